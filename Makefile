@@ -1,0 +1,38 @@
+# fixturekit: `make demo` and `make test` do all the set-up on a fresh Debian machine.
+PREFIX ?= /usr/local
+SWIFT ?= swift
+SWIFT_FLAGS ?=
+RELEASE_BIN = .build/release/fixturekit
+
+.PHONY: all bootstrap build release test demo bench install clean
+
+all: build
+
+bootstrap:
+	@scripts/bootstrap.sh
+
+build: bootstrap
+	$(SWIFT) build $(SWIFT_FLAGS)
+
+release: bootstrap
+	$(SWIFT) build -c release $(SWIFT_FLAGS)
+
+# The whole suite, on a clean clone: installs what is missing, builds, runs every test.
+test: bootstrap
+	$(SWIFT) build $(SWIFT_FLAGS)
+	$(SWIFT) test $(SWIFT_FLAGS)
+
+# The main job on the example corpus.
+demo: release
+	@scripts/demo.sh $(RELEASE_BIN)
+
+bench: release
+	@scripts/bootstrap.sh bench
+	@bench/run.sh $(RELEASE_BIN)
+
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/fixturekit
+
+clean:
+	rm -rf .build

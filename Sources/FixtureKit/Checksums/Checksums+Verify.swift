@@ -1,0 +1,109 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Something wrong with one file of a verified folder.
+public struct VerificationProblem: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Codable {
+        /// The file's bytes differ from its listed digest.
+        case changed
+        /// A listed file is not there.
+        case missing
+        /// A file is there but not listed in SHA256SUMS.
+        case unlisted
+        /// A listed file could not be read (permissions, a folder, an I/O error).
+        case unreadable
+        /// A line of SHA256SUMS is not a checksum line.
+        case malformed
+    }
+
+    public var kind: Kind
+    /// The file, relative to the verified folder (`SHA256SUMS` for a malformed line).
+    public var file: String
+    /// What exactly: the reason a file is unreadable, the line's number and fault.
+    public var detail: String?
+    public var expected: String?
+    public var actual: String?
+
+    /// `changed`, `unreadable: permission denied`, `line 3: ...`.
+    public var summary: String {
+        guard let detail else { return kind.rawValue }
+        return kind == .malformed ? detail : kind.rawValue + ": " + detail
+    }
+}
+
+/// The result of verifying one folder against its SHA256SUMS.
+public struct FolderVerification: Sendable, Equatable, Codable {
+    /// The folder, as given or found below what was given.
+    public var path: String
+    /// Files hashed and found equal.
+    public var verifiedFiles: Int
+    /// Bytes read to hash them.
+    public var verifiedBytes: UInt64
+    public var problems: [VerificationProblem]
+
+    public var passed: Bool { problems.isEmpty }
+}
+
+extension Checksums {
+    /// Checks every file listed in `folder/SHA256SUMS` and that nothing else is there.
+    ///
+    /// Each file is read once, in parallel with the others; nothing is written.
+    /// - Throws: ``FixtureKitError`` only when `folder` itself cannot be listed;
+    ///   everything wrong inside it is a ``VerificationProblem``.
+    public static func verifyFolder(_ folder: String, threads: Int? = nil) throws(FixtureKitError) -> FolderVerification {
+        var result = FolderVerification(path: folder, verifiedFiles: 0, verifiedBytes: 0, problems: [])
+        let items: [FolderItem]
+        do {
+            items = try FolderListing.items(below: folder)
+        } catch {
+            throw FixtureKitError(what: error.operation, path: error.path, why: error.reason)
+        }
+        let sumsPath = folder.appendingPath(SHA256Sums.fileName)
+        let sums: SHA256Sums
+        do {
+            sums = SHA256Sums(parsing: try POSIX.readFile(sumsPath))
+        } catch {
+            let kind: VerificationProblem.Kind = error.errno == ENOENT ? .missing : .unreadable
+            result.problems.append(VerificationProblem(kind: kind, file: SHA256Sums.fileName, detail: kind == .missing ? nil : error.reason))
+            return result
+        }
+        for problem in sums.problems {
+            result.problems.append(VerificationProblem(kind: .malformed, file: SHA256Sums.fileName, detail: problem.description))
+        }
+        if sums.entries.isEmpty && sums.problems.isEmpty {
+            result.problems.append(VerificationProblem(kind: .malformed, file: SHA256Sums.fileName, detail: "no checksum lines"))
+        }
+
+        let listed = Set(sums.entries.map(\.path))
+        let sizeByPath = Dictionary(items.compactMap { item -> (RelativePath, UInt64)? in
+            if case .file(let size) = item.kind { return (item.path, size) }
+            return nil
+        }, uniquingKeysWith: { first, _ in first })
+        let paths = sums.entries.map { folder.appendingPath($0.path.description) }
+        let digests = ParallelHasher.digests(of: paths, sizes: sums.entries.map { sizeByPath[$0.path] ?? 0 }, threads: threads)
+        var fileProblems: [VerificationProblem] = []
+        for (entry, outcome) in zip(sums.entries, digests) {
+            let file = entry.path.description
+            switch outcome {
+            case .success(let digest) where digest.digest == entry.digest:
+                result.verifiedFiles += 1
+                result.verifiedBytes += digest.size
+            case .success(let digest):
+                fileProblems.append(VerificationProblem(kind: .changed, file: file, expected: entry.digest.hex, actual: digest.digest.hex))
+            case .failure(let error as FileSystemError) where error.message == nil && (error.errno == ENOENT || error.errno == ENOTDIR):
+                fileProblems.append(VerificationProblem(kind: .missing, file: file))
+            case .failure(let error as FileSystemError):
+                fileProblems.append(VerificationProblem(kind: .unreadable, file: file, detail: error.errno == ELOOP ? "is a symbolic link, not a regular file" : error.reason))
+            case .failure(let error):
+                fileProblems.append(VerificationProblem(kind: .unreadable, file: file, detail: String(describing: error)))
+            }
+        }
+        for item in items where !listed.contains(item.path) && !item.path.bytes.elementsEqual(SHA256Sums.fileName.utf8) {
+            fileProblems.append(VerificationProblem(kind: .unlisted, file: item.path.description))
+        }
+        // Problems in path order, whatever their kind, as a reader scans a listing.
+        result.problems += fileProblems.sorted { $0.file.utf8.lexicographicallyPrecedes($1.file.utf8) }
+        return result
+    }
+}

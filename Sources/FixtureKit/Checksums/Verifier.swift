@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Finds what a path given to `verify` names (a fixture, a corpus, a SHA256SUMS
+/// file) and verifies it.
+public enum Verifier {
+    /// Verifies `path`:
+    /// - a folder holding SHA256SUMS: that fixture;
+    /// - any other folder, such as `MigrationFixtures`: every fixture in it, i.e.
+    ///   each subfolder that holds SHA256SUMS or is named like a version (a
+    ///   version folder without SHA256SUMS is reported, not skipped), in version order;
+    /// - a file named SHA256SUMS: the folder it is in.
+    /// - Throws: ``FixtureKitError`` when `path` is none of these or cannot be read.
+    public static func verify(_ path: String, threads: Int? = nil) throws(FixtureKitError) -> [FolderVerification] {
+        let found: stat?
+        do {
+            found = try POSIX.lstatIfPresent(path)
+        } catch {
+            throw FixtureKitError(what: "verify: \(error.operation)", path: error.path, why: error.reason)
+        }
+        guard let info = found else {
+            throw FixtureKitError(what: "verify", path: path, why: "no such file or folder")
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFDIR:
+            if (try? POSIX.lstatIfPresent(path.appendingPath(SHA256Sums.fileName))) != nil {
+                return [try Checksums.verifyFolder(path, threads: threads)]
+            }
+            let fixtures = try fixtureFolders(in: path)
+            guard !fixtures.isEmpty else {
+                throw FixtureKitError(
+                    what: "verify", path: path, why: "no SHA256SUMS in the folder nor in any folder in it",
+                    hint: "write one with `fixturekit sums \(path)`")
+            }
+            var results: [FolderVerification] = []
+            for fixture in fixtures { results.append(try Checksums.verifyFolder(path.appendingPath(fixture), threads: threads)) }
+            return results
+        case S_IFREG where path.split(separator: "/").last == Substring(SHA256Sums.fileName):
+            return [try Checksums.verifyFolder(AtomicFile.parentFolder(of: path), threads: threads)]
+        default:
+            throw FixtureKitError(what: "verify", path: path, why: "not a fixture folder, a corpus folder or a SHA256SUMS file")
+        }
+    }
+
+    /// The names of the fixture folders directly in `corpus`, in version order
+    /// (names that are not versions last, bytewise).
+    static func fixtureFolders(in corpus: String) throws(FixtureKitError) -> [String] {
+        let names: [[UInt8]]
+        do {
+            names = try POSIX.listDirectory(corpus)
+        } catch {
+            throw FixtureKitError(what: "verify: \(error.operation)", path: error.path, why: error.reason)
+        }
+        var fixtures: [String] = []
+        for nameBytes in names {
+            let name = String(pathBytes: nameBytes)
+            let folder = corpus.appendingPath(name)
+            guard let info = try? POSIX.lstat(folder), (info.st_mode & S_IFMT) == S_IFDIR else { continue }
+            let hasSums = (try? POSIX.lstatIfPresent(folder.appendingPath(SHA256Sums.fileName))) != nil
+            if hasSums || Version(name) != nil { fixtures.append(name) }
+        }
+        return fixtures.sorted { lhs, rhs in
+            switch (Version(lhs), Version(rhs)) {
+            case let (left?, right?): left < right
+            case (.some, nil): true
+            case (nil, .some): false
+            case (nil, nil): lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+            }
+        }
+    }
+}

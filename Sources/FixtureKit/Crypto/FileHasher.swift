@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Foundation
+import Synchronization
+
+/// The digest of one file and how many bytes were read to compute it.
+public struct FileDigest: Sendable, Equatable {
+    public var digest: SHA256Digest
+    public var size: UInt64
+}
+
+/// Hashes whole files in one sequential read pass, reusing one large buffer.
+///
+/// Not `Sendable`: each thread uses its own.
+final class FileHasher {
+    /// Large reads keep the system-call count low; 1 MiB fits in L2 on the
+    /// machines we measured and keeps peak memory at one buffer per core.
+    static let bufferSize = 1 << 20
+
+    private let hasher: SHA256
+    private let buffer: UnsafeMutableRawBufferPointer
+
+    init() throws(CryptoError) {
+        hasher = try SHA256()
+        buffer = .allocate(byteCount: Self.bufferSize, alignment: 4096)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// The digest of the regular file at `path`; symbolic links are not followed.
+    ///
+    /// - Throws: ``FileSystemError`` when the file cannot be opened or read, or is
+    ///   not a regular file (a folder, a FIFO, a device, a link).
+    func digest(ofFileAt path: String) throws -> FileDigest {
+        // O_NONBLOCK: opening a FIFO must not wait for a writer.
+        let fd = try POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw FileSystemError("stat", path: path, errno: errno) }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw FileSystemError("read", path: path, message: Self.kindDescription(info.st_mode))
+        }
+        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
+        var total: UInt64 = 0
+        while true {
+            let count = POSIX.retrying { read(fd, buffer.baseAddress, buffer.count) }
+            if count < 0 { throw FileSystemError("read", path: path, errno: errno) }
+            if count == 0 { break }
+            try hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            total += UInt64(count)
+        }
+        return FileDigest(digest: try hasher.finalize(), size: total)
+    }
+
+    /// "is a folder", "is a FIFO", ... for a file that is not a regular one.
+    static func kindDescription(_ mode: mode_t) -> String {
+        switch mode & S_IFMT {
+        case S_IFDIR: "is a folder, not a regular file"
+        case S_IFLNK: "is a symbolic link, not a regular file"
+        case S_IFIFO: "is a FIFO, not a regular file"
+        case S_IFSOCK: "is a socket, not a regular file"
+        case S_IFCHR, S_IFBLK: "is a device, not a regular file"
+        default: "is not a regular file"
+        }
+    }
+}
+
+/// Hashes many files at once, one file per core at a time.
+public enum ParallelHasher {
+    /// The number of cores this process may run on.
+    /// (Foundation reads the process' CPU affinity and cgroup quota on Linux.)
+    public static var coreCount: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+
+    /// The digest of each file in `paths`, in the same order; a file that could
+    /// not be read gets its error instead.
+    ///
+    /// Files are taken largest first so that one big file does not finish last
+    /// alone; each is read once, sequentially, by one thread.
+    /// - Parameters:
+    ///   - sizes: a size hint per path (from a folder listing), for the order.
+    ///   - threads: how many files are hashed at once; default every core.
+    public static func digests(of paths: [String], sizes: [UInt64]? = nil, threads: Int? = nil) -> [Result<FileDigest, any Error>] {
+        let order = sizes.map { sizes in paths.indices.sorted { sizes[$0] > sizes[$1] } } ?? Array(paths.indices)
+        let workers = max(1, min(threads ?? coreCount, paths.count))
+        let next = Atomic<Int>(0)
+        let results = Mutex<[Result<FileDigest, any Error>?]>(Array(repeating: nil, count: paths.count))
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            let hasher: FileHasher
+            do { hasher = try FileHasher() } catch {
+                // Without a hasher this worker takes no file; the others do them all.
+                return
+            }
+            while true {
+                let position = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard position < order.count else { break }
+                let index = order[position]
+                let result = Result { try hasher.digest(ofFileAt: paths[index]) }
+                results.withLock { $0[index] = result }
+            }
+        }
+        return results.withLock { slots in
+            slots.map { $0 ?? .failure(CryptoError("EVP_MD_CTX_new")) }
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import CSQLite
+
+extension Database {
+    /// Copies this database into `destination` with SQLite's online backup API.
+    ///
+    /// The copy is one consistent snapshot that includes every transaction
+    /// committed so far, those still only in the `-wal` too, and it leaves the
+    /// source's files untouched. See <https://www.sqlite.org/backup.html>.
+    /// - Parameters:
+    ///   - pagesPerStep: pages copied per `sqlite3_backup_step`; -1 copies all in
+    ///     one step, holding the read lock throughout, which no writer can break.
+    /// - Throws: ``SQLiteError``.
+    public func backup(to destination: Database, pagesPerStep: Int32 = -1) throws(SQLiteError) {
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw SQLiteError(connection: destination.handle, code: sqlite3_errcode(destination.handle))
+        }
+        var code: Int32
+        repeat {
+            code = sqlite3_backup_step(backup, pagesPerStep)
+            if code == SQLITE_BUSY || code == SQLITE_LOCKED { sqlite3_sleep(10) }
+        } while code == SQLITE_OK || code == SQLITE_BUSY || code == SQLITE_LOCKED
+        let finish = sqlite3_backup_finish(backup)
+        guard code == SQLITE_DONE else { throw SQLiteError(connection: destination.handle, code: code) }
+        guard finish == SQLITE_OK else { throw SQLiteError(connection: destination.handle, code: finish) }
+    }
+}

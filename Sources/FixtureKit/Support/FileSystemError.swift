@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A failed system call on a file: the operation, the path and the errno.
+public struct FileSystemError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// `open`, `read`, `rename`, ...
+    public var operation: String
+    public var path: String
+    public var errno: Int32
+    /// A reason of the library's own, for failures that have no errno of their
+    /// own ("not a regular file").
+    public var message: String?
+
+    public init(_ operation: String, path: String, errno: Int32) {
+        self.operation = operation
+        self.path = path
+        self.errno = errno
+    }
+
+    public init(_ operation: String, path: String, message: String) {
+        self.operation = operation
+        self.path = path
+        self.errno = 0
+        self.message = message
+    }
+
+    /// `strerror`'s text in lower case, as the rest of the tool's messages.
+    public var reason: String {
+        if let message { return message }
+        guard let text = strerror(errno) else { return "errno \(errno)" }
+        let message = String(cString: text)
+        return message.prefix(1).lowercased() + message.dropFirst()
+    }
+
+    public var description: String { "\(operation): \(path): \(reason)" }
+}

@@ -1,0 +1,50 @@
+import FixtureKit
+
+/// The process' exit status, as DESIGN.md fixes it.
+enum ExitCode: Int32, Comparable {
+    case success = 0
+    /// A check failed.
+    case checkFailed = 1
+    /// The work could not be done.
+    case couldNotWork = 2
+    /// The command line was wrong.
+    case usage = 64
+
+    init(_ category: FixtureKitError.Category) {
+        self = ExitCode(rawValue: category.rawValue) ?? .couldNotWork
+    }
+
+    /// The more serious of two outcomes: could-not-work over a failed check.
+    static func < (lhs: ExitCode, rhs: ExitCode) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// One subcommand: it parses its words, calls one library entry point and prints.
+protocol Command {
+    static var configuration: CommandConfiguration { get }
+    /// Builds the command from the words after its name: a pure function of them.
+    init(arguments: [String]) throws(UsageError)
+    /// Checks the options against each other, once parsed.
+    func validate() throws(UsageError)
+    /// Does the work; a thrown ``FixtureKitError`` becomes one line on stderr.
+    func run(_ console: Console) throws -> ExitCode
+}
+
+extension Command {
+    func validate() throws(UsageError) {}
+}
+
+/// Options several commands share.
+extension OptionDefinition {
+    static let json = OptionDefinition.flag("--json", help: "Print machine-readable JSON on stdout.")
+    static let quiet = OptionDefinition.flag("--quiet", "-q", help: "Print only problems.")
+    static let jobs = OptionDefinition.option("--jobs", "-j", value: "N", help: "Files hashed at once (default: every core).")
+}
+
+extension ParsedArguments {
+    /// `--jobs N` as a positive number.
+    func jobs() throws(UsageError) -> Int? {
+        guard let text = value("--jobs") else { return nil }
+        guard let jobs = Int(text), jobs > 0 else { throw UsageError("'--jobs' needs a positive number, not '\(text)'") }
+        return jobs
+    }
+}

@@ -1,0 +1,51 @@
+import FixtureKit
+
+/// `fixturekit sums DIR...`: writes SHA256SUMS for folders.
+struct SumsCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "sums",
+        abstract: "Write SHA256SUMS for a folder, in the format `sha256sum -c` checks.",
+        discussion: "Lists every file below the folder, sorted bytewise, except SHA256SUMS itself, and replaces\nSHA256SUMS atomically.",
+        arguments: [ArgumentDefinition(name: "folder", help: "The folder to list.", isRepeating: true)],
+        options: [.json, .quiet, .jobs]
+    )
+
+    var folders: [String]
+    var json: Bool
+    var quiet: Bool
+    var jobs: Int?
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try Self.configuration.parse(arguments)
+        folders = parsed.positionals
+        json = parsed.flag("--json")
+        quiet = parsed.flag("--quiet")
+        jobs = try parsed.jobs()
+    }
+
+    struct Report: Encodable {
+        var folder: String
+        var files: [File]
+        struct File: Encodable { var path: String; var sha256: String }
+    }
+
+    func run(_ console: Console) throws -> ExitCode {
+        var reports: [Report] = []
+        for folder in folders {
+            let sums = try Checksums.writeSums(for: folder, threads: jobs)
+            reports.append(Report(folder: folder, files: sums.entries.map { .init(path: $0.path.description, sha256: $0.digest.hex) }))
+            if !quiet {
+                console.message("\(folder.appendingPathForDisplay(SHA256Sums.fileName)): \(Formatting.count(sums.entries.count, "file"))")
+            }
+        }
+        if json { console.output(Formatting.json(reports)) }
+        return .success
+    }
+}
+
+extension String {
+    /// `self/name`, without a doubled slash.
+    func appendingPathForDisplay(_ name: String) -> String {
+        hasSuffix("/") ? self + name : self + "/" + name
+    }
+}

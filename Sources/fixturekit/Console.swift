@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where a command writes: machine-readable output on stdout, human output and
+/// progress on stderr. Tests capture both.
+final class Console {
+    private(set) var standardOutput = ""
+    private(set) var standardError = ""
+    private let capturing: Bool
+    /// Whether stderr is a terminal: progress and colour only then.
+    let isTerminal: Bool
+    /// Colour on a terminal unless NO_COLOR is set (https://no-color.org).
+    let usesColor: Bool
+
+    init(capturing: Bool = false, environment: [String: String] = [:]) {
+        self.capturing = capturing
+        self.isTerminal = !capturing && isatty(STDERR_FILENO) == 1
+        let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
+        self.usesColor = isTerminal && !noColor && environment["TERM"] != "dumb"
+    }
+
+    /// Writes `text` and a line feed to stdout.
+    func output(_ text: String) {
+        write(text + "\n", to: STDOUT_FILENO)
+    }
+
+    /// Writes `text` and a line feed to stderr.
+    func message(_ text: String) {
+        write(text + "\n", to: STDERR_FILENO)
+    }
+
+    /// `fixturekit: <what>: <path>: <why>` on stderr.
+    func error(_ line: String) {
+        message("fixturekit: " + line)
+    }
+
+    enum Style { case ok, failed }
+
+    /// `text` in green or red when colour is on.
+    func styled(_ text: String, _ style: Style) -> String {
+        guard usesColor else { return text }
+        let code = style == .ok ? "32" : "31"
+        return "\u{1B}[\(code)m\(text)\u{1B}[0m"
+    }
+
+    private func write(_ text: String, to fd: Int32) {
+        if capturing {
+            if fd == STDOUT_FILENO { standardOutput += text } else { standardError += text }
+            return
+        }
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                // A closed pipe (`fixturekit verify | head`) ends the output quietly.
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import FixtureKit
+
+/// The `fixturekit` command: finds the subcommand and runs it.
+enum Tool {
+    static let version = "0.1.0"
+
+    static var commands: [any Command.Type] { [
+        SumsCommand.self,
+        VerifyCommand.self,
+    ] }
+
+    static let abstract = "Freeze the SQLite stores of shipped app versions as checksummed fixtures, and prove they still migrate."
+
+    /// Runs the tool on `arguments` (without the program's name) and returns the exit status.
+    static func main(_ arguments: [String], console: Console) -> ExitCode {
+        guard let first = arguments.first else {
+            return usageError(UsageError("missing command"), usage: rootUsage, console: console)
+        }
+        switch first {
+        case "--help", "-h":
+            console.output(rootHelp)
+            return .success
+        case "--version":
+            console.output(version)
+            return .success
+        case "help":
+            guard arguments.count > 1 else {
+                console.output(rootHelp)
+                return .success
+            }
+            guard let command = command(named: arguments[1]) else {
+                return usageError(UsageError("unknown command '\(arguments[1])'"), usage: rootUsage, console: console)
+            }
+            console.output(command.configuration.help)
+            return .success
+        default:
+            break
+        }
+        guard let command = command(named: first) else {
+            let error = first.hasPrefix("-") ? UsageError("unknown option '\(first)'") : UsageError("unknown command '\(first)'")
+            return usageError(error, usage: rootUsage, console: console)
+        }
+        return run(command, Array(arguments.dropFirst()), console: console)
+    }
+
+    private static func run(_ type: any Command.Type, _ arguments: [String], console: Console) -> ExitCode {
+        let configuration = type.configuration
+        let options = arguments.prefix(while: { $0 != "--" })
+        if options.contains("--help") || options.contains("-h") {
+            console.output(configuration.help)
+            return .success
+        }
+        let command: any Command
+        do {
+            command = try type.init(arguments: arguments)
+            try command.validate()
+        } catch {
+            return usageError(error, usage: configuration.usage, console: console)
+        }
+        do {
+            return try command.run(console)
+        } catch let error as FixtureKitError {
+            console.error(error.description)
+            return ExitCode(error.category)
+        } catch {
+            console.error("\(configuration.name): \(error)")
+            return .couldNotWork
+        }
+    }
+
+    private static func command(named name: String) -> (any Command.Type)? {
+        commands.first { $0.configuration.name == name }
+    }
+
+    private static func usageError(_ error: UsageError, usage: String, console: Console) -> ExitCode {
+        console.message("Error: \(error.message)")
+        console.message("Usage: \(usage)")
+        console.message("  See 'fixturekit --help'.")
+        return .usage
+    }
+
+    static let rootUsage = "fixturekit <command> [<arguments> ...] [--help]"
+
+    static var rootHelp: String {
+        var text = "OVERVIEW: \(abstract)\n\nUSAGE: \(rootUsage)\n\nOPTIONS:\n"
+        text += HelpTable.render([("--version", "Show the version."), ("-h, --help", "Show help information.")])
+        text += "\nSUBCOMMANDS:\n"
+        text += HelpTable.render(commands.map { ($0.configuration.name, $0.configuration.abstract) })
+        text += "\n  See 'fixturekit help <command>' for detailed help."
+        return text
+    }
+}
