@@ -139,23 +139,30 @@ extension CommandConfiguration {
         var text = "OVERVIEW: \(abstract)\n"
         if let discussion { text += "\n" + discussion + "\n" }
         text += "\nUSAGE: \(usage)\n"
-        if !arguments.isEmpty {
-            text += "\nARGUMENTS:\n"
-            text += HelpTable.render(arguments.map { ("<\($0.name)>", $0.help) })
-        }
-        text += "\nOPTIONS:\n"
-        text += HelpTable.render((options + [Self.helpOption]).map { option in
+        let argumentRows = arguments.map { ("<\($0.name)>", $0.help) }
+        let optionRows = (options + [Self.helpOption]).map { option in
             let spelled = option.names.joined(separator: ", ")
             return (option.valueName.map { "\(spelled) <\($0)>" } ?? spelled, option.help)
-        })
+        }
+        // One column width for both tables, so the help texts line up.
+        let width = HelpTable.width(argumentRows + optionRows)
+        if !arguments.isEmpty {
+            text += "\nARGUMENTS:\n" + HelpTable.render(argumentRows, width: width)
+        }
+        text += "\nOPTIONS:\n" + HelpTable.render(optionRows, width: width)
         return text
     }
 }
 
 /// Two columns, as swift-argument-parser lays out its help.
 enum HelpTable {
-    static func render(_ rows: [(String, String)]) -> String {
-        let width = min(max(rows.map(\.0.count).max() ?? 0, 10), 28)
+    /// The label column's width: the longest label, within bounds.
+    static func width(_ rows: [(String, String)]) -> Int {
+        min(max(rows.map(\.0.count).max() ?? 0, 10), 28)
+    }
+
+    static func render(_ rows: [(String, String)], width: Int? = nil) -> String {
+        let width = width ?? Self.width(rows)
         var text = ""
         for (label, help) in rows {
             if label.count > width {

@@ -30,9 +30,11 @@ final class Console {
         write(text + "\n", to: STDERR_FILENO)
     }
 
-    /// `fixturekit: <what>: <path>: <why>` on stderr.
+    /// `fixturekit: <what>: <path>: <why>` on stderr, always one line: a file
+    /// name holding a line feed is shown with `\n`.
     func error(_ line: String) {
-        message("fixturekit: " + line)
+        let needsEscaping = line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+        message("fixturekit: " + (needsEscaping ? line.escapingControlCharacters() : line))
     }
 
     enum Style { case ok, failed }

@@ -211,15 +211,22 @@ public struct SHA256Sums: Sendable, Equatable {
 
 extension RelativePath {
     /// The path in quotes for messages, with control characters made visible.
-    var quoted: String {
-        var text = "\""
-        for scalar in description.unicodeScalars {
+    var quoted: String { "\"" + description.escapingControlCharacters(quote: true) + "\"" }
+}
+
+extension String {
+    /// The text with line ends, tabs and other control characters written as
+    /// escapes (`\n`, `\r`, `\t`, `\u{1b}`), and `\` doubled, so that a message
+    /// naming any file stays one line.
+    public func escapingControlCharacters(quote: Bool = false) -> String {
+        var text = ""
+        for scalar in unicodeScalars {
             switch scalar {
             case "\n": text += "\\n"
             case "\r": text += "\\r"
             case "\t": text += "\\t"
-            case "\"": text += "\\\""
             case "\\": text += "\\\\"
+            case "\"" where quote: text += "\\\""
             default:
                 if scalar.value < 0x20 || scalar.value == 0x7F {
                     text += "\\u{\(String(scalar.value, radix: 16))}"
@@ -228,6 +235,6 @@ extension RelativePath {
                 }
             }
         }
-        return text + "\""
+        return text
     }
 }

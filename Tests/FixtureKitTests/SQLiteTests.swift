@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import FixtureKit
+
+/// The SQLite wrapper: errors, the online backup and the checkpoint APIs.
+@Suite struct SQLiteTests {
+    @Test func errorsCarryCodeMessageAndSQL() throws {
+        let folder = try TemporaryFolder()
+        let database = try Database(path: folder.url("t.sqlite"), options: .init(create: true))
+        try database.execute("CREATE TABLE t (a INTEGER UNIQUE)")
+        try database.execute("INSERT INTO t VALUES (1)")
+        let error = try #require(throws: SQLiteError.self) { try database.execute("INSERT INTO t VALUES (1)") }
+        #expect(error.code == 19)
+        #expect(error.description == "SQLite error 19: UNIQUE constraint failed: t.a - while executing `INSERT INTO t VALUES (1)`")
+        let syntax = try #require(throws: SQLiteError.self) { try database.prepare("SELEKT 1") }
+        #expect(syntax.description == "SQLite error 1: near \"SELEKT\": syntax error - while executing `SELEKT 1`")
+    }
+
+    @Test func openingAMissingFileReadOnlyFails() throws {
+        let folder = try TemporaryFolder()
+        let error = try #require(throws: SQLiteError.self) { try Database(path: folder.url("absent.sqlite"), options: .init(readOnly: true)) }
+        #expect(error.code == 14)
+        #expect(!FileManager.default.fileExists(atPath: folder.url("absent.sqlite")))
+    }
+
+    @Test func statementsBindAndReadEveryStorageClass() throws {
+        let database = try Database(path: ":memory:")
+        let row = try database.rows("SELECT ?1, ?2, ?3, ?4, ?5", [.null, .integer(Int64.min), .real(0.5), .text("Zürich 📝"), .blob([0, 255])])
+        #expect(row == [[.null, .integer(Int64.min), .real(0.5), .text("Zürich 📝"), .blob([0, 255])]])
+        #expect(try database.scalar("SELECT 1 WHERE 0") == nil)
+    }
+
+    /// A WAL store whose last commits live only in `-wal`: a writer connection stays
+    /// open with automatic checkpoints off, so the sidecars stay.
+    func makeWALStore(in folder: TemporaryFolder) throws -> Database {
+        let writer = try Database(path: folder.url("App.sqlite"), options: .init(create: true))
+        try writer.execute("PRAGMA journal_mode = WAL")
+        writer.disableAutomaticCheckpoint()
+        try writer.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT)")
+        for index in 0..<100 { try writer.execute("INSERT INTO notes (title) VALUES ('note \(index)')") }
+        return writer
+    }
+
+    @Test func backupIncludesCommitsThatLiveOnlyInTheWAL() throws {
+        let folder = try TemporaryFolder()
+        let writer = try makeWALStore(in: folder)
+        let walBefore = try folder.read("App.sqlite-wal")
+        let mainBefore = try folder.read("App.sqlite")
+        #expect(walBefore.count > 32)
+
+        let destination = try Database(path: folder.url("copy.sqlite"), options: .init(create: true))
+        try writer.backup(to: destination)
+        #expect(try destination.scalar("SELECT count(*) FROM notes") == .integer(100))
+        // The source's files are as they were.
+        #expect(try folder.read("App.sqlite-wal") == walBefore)
+        #expect(try folder.read("App.sqlite") == mainBefore)
+
+        // Copying the main file alone loses the rows that live in the WAL.
+        try folder.write("main-only.sqlite", mainBefore)
+        let mainOnly = try Database(path: folder.url("main-only.sqlite"))
+        #expect(try mainOnly.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'notes'") == .integer(0))
+    }
+
+    @Test func truncateCheckpointMovesEveryFrame() throws {
+        let folder = try TemporaryFolder()
+        let writer = try makeWALStore(in: folder)
+        let passive = try writer.checkpoint(.passive)
+        #expect(passive.logFrames > 100)
+        #expect(passive.framesLeft == 0)
+        // A truncating checkpoint reports the log it leaves behind: empty.
+        let truncate = try writer.checkpoint(.truncate)
+        #expect(truncate == Database.CheckpointResult(logFrames: 0, checkpointedFrames: 0))
+        #expect(try folder.read("App.sqlite-wal").isEmpty)
+    }
+
+    @Test func closeWithoutCheckpointKeepsTheWAL() throws {
+        let folder = try TemporaryFolder()
+        let writer = try makeWALStore(in: folder)
+        try writer.setCheckpointOnClose(false)
+        try writer.close()
+        #expect(try folder.read("App.sqlite-wal").count > 32)
+        #expect(Database.libraryVersion.hasPrefix("3."))
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+@testable import FixtureKitTool
+
+/// The command line: parsing as a pure function of its words, help, exit codes.
+@Suite struct ToolTests {
+    static let configuration = CommandConfiguration(
+        name: "demo", abstract: "A command for the parser's tests.",
+        arguments: [ArgumentDefinition(name: "input", help: "In."), ArgumentDefinition(name: "more", help: "More.", isOptional: true, isRepeating: true)],
+        options: [.json, .option("--output", "-o", value: "FILE", help: "Out.")])
+
+    @Test func parsesFlagsOptionsAndPositionalsInAnyOrder() throws {
+        let parsed = try Self.configuration.parse(["a", "--json", "-o", "x", "b", "--output=y", "--", "--not-an-option", "-"])
+        #expect(parsed.positionals == ["a", "b", "--not-an-option", "-"])
+        #expect(parsed.flag("--json"))
+        #expect(parsed.values["--output"] == ["x", "y"])
+        #expect(parsed.value("--output") == "y")
+    }
+
+    @Test(arguments: [
+        (["--bogus", "a"], "unknown option '--bogus'"),
+        (["a", "-o"], "missing value for '-o <FILE>'"),
+        (["--json=yes", "a"], "option '--json' takes no value"),
+        ([], "missing expected argument '<input>'"),
+    ])
+    func rejectsBadCommandLines(arguments: [String], message: String) {
+        #expect(throws: UsageError(message)) { try Self.configuration.parse(arguments) }
+    }
+
+    @Test func rejectsExtraPositionals() throws {
+        let sums = try SumsCommand(arguments: ["a", "b"])
+        #expect(sums.folders == ["a", "b"])
+        #expect(throws: UsageError("unexpected argument 'b'")) {
+            try CommandConfiguration(name: "one", abstract: "", arguments: [ArgumentDefinition(name: "x", help: "")]).parse(["a", "b"])
+        }
+        #expect(throws: UsageError("'--jobs' needs a positive number, not '0'")) { try VerifyCommand(arguments: ["--jobs", "0"]) }
+    }
+
+    @Test func verifyDefaultsToTheCorpusFolder() throws {
+        #expect(try VerifyCommand(arguments: []).paths == ["MigrationFixtures"])
+        #expect(try VerifyCommand(arguments: ["--json", "x", "y"]).paths == ["x", "y"])
+    }
+
+    @Test func usageAndHelpAreDerivedFromTheDeclaration() {
+        #expect(Self.configuration.usage == "fixturekit demo <input> [<more> ...] [--json] [--output <FILE>]")
+        #expect(Self.configuration.help == """
+            OVERVIEW: A command for the parser's tests.
+
+            USAGE: fixturekit demo <input> [<more> ...] [--json] [--output <FILE>]
+
+            ARGUMENTS:
+              <input>              In.
+              <more>               More.
+
+            OPTIONS:
+              --json               Print machine-readable JSON on stdout.
+              --output, -o <FILE>  Out.
+              --help, -h           Show help information.
+
+            """)
+    }
+
+    @Test func helpGoesToStandardOutputWithExitZero() {
+        for arguments in [["--help"], ["-h"], ["help"]] {
+            let result = fixturekit(arguments)
+            #expect(result.status == 0)
+            #expect(result.standardOutput.hasPrefix("OVERVIEW: Freeze the SQLite stores"))
+            #expect(result.standardOutput.contains("SUBCOMMANDS:\n  sums"))
+            #expect(result.standardError == "")
+        }
+        let verifyHelp = fixturekit("help", "verify")
+        #expect(verifyHelp.status == 0)
+        #expect(verifyHelp.standardOutput == VerifyCommand.configuration.help + "\n")
+        #expect(fixturekit("verify", "--help").standardOutput == verifyHelp.standardOutput)
+        #expect(fixturekit("sums", "x", "-h").status == 0)
+    }
+
+    @Test func versionIsPrinted() {
+        let result = fixturekit("--version")
+        #expect(result.status == 0)
+        #expect(result.standardOutput == Tool.version + "\n")
+    }
+
+    @Test func usageErrorsExit64WithUsageOnStandardError() {
+        let unknown = fixturekit("frobnicate")
+        #expect(unknown.status == 64)
+        #expect(unknown.standardOutput == "")
+        #expect(unknown.standardError == """
+            Error: unknown command 'frobnicate'
+            Usage: fixturekit <command> [<arguments> ...] [--help]
+              See 'fixturekit --help'.
+
+            """)
+        let option = fixturekit("verify", "--frob")
+        #expect(option.status == 64)
+        #expect(option.standardError.hasPrefix("Error: unknown option '--frob'\nUsage: fixturekit verify [<path> ...] [--json] [--quiet] [--jobs <N>]\n"))
+        #expect(fixturekit("sums").standardError.hasPrefix("Error: missing expected argument '<folder>'\n"))
+        #expect(fixturekit().status == 64)
+        #expect(fixturekit("help", "nope").status == 64)
+        #expect(fixturekit("--nope").standardError.hasPrefix("Error: unknown option '--nope'\n"))
+    }
+
+    @Test func theBuiltToolExitsWithTheDocumentedCodes() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("f/a", "1")
+        #expect(try run([toolExecutable, "sums", folder.url("f")]).status == 0)
+        #expect(try run([toolExecutable, "verify", folder.url("f")]).status == 0)
+        try folder.write("f/a", "2")
+        let changed = try run([toolExecutable, "verify", folder.url("f")])
+        #expect(changed.status == 1)
+        #expect(changed.standardError.hasPrefix("fixturekit: verify: \(folder.url("f/a")): changed\n"))
+        #expect(try run([toolExecutable, "verify", folder.url("missing")]).status == 2)
+        #expect(try run([toolExecutable, "nope"]).status == 64)
+        let version = try run([toolExecutable, "--version"])
+        #expect(version.standardOutput == Tool.version + "\n")
+    }
+}
