@@ -2,11 +2,14 @@ import FixtureKit
 
 /// The `fixturekit` command: finds the subcommand and runs it.
 enum Tool {
-    static let version = "0.1.0"
+    static var version: String { FixtureKitLibrary.version }
 
     static var commands: [any Command.Type] { [
         SumsCommand.self,
         VerifyCommand.self,
+        InspectCommand.self,
+        CaptureCommand.self,
+        CheckpointCommand.self,
     ] }
 
     static let abstract = "Freeze the SQLite stores of shipped app versions as checksummed fixtures, and prove they still migrate."

@@ -13,8 +13,15 @@ public struct VerificationProblem: Sendable, Equatable, Codable {
         case unlisted
         /// A listed file could not be read (permissions, a folder, an I/O error).
         case unreadable
-        /// A line of SHA256SUMS is not a checksum line.
+        /// A line of SHA256SUMS is not a checksum line, or manifest.json cannot be read.
         case malformed
+        /// The store set does not hang together: sidecars not as the manifest
+        /// says, a WAL that SQLite would not replay to its end, page sizes that differ.
+        case inconsistent
+        /// A copy of the store fails `integrity_check` or `foreign_key_check` (`--deep`).
+        case corrupt
+        /// A copy of the store has another schema or other row counts than its manifest (`--deep`).
+        case drift
     }
 
     public var kind: Kind
@@ -28,7 +35,10 @@ public struct VerificationProblem: Sendable, Equatable, Codable {
     /// `changed`, `unreadable: permission denied`, `line 3: ...`.
     public var summary: String {
         guard let detail else { return kind.rawValue }
-        return kind == .malformed ? detail : kind.rawValue + ": " + detail
+        switch kind {
+        case .malformed, .inconsistent: return detail
+        default: return kind.rawValue + ": " + detail
+        }
     }
 }
 

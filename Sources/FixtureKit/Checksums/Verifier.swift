@@ -11,8 +11,13 @@ public enum Verifier {
     ///   each subfolder that holds SHA256SUMS or is named like a version (a
     ///   version folder without SHA256SUMS is reported, not skipped), in version order;
     /// - a file named SHA256SUMS: the folder it is in.
+    ///
+    /// A fixture with a manifest.json is also checked as a store set (sidecars as
+    /// the manifest says, WAL replayable to its last commit, page sizes); with
+    /// `deep`, a temporary copy of its store is opened for `integrity_check`,
+    /// `foreign_key_check`, and its schema hash and row counts against the manifest.
     /// - Throws: ``FixtureKitError`` when `path` is none of these or cannot be read.
-    public static func verify(_ path: String, threads: Int? = nil) throws(FixtureKitError) -> [FolderVerification] {
+    public static func verify(_ path: String, deep: Bool = false, threads: Int? = nil) throws(FixtureKitError) -> [FolderVerification] {
         let found: stat?
         do {
             found = try POSIX.lstatIfPresent(path)
@@ -25,7 +30,7 @@ public enum Verifier {
         switch info.st_mode & S_IFMT {
         case S_IFDIR:
             if (try? POSIX.lstatIfPresent(path.appendingPath(SHA256Sums.fileName))) != nil {
-                return [try Checksums.verifyFolder(path, threads: threads)]
+                return [try verifyFixture(path, deep: deep, threads: threads)]
             }
             let fixtures = try fixtureFolders(in: path)
             guard !fixtures.isEmpty else {
@@ -34,13 +39,20 @@ public enum Verifier {
                     hint: "write one with `fixturekit sums \(path)`")
             }
             var results: [FolderVerification] = []
-            for fixture in fixtures { results.append(try Checksums.verifyFolder(path.appendingPath(fixture), threads: threads)) }
+            for fixture in fixtures { results.append(try verifyFixture(path.appendingPath(fixture), deep: deep, threads: threads)) }
             return results
         case S_IFREG where path.split(separator: "/").last == Substring(SHA256Sums.fileName):
-            return [try Checksums.verifyFolder(AtomicFile.parentFolder(of: path), threads: threads)]
+            return [try verifyFixture(AtomicFile.parentFolder(of: path), deep: deep, threads: threads)]
         default:
             throw FixtureKitError(what: "verify", path: path, why: "not a fixture folder, a corpus folder or a SHA256SUMS file")
         }
+    }
+
+    /// Checksums first; the store set when they hold; the deep checks last.
+    static func verifyFixture(_ folder: String, deep: Bool, threads: Int?) throws(FixtureKitError) -> FolderVerification {
+        var result = try Checksums.verifyFolder(folder, threads: threads)
+        if result.passed { result.problems += FixtureCheck.problems(in: folder, deep: deep) }
+        return result
     }
 
     /// The names of the fixture folders directly in `corpus`, in version order

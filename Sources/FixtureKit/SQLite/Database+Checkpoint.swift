@@ -39,6 +39,9 @@ extension Database {
     ///   `full`, `restart` or `truncate` checkpoint from completing within the
     ///   busy timeout.
     public func checkpoint(_ mode: CheckpointMode) throws(SQLiteError) -> CheckpointResult {
+        // A connection learns that the file is in WAL mode when it first reads
+        // it; before that, a checkpoint does nothing and says so with success.
+        _ = try scalar("PRAGMA schema_version")
         var logFrames: Int32 = -1
         var checkpointed: Int32 = -1
         let code = sqlite3_wal_checkpoint_v2(handle, "main", mode.rawValue, &logFrames, &checkpointed)

@@ -1,0 +1,227 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSQLite
+
+/// How `capture` copies a live store.
+public enum CaptureMode: String, Sendable, CaseIterable, Codable {
+    /// A consistent online copy through SQLite's backup API; the source is left
+    /// untouched and every committed transaction is in the copy.
+    case snapshot
+    /// Folds the source's WAL into its main file, then copies the main file while
+    /// no writer can start.
+    case checkpoint
+    /// The main file, `-wal` and `-shm` as they are, copied as one consistent set.
+    case raw
+}
+
+/// What `capture` wrote.
+public struct CaptureResult: Sendable {
+    /// The fixture folder.
+    public var fixture: String
+    public var manifest: Manifest
+    public var sums: SHA256Sums
+    /// Whether an existing fixture was replaced (`--force`).
+    public var replacedExisting: Bool
+}
+
+/// Freezes a live store into a fixture folder of a corpus.
+public enum Capture {
+    /// How long a locked source is waited for, in milliseconds.
+    public static let busyTimeout: Int32 = 5000
+
+    /// Writes the fixture `corpus/version/` from the store at `storePath`.
+    ///
+    /// The fixture is built in `corpus/.version.tmp/` (store set, `manifest.json`,
+    /// `SHA256SUMS`, each fsynced) and renamed into place, so it appears whole or
+    /// not at all. An existing fixture is history: it is replaced only with `force`.
+    /// - Throws: ``FixtureKitError``.
+    public static func capture(store storePath: String, version: String, corpus: String, mode: CaptureMode, force: Bool = false) throws(FixtureKitError) -> CaptureResult {
+        guard Version(version) != nil else {
+            throw FixtureKitError(what: "capture", path: storePath, why: "'\(version)' is not a version label", hint: "use a semantic version such as 1.2.0", category: .usage)
+        }
+        let set = try StoreSet(storePath: storePath)
+        let target = corpus.appendingPath(version)
+        let staging: String
+        do {
+            try FixtureFolder.createFolders(corpus)
+            try FixtureFolder.recover(target)
+            if try POSIX.lstatIfPresent(target) != nil && !force {
+                throw FixtureKitError(
+                    what: "capture", path: target, why: "the fixture exists, and a fixture is history",
+                    hint: "--force replaces it")
+            }
+            staging = try FixtureFolder.prepareStaging(for: target)
+        } catch let error as FileSystemError {
+            throw FixtureKitError(what: "capture: \(error.operation)", path: error.path, why: error.reason)
+        } catch {
+            throw error as! FixtureKitError
+        }
+        do {
+            let staged = staging.appendingPath(set.storeName)
+            switch mode {
+            case .snapshot: try snapshot(set, to: staged)
+            case .checkpoint: try checkpointThenCopy(set, to: staged)
+            case .raw: try rawCopy(set, into: staging)
+            }
+            if set.has(.support) {
+                try wrap("copy", set.path(of: .support)) { () throws(FileSystemError) in
+                    try FileCopy.copyFolder(from: set.path(of: .support), to: staging.appendingPath(set.fileName(of: .support)))
+                }
+            }
+            let inspection = try StoreInspection(storePath: staged)
+            let manifest = try Manifest(version: version, mode: mode.rawValue, inspection: inspection)
+            try wrap("write manifest", staging) { () throws(FileSystemError) in
+                try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))
+            }
+            let sums = try Checksums.writeSums(for: staging)
+            let replaced = try wrap("install fixture", target) { () throws(FileSystemError) in
+                try FixtureFolder.install(staging, at: target, replace: force)
+            }
+            return CaptureResult(fixture: target, manifest: manifest, sums: sums, replacedExisting: replaced)
+        } catch {
+            ScratchFolder.remove(staging)
+            throw error.within("capture")
+        }
+    }
+
+    // MARK: - Modes
+
+    /// The online backup API copies one consistent snapshot, WAL content
+    /// included, through a read-only connection that never checkpoints.
+    static func snapshot(_ set: StoreSet, to destination: String) throws(FixtureKitError) {
+        do {
+            let source = try openSource(set, readOnly: true)
+            let copy = try Database(path: destination, options: .init(create: true))
+            try source.backup(to: copy)
+            try copy.close()
+            try source.close()
+        } catch {
+            throw FixtureKitError(what: "snapshot", path: set.storePath, why: error.description, hint: hint(for: error))
+        }
+        try wrap("sync", destination) { () throws(FileSystemError) in try syncFile(destination) }
+    }
+
+    /// A TRUNCATE checkpoint, then a copy of the main file taken inside a write
+    /// transaction, when the WAL is still empty: no writer can add to it meanwhile.
+    static func checkpointThenCopy(_ set: StoreSet, to destination: String) throws(FixtureKitError) {
+        let attempts = 20
+        for _ in 0..<attempts {
+            let copied = try underWriteLock(set) { (held) throws(FixtureKitError) -> Bool in
+                let walSize = (try? POSIX.lstatIfPresent(set.path(of: .wal)))??.st_size ?? 0
+                guard walSize == 0 else { return false }
+                try wrap("copy", set.storePath) { () throws(FileSystemError) in
+                    try FileCopy.copy(from: set.storePath, sourceDescriptor: try held.open(set.storePath), to: destination)
+                }
+                return true
+            } before: { (database) throws(FixtureKitError) in
+                do {
+                    _ = try database.checkpoint(.truncate)
+                } catch let error as SQLiteError {
+                    throw FixtureKitError(
+                        what: "checkpoint", path: set.storePath, why: "other connections kept the checkpoint from completing (\(error.message))",
+                        hint: "close the app that uses the store, or capture with --mode snapshot")
+                } catch {
+                    throw FixtureKitError(what: "checkpoint", path: set.storePath, why: "\(error)")
+                }
+            }
+            if copied { return }
+        }
+        throw FixtureKitError(what: "checkpoint", path: set.storePath, why: "writers kept adding to the WAL after \(attempts) checkpoints", hint: "capture with --mode snapshot")
+    }
+
+    /// Copies `-shm`, the main file and `-wal` while holding the write lock: no
+    /// writer can append to the WAL nor start it over, so the WAL copy is the
+    /// whole log; the `-shm` is copied first, so it never claims that a
+    /// checkpoint copied more frames into the main file than the main file's copy holds.
+    static func rawCopy(_ set: StoreSet, into folder: String) throws(FixtureKitError) {
+        _ = try underWriteLock(set) { (held) throws(FixtureKitError) -> Bool in
+            for sidecar in [StoreSet.Sidecar.shm, nil, .wal] {
+                let source = sidecar.map(set.path(of:)) ?? set.storePath
+                let name = sidecar.map(set.fileName(of:)) ?? set.storeName
+                if sidecar != nil, (try? POSIX.lstatIfPresent(source)).flatMap({ $0 }) == nil { continue }
+                try wrap("copy", source) { () throws(FileSystemError) in
+                    try FileCopy.copy(from: source, sourceDescriptor: try held.open(source), to: folder.appendingPath(name))
+                }
+            }
+            return true
+        } before: { _ throws(FixtureKitError) in }
+    }
+
+    // MARK: - Locks
+
+    /// Descriptors of the source opened under SQLite's locks. POSIX `close()`
+    /// drops every fcntl lock the process holds on a file, SQLite's included, so
+    /// these are closed only after SQLite's connection is closed.
+    final class HeldDescriptors {
+        private(set) var descriptors: [Int32] = []
+
+        func open(_ path: String) throws(FileSystemError) -> Int32 {
+            let fd = try POSIX.open(path, O_RDONLY | O_NOFOLLOW)
+            descriptors.append(fd)
+            return fd
+        }
+
+        func closeAll() {
+            for fd in descriptors { close(fd) }
+            descriptors.removeAll()
+        }
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE` on a connection to the source that
+    /// never checkpoints on close, after `before` ran outside the transaction.
+    private static func underWriteLock<T>(
+        _ set: StoreSet,
+        _ body: (HeldDescriptors) throws(FixtureKitError) -> T,
+        before: (Database) throws(FixtureKitError) -> Void
+    ) throws(FixtureKitError) -> T {
+        let database: Database
+        do { database = try openSource(set, readOnly: false) } catch {
+            throw FixtureKitError(what: "open", path: set.storePath, why: error.description, hint: hint(for: error))
+        }
+        let held = HeldDescriptors()
+        defer {
+            // SQLite's locks go first, then the descriptors opened under them.
+            try? database.close()
+            held.closeAll()
+        }
+        try before(database)
+        do { try database.execute("BEGIN IMMEDIATE") } catch {
+            throw FixtureKitError(what: "lock", path: set.storePath, why: error.description, hint: hint(for: error))
+        }
+        let result = try body(held)
+        do { try database.execute("COMMIT") } catch {
+            throw FixtureKitError(what: "unlock", path: set.storePath, why: error.description)
+        }
+        return result
+    }
+
+    private static func openSource(_ set: StoreSet, readOnly: Bool) throws(SQLiteError) -> Database {
+        let database = try Database(path: set.storePath, options: .init(readOnly: readOnly, busyTimeout: busyTimeout))
+        try database.setCheckpointOnClose(false)
+        return database
+    }
+
+    private static func hint(for error: SQLiteError) -> String? {
+        switch error.code {
+        case SQLITE_BUSY, SQLITE_LOCKED: "another process holds the store; retry, or close the app"
+        case SQLITE_NOTADB: "is it an SQLite store?"
+        case SQLITE_CANTOPEN, SQLITE_READONLY: "check the permissions of the store and of its folder"
+        default: nil
+        }
+    }
+
+    private static func syncFile(_ path: String) throws(FileSystemError) {
+        let fd = try POSIX.open(path, O_RDONLY)
+        defer { close(fd) }
+        try POSIX.fsync(fd, path: path)
+    }
+}
+
+/// Runs a file-system step and names it in the error.
+@discardableResult
+func wrap<T>(_ what: String, _ path: String, _ body: () throws(FileSystemError) -> T) throws(FixtureKitError) -> T {
+    do { return try body() } catch {
+        throw FixtureKitError(what: "\(what): \(error.operation)", path: error.path, why: error.reason)
+    }
+}

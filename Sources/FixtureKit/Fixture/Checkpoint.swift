@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSQLite
+
+/// Folding a WAL into its main file: for a fixture, on a copy that replaces it;
+/// for a live store, in place.
+public enum Checkpoint {
+    /// What a checkpoint of a fixture did.
+    public struct FixtureResult: Sendable {
+        public var fixture: String
+        /// The sidecars the fixture held before, now folded in and removed.
+        public var removedSidecars: [String]
+        /// Committed WAL frames folded into the main file.
+        public var foldedFrames: Int
+        public var manifest: Manifest
+    }
+
+    /// Folds a fixture's WAL into its main file: the store set is copied into a
+    /// staging folder beside the fixture, checkpointed there (TRUNCATE) and
+    /// closed, its `-wal` and `-shm` dropped; manifest.json and SHA256SUMS are
+    /// rewritten, and the staging folder replaces the fixture in one rename.
+    ///
+    /// The fixture must verify first: a checkpoint of damaged bytes would hide the damage.
+    /// - Throws: ``FixtureKitError``.
+    public static func checkpointFixture(_ folder: String) throws(FixtureKitError) -> FixtureResult {
+        let verification = try Verifier.verify(folder)
+        guard let result = verification.first, verification.count == 1 else {
+            throw FixtureKitError(what: "checkpoint", path: folder, why: "not a fixture folder")
+        }
+        guard result.passed else {
+            throw FixtureKitError(
+                what: "checkpoint", path: folder, why: "the fixture does not verify (\(result.problems.count) problems)",
+                hint: "run `fixturekit verify \(folder)`", category: .checkFailed)
+        }
+        let old: Manifest
+        do {
+            old = try Manifest.decode(try POSIX.readFile(folder.appendingPath(Manifest.fileName)))
+        } catch {
+            throw FixtureKitError(what: "checkpoint", path: folder.appendingPath(Manifest.fileName), why: "cannot read the manifest: \(JSONDecoderFactory.describe(error))")
+        }
+        let set = try StoreSet(storePath: folder.appendingPath(old.store))
+        let foldedFrames = set.has(.wal) ? ((try? WALFile(path: set.path(of: .wal)))?.committedFrames ?? 0) : 0
+        let staging: String
+        do { staging = try FixtureFolder.prepareStaging(for: folder) } catch {
+            throw FixtureKitError(what: "checkpoint: \(error.operation)", path: error.path, why: error.reason)
+        }
+        do throws(FixtureKitError) {
+            for name in set.memberNames {
+                let source = set.folder.appendingPath(name)
+                try wrap("copy", source) { () throws(FileSystemError) in
+                    if name == set.fileName(of: .support) {
+                        try FileCopy.copyFolder(from: source, to: staging.appendingPath(name))
+                    } else {
+                        try FileCopy.copy(from: source, to: staging.appendingPath(name))
+                    }
+                }
+            }
+            let staged = staging.appendingPath(set.storeName)
+            do {
+                let database = try Database(path: staged, options: .init(busyTimeout: 0))
+                _ = try database.checkpoint(.truncate)
+                try database.close()
+            } catch {
+                throw FixtureKitError(what: "checkpoint", path: set.storePath, why: error.description)
+            }
+            // Closing the last connection removes them; a copy that kept them must not.
+            for sidecar in [StoreSet.Sidecar.wal, .shm] { unlink(staging.appendingPath(set.fileName(of: sidecar))) }
+            try wrap("sync", staged) { () throws(FileSystemError) in
+                let fd = try POSIX.open(staged, O_RDONLY)
+                defer { close(fd) }
+                try POSIX.fsync(fd, path: staged)
+            }
+            let manifest = try Manifest(version: old.version, mode: old.capture.mode, inspection: try StoreInspection(storePath: staged))
+            try wrap("write manifest", staging) { () throws(FileSystemError) in
+                try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))
+            }
+            try Checksums.writeSums(for: staging)
+            try wrap("replace fixture", folder) { () throws(FileSystemError) in
+                try FixtureFolder.install(staging, at: folder, replace: true)
+            }
+            let removed = [StoreSet.Sidecar.wal, .shm].filter(set.has).map(set.fileName(of:))
+            return FixtureResult(fixture: folder, removedSidecars: removed, foldedFrames: foldedFrames, manifest: manifest)
+        } catch {
+            ScratchFolder.remove(staging)
+            throw error.within("checkpoint")
+        }
+    }
+
+    /// Runs a TRUNCATE checkpoint on a live store.
+    ///
+    /// A truncating checkpoint reports the log it leaves (empty), so the frames
+    /// are counted by a passive checkpoint first.
+    /// - Returns: the frames in the WAL, and how many were written to the main file.
+    /// - Throws: ``FixtureKitError``; exit 2 when readers or writers keep it from completing.
+    public static func checkpointLiveStore(_ storePath: String, busyTimeout: Int32 = 5000) throws(FixtureKitError) -> Database.CheckpointResult {
+        _ = try StoreSet(storePath: storePath)
+        let database: Database
+        let counted: Database.CheckpointResult
+        do {
+            database = try Database(path: storePath, options: .init(busyTimeout: busyTimeout))
+            counted = try database.checkpoint(.passive)
+        } catch {
+            throw FixtureKitError(what: "checkpoint", path: storePath, why: error.description)
+        }
+        do {
+            _ = try database.checkpoint(.truncate)
+        } catch {
+            guard error.code == SQLITE_BUSY, let now = try? database.checkpoint(.passive) else {
+                throw FixtureKitError(what: "checkpoint", path: storePath, why: error.description)
+            }
+            throw FixtureKitError(
+                what: "checkpoint", path: storePath,
+                why: "other connections kept it from completing: \(now.checkpointedFrames) of \(now.logFrames) frames written, \(now.framesLeft) left",
+                hint: "close the other connections and retry")
+        }
+        try? database.close()
+        return Database.CheckpointResult(logFrames: counted.logFrames, checkpointedFrames: counted.logFrames)
+    }
+}

@@ -1,0 +1,76 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Puts a fixture folder in place as a whole: it is built under a temporary
+/// name beside its final one, then renamed. A run killed half-way leaves either
+/// the old folder or the new one, and the next run cleans up after it.
+enum FixtureFolder {
+    /// `.1.0.0.tmp` beside `1.0.0`: where a new fixture is built.
+    static func stagingPath(for target: String) -> String { sibling(of: target, suffix: ".tmp") }
+
+    /// `.1.0.0.old` beside `1.0.0`: where a replaced fixture waits to be removed.
+    static func retiredPath(for target: String) -> String { sibling(of: target, suffix: ".old") }
+
+    private static func sibling(of target: String, suffix: String) -> String {
+        let trimmed = target.hasSuffix("/") ? String(target.dropLast()) : target
+        let name = trimmed.split(separator: "/").last.map(String.init) ?? trimmed
+        return AtomicFile.parentFolder(of: trimmed).appendingPath("." + name + suffix)
+    }
+
+    /// Finishes or undoes what a killed run left around `target`, then creates
+    /// an empty staging folder for it.
+    /// - Returns: the staging folder's path.
+    static func prepareStaging(for target: String) throws(FileSystemError) -> String {
+        try recover(target)
+        let staging = stagingPath(for: target)
+        ScratchFolder.remove(staging)
+        guard mkdir(staging, 0o755) == 0 else { throw FileSystemError("create folder", path: staging, errno: errno) }
+        return staging
+    }
+
+    /// A replaced folder left under its retired name goes back if the new one
+    /// never arrived, and away if it did.
+    static func recover(_ target: String) throws(FileSystemError) {
+        let retired = retiredPath(for: target)
+        guard try POSIX.lstatIfPresent(retired) != nil else { return }
+        if try POSIX.lstatIfPresent(target) == nil {
+            try POSIX.rename(retired, target)
+        } else {
+            ScratchFolder.remove(retired)
+        }
+        try POSIX.fsyncDirectory(AtomicFile.parentFolder(of: target))
+    }
+
+    /// Renames the finished staging folder to `target`, replacing an existing
+    /// folder when `replace` is set.
+    /// - Returns: whether a folder was replaced.
+    @discardableResult
+    static func install(_ staging: String, at target: String, replace: Bool) throws(FileSystemError) -> Bool {
+        try POSIX.fsyncDirectory(staging)
+        let parent = AtomicFile.parentFolder(of: target)
+        let exists = try POSIX.lstatIfPresent(target) != nil
+        if exists {
+            guard replace else { throw FileSystemError("install", path: target, errno: EEXIST) }
+            try POSIX.rename(target, retiredPath(for: target))
+        }
+        try POSIX.rename(staging, target)
+        try POSIX.fsyncDirectory(parent)
+        if exists {
+            ScratchFolder.remove(retiredPath(for: target))
+            try POSIX.fsyncDirectory(parent)
+        }
+        return exists
+    }
+
+    /// Creates `path` and its missing parents, as `mkdir -p`.
+    static func createFolders(_ path: String) throws(FileSystemError) {
+        var current = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            current = current.isEmpty ? "/" + component : current + "/" + component
+            if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                throw FileSystemError("create folder", path: current, errno: errno)
+            }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+
+/// An SQLite connection on a store set that can never change its files.
+///
+/// Opening a store in place is how fixtures get damaged: the last connection to
+/// close a WAL store checkpoints it and deletes `-wal`. A store set with
+/// sidecars is therefore copied into a fresh temporary folder and opened there;
+/// the folder goes away with this value.
+final class ScratchStore {
+    let database: Database
+    private let scratch: ScratchFolder
+
+    /// Copies the store set into a temporary folder and opens the copy.
+    /// - Throws: ``FixtureKitError``.
+    init(copying set: StoreSet, what: String) throws(FixtureKitError) {
+        do {
+            scratch = try ScratchFolder()
+            for name in set.memberNames {
+                let source = set.folder.appendingPath(name)
+                let target = scratch.path.appendingPath(name)
+                if name == set.fileName(of: .support) {
+                    try FileCopy.copyFolder(from: source, to: target)
+                } else {
+                    try FileCopy.copy(from: source, to: target, sync: false)
+                }
+            }
+        } catch {
+            throw FixtureKitError(what: "\(what): copy \(error.operation)", path: error.path, why: error.reason)
+        }
+        do {
+            database = try Database(path: scratch.path.appendingPath(set.storeName), options: .init(busyTimeout: 0))
+            // Reading the header now makes SQLite replay the copied WAL.
+            _ = try database.scalar("SELECT count(*) FROM sqlite_schema")
+        } catch {
+            throw FixtureKitError(what: what, path: set.storePath, why: error.description)
+        }
+    }
+}
+
+/// Quotes an SQL identifier: `"name"`, with inner quotes doubled.
+func quotedIdentifier(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// JSON with sorted keys and fixed formatting: the same value always gives the
+/// same bytes, as manifests and hashes need.
+enum CanonicalJSON {
+    /// Compact JSON, for hashing and ordering.
+    static func encode<Value: Encodable>(_ value: Value) -> String {
+        String(decoding: data(value, pretty: false), as: UTF8.self)
+    }
+
+    /// Indented JSON and a final line feed, for files people read (manifest.json).
+    static func file<Value: Encodable>(_ value: Value) -> [UInt8] {
+        Array(data(value, pretty: true)) + [UInt8(ascii: "\n")]
+    }
+
+    private static func data<Value: Encodable>(_ value: Value, pretty: Bool) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dataEncodingStrategy = .base64
+        // The library's types hold only strings, numbers, booleans and arrays of them.
+        return (try? encoder.encode(value)) ?? Data("null".utf8)
+    }
+}
+
+/// The decoder every JSON file fixturekit reads goes through.
+enum JSONDecoderFactory {
+    static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dataDecodingStrategy = .base64
+        return decoder
+    }
+}
+
+extension JSONDecoderFactory {
+    /// One line saying what is wrong with a JSON file, from a decoding error.
+    static func describe(_ error: any Error) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.isEmpty ? "the top level" : keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            return "\(path(context.codingPath + [key])) is missing"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            return "\(path(context.codingPath)) has the wrong type"
+        case DecodingError.dataCorrupted(let context):
+            return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context.codingPath)) is invalid"
+        default:
+            return "not valid JSON"
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import FixtureKit
+
+/// `fixturekit capture STORE --version V`: freezes a live store into a fixture.
+struct CaptureCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "capture",
+        abstract: "Freeze a live store set into the fixture of a version.",
+        discussion: """
+            Modes: snapshot (default) is a consistent online copy through SQLite's backup API that
+            leaves the source untouched; checkpoint folds the source's WAL into its main file, then
+            copies it while no writer can start; raw copies the main file with its -wal and -shm as
+            one consistent set. Writes manifest.json and SHA256SUMS; the fixture folder appears whole.
+            """,
+        arguments: [ArgumentDefinition(name: "store", help: "The store's main file, e.g. App.sqlite.")],
+        options: [
+            .option("--version", value: "V", help: "The shipped version the store belongs to (required)."),
+            .option("--corpus", value: "DIR", help: "The corpus folder (default: MigrationFixtures)."),
+            .option("--mode", value: "MODE", help: "snapshot, checkpoint or raw (default: snapshot)."),
+            .flag("--force", help: "Replace an existing fixture of this version."),
+            .json,
+        ]
+    )
+
+    var store: String
+    var version: String
+    var corpus: String
+    var mode: CaptureMode
+    var force: Bool
+    var json: Bool
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try Self.configuration.parse(arguments)
+        store = parsed.positionals[0]
+        guard let version = parsed.value("--version") else { throw UsageError("missing required option '--version <V>'") }
+        self.version = version
+        corpus = parsed.value("--corpus") ?? "MigrationFixtures"
+        let modeName = parsed.value("--mode") ?? CaptureMode.snapshot.rawValue
+        guard let mode = CaptureMode(rawValue: modeName) else {
+            throw UsageError("'--mode' must be snapshot, checkpoint or raw, not '\(modeName)'")
+        }
+        self.mode = mode
+        force = parsed.flag("--force")
+        json = parsed.flag("--json")
+    }
+
+    func run(_ console: Console) throws -> ExitCode {
+        let result = try Capture.capture(store: store, version: version, corpus: corpus, mode: mode, force: force)
+        if result.replacedExisting {
+            console.error("capture: \(result.fixture): replaced the existing fixture of \(version) (--force)")
+        }
+        let rows = result.manifest.tables.values.reduce(0, +)
+        console.message("\(result.fixture): captured \(store) (\(mode.rawValue)): \(Formatting.count(result.sums.entries.count, "file")), \(Formatting.count(result.manifest.tables.count, "table")), \(Formatting.count(rows, "row"))")
+        if json { console.output(Formatting.json(result.manifest)) }
+        return .success
+    }
+}
