@@ -93,7 +93,7 @@ import Testing
             """)
         let option = fixturekit("verify", "--frob")
         #expect(option.status == 64)
-        #expect(option.standardError.hasPrefix("Error: unknown option '--frob'\nUsage: fixturekit verify [<path> ...] [--json] [--quiet] [--jobs <N>]\n"))
+        #expect(option.standardError.hasPrefix("Error: unknown option '--frob'\nUsage: fixturekit verify [<path> ...] [--deep] [--json] [--quiet] [--jobs <N>]\n"))
         #expect(fixturekit("sums").standardError.hasPrefix("Error: missing expected argument '<folder>'\n"))
         #expect(fixturekit().status == 64)
         #expect(fixturekit("help", "nope").status == 64)

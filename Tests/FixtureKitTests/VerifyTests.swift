@@ -8,7 +8,7 @@ import Testing
     func makeFixture() throws -> TemporaryFolder {
         let folder = try TemporaryFolder()
         try folder.write("fixture/App.sqlite", "SQLite format 3\0 pretend")
-        try folder.write("fixture/manifest.json", "{}\n")
+        try folder.write("fixture/notes.txt", "{}\n")
         try folder.write("fixture/.App_SUPPORT/_EXTERNAL_DATA/blob", [0, 1, 2, 3])
         let sums = fixturekit("sums", folder.url("fixture"))
         #expect(sums.status == 0)
@@ -41,7 +41,7 @@ import Testing
 
     @Test func removedAddedAndUnreadableFilesAreReportedByName() throws {
         let folder = try makeFixture()
-        try FileManager.default.removeItem(atPath: folder.url("fixture/manifest.json"))
+        try FileManager.default.removeItem(atPath: folder.url("fixture/notes.txt"))
         try folder.write("fixture/App.sqlite-wal", "stray")
         // A folder where a listed file should be cannot be read, even by root.
         try FileManager.default.removeItem(atPath: folder.url("fixture/App.sqlite"))
@@ -52,7 +52,7 @@ import Testing
         #expect(result.standardError == """
             fixturekit: verify: \(fixture)/App.sqlite: unreadable: is a folder, not a regular file
             fixturekit: verify: \(fixture)/App.sqlite-wal: unlisted
-            fixturekit: verify: \(fixture)/manifest.json: missing
+            fixturekit: verify: \(fixture)/notes.txt: missing
             \(fixture): FAILED (3 problems)
 
             """)
@@ -60,7 +60,7 @@ import Testing
 
     @Test func permissionDeniedIsUnreadable() throws {
         let folder = try makeFixture()
-        chmod(folder.url("fixture/manifest.json"), 0)
+        chmod(folder.url("fixture/notes.txt"), 0)
         // Root reads any file whatever its mode, so as root the built tool runs as
         // `nobody` (the folders are opened up for it first).
         var command = [toolExecutable, "verify", "--quiet", folder.url("fixture")]
@@ -71,7 +71,7 @@ import Testing
         let result = try run(command)
         #expect(result.status == 1)
         #expect(result.standardError == """
-            fixturekit: verify: \(folder.url("fixture/manifest.json")): unreadable: permission denied
+            fixturekit: verify: \(folder.url("fixture/notes.txt")): unreadable: permission denied
             \(folder.url("fixture")): FAILED (1 problem)
 
             """)
@@ -80,14 +80,14 @@ import Testing
     @Test func symbolicLinksAreNeverFollowed() throws {
         let folder = try makeFixture()
         try folder.write("outside", "secret")
-        try FileManager.default.removeItem(atPath: folder.url("fixture/manifest.json"))
-        try FileManager.default.createSymbolicLink(atPath: folder.url("fixture/manifest.json"), withDestinationPath: folder.url("outside"))
+        try FileManager.default.removeItem(atPath: folder.url("fixture/notes.txt"))
+        try FileManager.default.createSymbolicLink(atPath: folder.url("fixture/notes.txt"), withDestinationPath: folder.url("outside"))
         let verify = fixturekit("verify", "--quiet", folder.url("fixture"))
         #expect(verify.status == 1)
-        #expect(verify.standardError.hasPrefix("fixturekit: verify: \(folder.url("fixture/manifest.json")): unreadable: is a symbolic link, not a regular file\n"))
+        #expect(verify.standardError.hasPrefix("fixturekit: verify: \(folder.url("fixture/notes.txt")): unreadable: is a symbolic link, not a regular file\n"))
         let sums = fixturekit("sums", folder.url("fixture"))
         #expect(sums.status == 2)
-        #expect(sums.standardError == "fixturekit: hash: \(folder.url("fixture/manifest.json")): is a symbolic link, not a regular file (hint: a fixture holds regular files and folders only)\n")
+        #expect(sums.standardError == "fixturekit: hash: \(folder.url("fixture/notes.txt")): is a symbolic link, not a regular file (hint: a fixture holds regular files and folders only)\n")
     }
 
     @Test func aNameWithALineFeedStaysOnOneLine() throws {

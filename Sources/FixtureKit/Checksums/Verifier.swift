@@ -9,7 +9,8 @@ public enum Verifier {
     /// - a folder holding SHA256SUMS: that fixture;
     /// - any other folder, such as `MigrationFixtures`: every fixture in it, i.e.
     ///   each subfolder that holds SHA256SUMS or is named like a version (a
-    ///   version folder without SHA256SUMS is reported, not skipped), in version order;
+    ///   version folder without SHA256SUMS is reported, not skipped), in version
+    ///   order; hidden folders (a capture's work in progress) are not fixtures;
     /// - a file named SHA256SUMS: the folder it is in.
     ///
     /// A fixture with a manifest.json is also checked as a store set (sidecars as
@@ -67,6 +68,8 @@ public enum Verifier {
         var fixtures: [String] = []
         for nameBytes in names {
             let name = String(pathBytes: nameBytes)
+            // Hidden folders are work in progress (`.1.0.0.tmp`) or leftovers (`.1.0.0.old`).
+            guard !name.hasPrefix(".") else { continue }
             let folder = corpus.appendingPath(name)
             guard let info = try? POSIX.lstat(folder), (info.st_mode & S_IFMT) == S_IFDIR else { continue }
             let hasSums = (try? POSIX.lstatIfPresent(folder.appendingPath(SHA256Sums.fileName))) != nil

@@ -41,6 +41,10 @@ public enum Capture {
             throw FixtureKitError(what: "capture", path: storePath, why: "'\(version)' is not a version label", hint: "use a semantic version such as 1.2.0", category: .usage)
         }
         let set = try StoreSet(storePath: storePath)
+        // SQLite would take an empty file for an empty database: refuse it first.
+        do { _ = try set.readHeader() } catch {
+            throw FixtureKitError(what: "capture", path: storePath, why: error.why)
+        }
         let target = corpus.appendingPath(version)
         let staging: String
         do {
@@ -102,32 +106,43 @@ public enum Capture {
         try wrap("sync", destination) { () throws(FileSystemError) in try syncFile(destination) }
     }
 
-    /// A TRUNCATE checkpoint, then a copy of the main file taken inside a write
-    /// transaction, when the WAL is still empty: no writer can add to it meanwhile.
+    /// A TRUNCATE checkpoint, then a copy of the main file taken while no writer
+    /// can start: a first connection holds the write lock, a second one folds in
+    /// whatever was committed between the two (a passive checkpoint needs no
+    /// write lock), and the main file then holds every committed transaction.
     static func checkpointThenCopy(_ set: StoreSet, to destination: String) throws(FixtureKitError) {
-        let attempts = 20
-        for _ in 0..<attempts {
-            let copied = try underWriteLock(set) { (held) throws(FixtureKitError) -> Bool in
-                let walSize = (try? POSIX.lstatIfPresent(set.path(of: .wal)))??.st_size ?? 0
-                guard walSize == 0 else { return false }
-                try wrap("copy", set.storePath) { () throws(FileSystemError) in
-                    try FileCopy.copy(from: set.storePath, sourceDescriptor: try held.open(set.storePath), to: destination)
-                }
-                return true
-            } before: { (database) throws(FixtureKitError) in
-                do {
-                    _ = try database.checkpoint(.truncate)
-                } catch let error as SQLiteError {
-                    throw FixtureKitError(
-                        what: "checkpoint", path: set.storePath, why: "other connections kept the checkpoint from completing (\(error.message))",
-                        hint: "close the app that uses the store, or capture with --mode snapshot")
-                } catch {
-                    throw FixtureKitError(what: "checkpoint", path: set.storePath, why: "\(error)")
-                }
+        try underWriteLock(set) { (held) throws(FixtureKitError) in
+            let folder: Database
+            do throws(SQLiteError) { folder = try openSource(set, readOnly: false) } catch {
+                throw FixtureKitError(what: "checkpoint", path: set.storePath, why: error.description, hint: hint(for: error))
             }
-            if copied { return }
+            defer { try? folder.close() }
+            // Readers of older snapshots hold back the frames they still need; they finish soon.
+            var left = 0
+            for attempt in 0..<50 {
+                do throws(SQLiteError) { left = try folder.checkpoint(.passive).framesLeft } catch {
+                    throw FixtureKitError(what: "checkpoint", path: set.storePath, why: error.description, hint: hint(for: error))
+                }
+                if left == 0 { break }
+                usleep(useconds_t(min(100, 1 << attempt) * 1000))
+            }
+            guard left == 0 else {
+                throw FixtureKitError(
+                    what: "checkpoint", path: set.storePath, why: "readers kept \(Formatting.frames(left)) from being checkpointed",
+                    hint: "close the app that uses the store, or capture with --mode snapshot")
+            }
+            try wrap("copy", set.storePath) { () throws(FileSystemError) in
+                try FileCopy.copy(from: set.storePath, sourceDescriptor: try held.open(set.storePath), to: destination)
+            }
+        } before: { (database) throws(FixtureKitError) in
+            do throws(SQLiteError) {
+                _ = try database.checkpoint(.truncate)
+            } catch {
+                throw FixtureKitError(
+                    what: "checkpoint", path: set.storePath, why: "other connections kept the checkpoint from completing (\(error.message))",
+                    hint: "close the app that uses the store, or capture with --mode snapshot")
+            }
         }
-        throw FixtureKitError(what: "checkpoint", path: set.storePath, why: "writers kept adding to the WAL after \(attempts) checkpoints", hint: "capture with --mode snapshot")
     }
 
     /// Copies `-shm`, the main file and `-wal` while holding the write lock: no
@@ -135,7 +150,7 @@ public enum Capture {
     /// whole log; the `-shm` is copied first, so it never claims that a
     /// checkpoint copied more frames into the main file than the main file's copy holds.
     static func rawCopy(_ set: StoreSet, into folder: String) throws(FixtureKitError) {
-        _ = try underWriteLock(set) { (held) throws(FixtureKitError) -> Bool in
+        try underWriteLock(set) { (held) throws(FixtureKitError) in
             for sidecar in [StoreSet.Sidecar.shm, nil, .wal] {
                 let source = sidecar.map(set.path(of:)) ?? set.storePath
                 let name = sidecar.map(set.fileName(of:)) ?? set.storeName
@@ -144,7 +159,6 @@ public enum Capture {
                     try FileCopy.copy(from: source, sourceDescriptor: try held.open(source), to: folder.appendingPath(name))
                 }
             }
-            return true
         } before: { _ throws(FixtureKitError) in }
     }
 
@@ -170,6 +184,7 @@ public enum Capture {
 
     /// Runs `body` inside `BEGIN IMMEDIATE` on a connection to the source that
     /// never checkpoints on close, after `before` ran outside the transaction.
+    @discardableResult
     private static func underWriteLock<T>(
         _ set: StoreSet,
         _ body: (HeldDescriptors) throws(FixtureKitError) -> T,

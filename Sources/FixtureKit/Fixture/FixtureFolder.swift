@@ -24,14 +24,14 @@ enum FixtureFolder {
     static func prepareStaging(for target: String) throws(FileSystemError) -> String {
         try recover(target)
         let staging = stagingPath(for: target)
-        ScratchFolder.remove(staging)
         guard mkdir(staging, 0o755) == 0 else { throw FileSystemError("create folder", path: staging, errno: errno) }
         return staging
     }
 
     /// A replaced folder left under its retired name goes back if the new one
-    /// never arrived, and away if it did.
+    /// never arrived, and away if it did; a half-built staging folder goes away.
     static func recover(_ target: String) throws(FileSystemError) {
+        ScratchFolder.remove(stagingPath(for: target))
         let retired = retiredPath(for: target)
         guard try POSIX.lstatIfPresent(retired) != nil else { return }
         if try POSIX.lstatIfPresent(target) == nil {

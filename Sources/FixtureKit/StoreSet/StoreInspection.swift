@@ -66,10 +66,7 @@ public struct StoreInspection: Codable, Sendable {
         for (sidecar, size) in set.present { files[set.fileName(of: sidecar)] = size }
         self.files = files
         do {
-            let reader = try SequentialReader(path: set.storePath)
-            var bytes = [UInt8](repeating: 0, count: FileFormat.databaseHeaderSize)
-            bytes.removeSubrange(reader.read(into: &bytes)...)
-            mainFileHeader = try Self.header(bytes, path: set.storePath)
+            mainFileHeader = try set.readHeader()
             wal = set.has(.wal) ? try WALFile(path: set.path(of: .wal)) : nil
             header = mainFileHeader
             if let wal, wal.problem?.discardsLog != true, let page1 = wal.committedDatabaseHeader, let committed = try? DatabaseHeader(bytes: page1) {
@@ -78,10 +75,12 @@ public struct StoreInspection: Codable, Sendable {
             shm = set.has(.shm) ? SharedMemoryHeader(bytes: try Self.prefix(of: set.path(of: .shm), count: FileFormat.shmHeaderSize)) : nil
             let journalStart = set.has(.journal) ? try Self.prefix(of: set.path(of: .journal), count: FileFormat.journalMagic.count) : []
             hotJournal = journalStart == FileFormat.journalMagic
+        } catch let error as FixtureKitError {
+            throw FixtureKitError(what: "inspect", path: error.path, why: error.why, hint: error.hint)
         } catch let error as FileSystemError {
             throw FixtureKitError(what: "inspect: \(error.operation)", path: error.path, why: error.reason)
         } catch {
-            throw error as! FixtureKitError
+            throw FixtureKitError(what: "inspect", path: set.storePath, why: "\(error)")
         }
         walFramesNotInMainFile = 0
         walTransactionsNotInMainFile = 0
@@ -105,12 +104,6 @@ public struct StoreInspection: Codable, Sendable {
             } catch {
                 diagnostics.append(Diagnostic(severity: .problem, file: set.storeName, message: "SQLite cannot read the store set: \(error.why)"))
             }
-        }
-    }
-
-    private static func header(_ bytes: [UInt8], path: String) throws(FixtureKitError) -> DatabaseHeader {
-        do { return try DatabaseHeader(bytes: bytes) } catch {
-            throw FixtureKitError(what: "inspect", path: path, why: error.description)
         }
     }
 
@@ -189,12 +182,18 @@ public struct StoreInspection: Codable, Sendable {
         return found
     }
 
-    static func frames(_ count: Int, capitalized: Bool = false) -> String {
-        "\(count) " + (count == 1 ? "frame" : "frames")
-    }
+    static func frames(_ count: Int, capitalized: Bool = false) -> String { Formatting.frames(count, capitalized: capitalized) }
 
     static func transactions(_ count: Int, capitalized: Bool = false) -> String {
         let text = "\(count) committed " + (count == 1 ? "transaction" : "transactions")
+        return capitalized ? text.prefix(1).uppercased() + text.dropFirst() : text
+    }
+}
+
+/// Counted words for messages.
+enum Formatting {
+    static func frames(_ count: Int, capitalized: Bool = false) -> String {
+        let text = "\(count) " + (count == 1 ? "frame" : "frames")
         return capitalized ? text.prefix(1).uppercased() + text.dropFirst() : text
     }
 }

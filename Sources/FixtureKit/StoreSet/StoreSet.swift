@@ -79,6 +79,21 @@ public struct StoreSet: Sendable, Equatable {
 
     public func has(_ sidecar: Sidecar) -> Bool { present[sidecar] != nil }
 
+    /// The main file's database header.
+    /// - Throws: ``FixtureKitError`` when it cannot be read or is not SQLite's.
+    public func readHeader() throws(FixtureKitError) -> DatabaseHeader {
+        var bytes = [UInt8](repeating: 0, count: FileFormat.databaseHeaderSize)
+        do {
+            let reader = try SequentialReader(path: storePath)
+            bytes.removeSubrange(reader.read(into: &bytes)...)
+        } catch {
+            throw FixtureKitError(what: error.operation, path: storePath, why: error.reason)
+        }
+        do { return try DatabaseHeader(bytes: bytes) } catch {
+            throw FixtureKitError(what: "read header", path: storePath, why: error.description)
+        }
+    }
+
     /// The names of the files and folders of the set that are present, main file first.
     public var memberNames: [String] {
         [storeName] + Sidecar.allCases.filter(has).map(fileName(of:))
