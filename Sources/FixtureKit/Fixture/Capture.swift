@@ -110,40 +110,67 @@ public enum Capture {
     /// can start: a first connection holds the write lock, a second one folds in
     /// whatever was committed between the two (a passive checkpoint needs no
     /// write lock), and the main file then holds every committed transaction.
+    /// Readers of older snapshots that keep frames from being folded in beyond
+    /// the busy timeout make it fail (exit 2).
     static func checkpointThenCopy(_ set: StoreSet, to destination: String) throws(FixtureKitError) {
-        try underWriteLock(set) { (held) throws(FixtureKitError) in
-            let folder: Database
-            do throws(SQLiteError) { folder = try openSource(set, readOnly: false) } catch {
-                throw FixtureKitError(what: "checkpoint", path: set.storePath, why: error.description, hint: hint(for: error))
-            }
-            defer { try? folder.close() }
-            // Readers of older snapshots hold back the frames they still need; they finish soon.
-            var left = 0
-            for attempt in 0..<50 {
-                do throws(SQLiteError) { left = try folder.checkpoint(.passive).framesLeft } catch {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .milliseconds(Int(busyTimeout))
+        var framesLeft = -1
+        var truncateTried = false
+        var pause: useconds_t = 10_000
+        while true {
+            let copied = try underWriteLock(set) { (held) throws(FixtureKitError) -> Bool in
+                let folder: Database
+                do throws(SQLiteError) { folder = try openSource(set, readOnly: false) } catch {
                     throw FixtureKitError(what: "checkpoint", path: set.storePath, why: error.description, hint: hint(for: error))
                 }
-                if left == 0 { break }
-                usleep(useconds_t(min(100, 1 << attempt) * 1000))
+                defer { try? folder.close() }
+                // Readers of older snapshots hold back frames they still need, and
+                // another process' checkpoint makes ours fail at once (SQLITE_BUSY).
+                framesLeft = -1
+                for _ in 0..<10 {
+                    do throws(SQLiteError) {
+                        framesLeft = try folder.checkpoint(.passive).framesLeft
+                    } catch {
+                        guard error.code == SQLITE_BUSY else {
+                            throw FixtureKitError(what: "checkpoint", path: set.storePath, why: error.description, hint: hint(for: error))
+                        }
+                    }
+                    if framesLeft == 0 { break }
+                    usleep(5_000)
+                }
+                guard framesLeft == 0 else { return false }
+                try wrap("copy", set.storePath) { () throws(FileSystemError) in
+                    try FileCopy.copy(from: set.storePath, sourceDescriptor: try held.open(set.storePath), to: destination)
+                }
+                return true
+            } before: { (database) in
+                // Fold the WAL in and truncate it, as an app's own checkpoint would.
+                // A busy writer can starve a TRUNCATE checkpoint, which waits for a
+                // moment without writers; the passive checkpoint under the write
+                // lock then folds everything in all the same.
+                guard !truncateTried else { return }
+                truncateTried = true
+                database.setBusyTimeout(truncateTimeout)
+                _ = try? database.checkpoint(.truncate)
+                database.setBusyTimeout(busyTimeout)
             }
-            guard left == 0 else {
+            if copied { return }
+            guard clock.now < deadline else {
                 throw FixtureKitError(
-                    what: "checkpoint", path: set.storePath, why: "readers kept \(Formatting.frames(left)) from being checkpointed",
+                    what: "checkpoint", path: set.storePath,
+                    why: framesLeft < 0 ? "other checkpoints kept it busy" : "readers kept \(Formatting.frames(framesLeft)) from being checkpointed",
                     hint: "close the app that uses the store, or capture with --mode snapshot")
             }
-            try wrap("copy", set.storePath) { () throws(FileSystemError) in
-                try FileCopy.copy(from: set.storePath, sourceDescriptor: try held.open(set.storePath), to: destination)
-            }
-        } before: { (database) throws(FixtureKitError) in
-            do throws(SQLiteError) {
-                _ = try database.checkpoint(.truncate)
-            } catch {
-                throw FixtureKitError(
-                    what: "checkpoint", path: set.storePath, why: "other connections kept the checkpoint from completing (\(error.message))",
-                    hint: "close the app that uses the store, or capture with --mode snapshot")
-            }
+            // Outside the write lock, a checkpoint of another process that waits for
+            // it can finish; its busy handler sleeps up to 100 ms at a time.
+            usleep(pause)
+            pause = min(pause * 2, 250_000)
         }
     }
+
+    /// How long the TRUNCATE checkpoint of `--mode checkpoint` waits for writers, in milliseconds.
+    static let truncateTimeout: Int32 = 1000
 
     /// Copies `-shm`, the main file and `-wal` while holding the write lock: no
     /// writer can append to the WAL nor start it over, so the WAL copy is the
@@ -201,14 +228,36 @@ public enum Capture {
             held.closeAll()
         }
         try before(database)
-        do { try database.execute("BEGIN IMMEDIATE") } catch {
-            throw FixtureKitError(what: "lock", path: set.storePath, why: error.description, hint: hint(for: error))
-        }
+        try beginImmediate(database, set)
         let result = try body(held)
         do { try database.execute("COMMIT") } catch {
             throw FixtureKitError(what: "unlock", path: set.storePath, why: error.description)
         }
         return result
+    }
+
+    /// `BEGIN IMMEDIATE`, retried with the connection idle in between: a
+    /// RESTART checkpoint of another process holds the write lock while it waits
+    /// for readers to finish, and a connection that waits for the write lock in
+    /// its busy handler may be such a reader.
+    private static func beginImmediate(_ database: Database, _ set: StoreSet) throws(FixtureKitError) {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .milliseconds(Int(busyTimeout))
+        var pause: useconds_t = 5_000
+        database.setBusyTimeout(100)
+        defer { database.setBusyTimeout(busyTimeout) }
+        while true {
+            do throws(SQLiteError) {
+                try database.execute("BEGIN IMMEDIATE")
+                return
+            } catch {
+                guard error.code == SQLITE_BUSY, clock.now < deadline else {
+                    throw FixtureKitError(what: "lock", path: set.storePath, why: error.description, hint: hint(for: error))
+                }
+            }
+            usleep(pause)
+            pause = min(pause * 2, 200_000)
+        }
     }
 
     private static func openSource(_ set: StoreSet, readOnly: Bool) throws(SQLiteError) -> Database {
