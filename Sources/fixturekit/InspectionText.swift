@@ -9,7 +9,7 @@ enum InspectionText {
             .map { "\($0.key) \(Formatting.bytes($0.value))" }.joined(separator: ", ")
         lines.append("\(inspection.store)")
         lines.append("  files: \(files)")
-        lines.append("  SQLite: page size \(header.pageSize), \(header.pageCount) pages in the main file, \(header.freelistPageCount) free, journal mode \(header.journalMode), \(header.textEncodingName), last written by SQLite \(header.sqliteVersion)")
+        lines.append("  SQLite: page size \(header.pageSize), \(header.pageCount) pages, \(header.freelistPageCount) free, journal mode \(header.journalMode), \(header.textEncodingName), last written by SQLite \(header.sqliteVersion)")
         lines.append("  user_version \(header.userVersion), application_id \(header.applicationID)")
         if let wal = inspection.wal {
             var text = "  WAL: \(Formatting.count(wal.frameCount, "frame")), \(Formatting.count(wal.commits, "commit")), \(inspection.walFramesNotInMainFile) committed frames not yet in the main file"
