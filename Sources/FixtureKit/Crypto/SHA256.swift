@@ -10,6 +10,9 @@ public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
         self.bytes = bytes
     }
 
+    /// For bytes already known to be 32 long.
+    init(checkedBytes: [UInt8]) { self.bytes = checkedBytes }
+
     /// Parses 64 hexadecimal digits, either case.
     public init?<Digits: Collection>(hex: Digits) where Digits.Element == UInt8 {
         guard hex.count == Self.byteCount * 2 else { return nil }
@@ -90,7 +93,8 @@ public final class SHA256 {
         var length: UInt32 = 0
         guard EVP_DigestFinal_ex(context, &output, &length) == 1, length == 32 else { throw CryptoError("EVP_DigestFinal_ex") }
         guard EVP_DigestInit_ex(context, Self.algorithm, nil) == 1 else { throw CryptoError("EVP_DigestInit_ex") }
-        return SHA256Digest(bytes: output)!
+        // 32 bytes, checked above.
+        return SHA256Digest(checkedBytes: output)
     }
 
     /// The digest of `bytes`.

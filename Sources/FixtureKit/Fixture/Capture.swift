@@ -56,10 +56,12 @@ public enum Capture {
                     hint: "--force replaces it")
             }
             staging = try FixtureFolder.prepareStaging(for: target)
+        } catch let error as FixtureKitError {
+            throw error
         } catch let error as FileSystemError {
             throw FixtureKitError(what: "capture: \(error.operation)", path: error.path, why: error.reason)
         } catch {
-            throw error as! FixtureKitError
+            throw FixtureKitError(what: "capture", path: target, why: "\(error)")
         }
         do {
             let staged = staging.appendingPath(set.storeName)

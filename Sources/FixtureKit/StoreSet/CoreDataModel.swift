@@ -25,10 +25,10 @@ public struct CoreDataModel: Codable, Equatable, Sendable {
                 throw FixtureKitError(what: "read Core Data metadata", path: database.path, why: "Z_METADATA has no Z_PLIST blob")
             }
             return try CoreDataModel(propertyList: plist, path: database.path)
-        } catch let error as SQLiteError {
-            throw FixtureKitError(what: "read Core Data metadata", path: database.path, why: error.description)
+        } catch let error as FixtureKitError {
+            throw error
         } catch {
-            throw error as! FixtureKitError
+            throw FixtureKitError(what: "read Core Data metadata", path: database.path, why: "\(error)")
         }
     }
 

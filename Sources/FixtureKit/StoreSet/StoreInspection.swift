@@ -12,10 +12,15 @@ public struct Diagnostic: Codable, Equatable, Sendable {
         /// Data is lost or the set is inconsistent: `verify` fails on it.
         case problem
 
-        public static func < (lhs: Severity, rhs: Severity) -> Bool {
-            let order: [Severity] = [.note, .warning, .problem]
-            return order.firstIndex(of: lhs)! < order.firstIndex(of: rhs)!
+        private var rank: Int {
+            switch self {
+            case .note: 0
+            case .warning: 1
+            case .problem: 2
+            }
         }
+
+        public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
     }
 
     public var severity: Severity
