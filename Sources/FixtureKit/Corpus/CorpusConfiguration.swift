@@ -1,0 +1,133 @@
+import Foundation
+
+/// `fixturekit.json`: the corpus' store name, its versions, the migration plan,
+/// the checks that must hold after it, and the anonymization rules.
+///
+/// Paths in it are relative to its own folder, which is the corpus. Unknown keys
+/// are refused, so that a misspelt key (`"suported"`) cannot silently disable a check.
+public struct CorpusConfiguration: Codable, Equatable, Sendable {
+    public static let fileName = "fixturekit.json"
+
+    /// One migration stage: SQL run in a transaction, or a program run without a shell.
+    public struct Stage: Codable, Equatable, Sendable {
+        public var from: String
+        public var to: String
+        /// An SQL file, relative to the corpus.
+        public var sql: String?
+        /// An argv array; the first element relative to the corpus when it holds a `/`.
+        public var exec: [String]?
+    }
+
+    /// What happens to a table's row count across the migration.
+    public enum CountRule: String, Codable, Equatable, Sendable {
+        /// Every row is still there (the default for tables present in both versions).
+        case preserved
+        /// The table goes away.
+        case dropped
+        /// The count may change: the stages add or remove rows on purpose.
+        case changes
+    }
+
+    /// An invariant: a query and the result it must give.
+    public struct Check: Codable, Equatable, Sendable {
+        public var name: String
+        public var sql: String
+        /// A scalar (the first column of the first row) or an array of rows.
+        public var expect: JSONValue
+    }
+
+    /// The store's file name in every fixture: `App.sqlite`.
+    public var store: String
+    /// The version the current build ships; its fixture is the reference schema.
+    public var current: String
+    /// The older versions still in the wild: each must migrate to `current`.
+    public var supported: [String]
+    public var stages: [Stage]
+    public var counts: [String: CountRule]?
+    public var checks: [Check]?
+    /// The anonymization rules file, relative to the corpus.
+    public var anonymize: String?
+    /// Business keys per table, for matching rows across a migration: `{"notes": ["uuid"]}`.
+    public var keys: [String: [String]]?
+    /// Declared column changes: `{"notes.created_at": "derived", "notes.legacy": "dropped"}`.
+    public var changes: [String: String]?
+    /// `user_version` of each version, for `upgrade`.
+    public var userVersions: [String: Int]?
+    /// An SQL query returning a store's version label, for `upgrade`.
+    public var versionQuery: String?
+
+    static let knownKeys: Set<String> = [
+        "store", "current", "supported", "stages", "counts", "checks", "anonymize", "keys", "changes",
+        "userVersions", "versionQuery", "$schema",
+    ]
+
+    /// The folder the configuration is in: paths in it are relative to it.
+    public var folder: String = "."
+
+    enum CodingKeys: String, CodingKey {
+        case store, current, supported, stages, counts, checks, anonymize, keys, changes, userVersions, versionQuery
+    }
+
+    /// Reads and checks `fixturekit.json`.
+    /// - Throws: ``FixtureKitError`` (exit 2) naming what is wrong.
+    public static func load(_ path: String) throws(FixtureKitError) -> CorpusConfiguration {
+        let bytes: [UInt8]
+        do { bytes = try POSIX.readFile(path, limit: 16 << 20) } catch {
+            throw FixtureKitError(what: "read configuration", path: path, why: error.reason)
+        }
+        return try parse(bytes, path: path)
+    }
+
+    /// Parses a configuration's bytes; `path` names it in errors and sets ``folder``.
+    public static func parse(_ bytes: [UInt8], path: String) throws(FixtureKitError) -> CorpusConfiguration {
+        func fail(_ why: String) -> FixtureKitError { FixtureKitError(what: "read configuration", path: path, why: why) }
+        let object: Any
+        do { object = try JSONSerialization.jsonObject(with: Data(bytes)) } catch {
+            throw fail("not valid JSON")
+        }
+        guard let dictionary = object as? [String: Any] else { throw fail("not a JSON object") }
+        if let unknown = dictionary.keys.filter({ !knownKeys.contains($0) }).sorted().first {
+            throw fail("unknown key \"\(unknown)\"")
+        }
+        var configuration: CorpusConfiguration
+        do {
+            configuration = try JSONDecoderFactory.decoder().decode(CorpusConfiguration.self, from: Data(bytes))
+        } catch {
+            throw fail(JSONDecoderFactory.describe(error))
+        }
+        configuration.folder = AtomicFile.parentFolder(of: path)
+        try configuration.validate(fail)
+        return configuration
+    }
+
+    private func validate(_ fail: (String) -> FixtureKitError) throws(FixtureKitError) {
+        guard store.isSafeFileName else { throw fail("\"store\" must be a file name, not \"\(store)\"") }
+        for label in [current] + supported + stages.flatMap({ [$0.from, $0.to] }) where Version(label) == nil {
+            throw fail("\"\(label)\" is not a version label")
+        }
+        for (index, stage) in stages.enumerated() {
+            switch (stage.sql, stage.exec) {
+            case (.some, nil): break
+            case (nil, .some(let argv)) where !argv.isEmpty: break
+            default: throw fail("stages[\(index)] needs exactly one of \"sql\" and \"exec\" (a non-empty array)")
+            }
+            guard let from = Version(stage.from), let to = Version(stage.to), from < to else {
+                throw fail("stages[\(index)] goes from \(stage.from) to \(stage.to), which is not forward")
+            }
+        }
+        if let duplicate = Dictionary(grouping: supported, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+            throw fail("\"supported\" lists \(duplicate) twice")
+        }
+        if supported.contains(current) { throw fail("\"supported\" lists the current version \(current)") }
+    }
+
+    /// A path of the configuration, resolved against its folder.
+    public func resolve(_ relative: String) -> String {
+        relative.hasPrefix("/") ? relative : folder.appendingPath(relative)
+    }
+
+    /// The supported versions in version order.
+    public var supportedVersions: [String] {
+        supported.compactMap(Version.init).sorted().map(\.label)
+    }
+}
