@@ -10,6 +10,8 @@ enum Tool {
         InspectCommand.self,
         CaptureCommand.self,
         CheckpointCommand.self,
+        MigrateCommand.self,
+        DriftCommand.self,
     ] }
 
     static let abstract = "Freeze the SQLite stores of shipped app versions as checksummed fixtures, and prove they still migrate."

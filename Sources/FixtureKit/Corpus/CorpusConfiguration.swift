@@ -9,7 +9,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     public static let fileName = "fixturekit.json"
 
     /// One migration stage: SQL run in a transaction, or a program run without a shell.
-    public struct Stage: Codable, Equatable, Sendable {
+    public struct Stage: Codable, Hashable, Sendable {
         public var from: String
         public var to: String
         /// An SQL file, relative to the corpus.

@@ -46,16 +46,7 @@ public enum Checkpoint {
             throw FixtureKitError(what: "checkpoint: \(error.operation)", path: error.path, why: error.reason)
         }
         do throws(FixtureKitError) {
-            for name in set.memberNames {
-                let source = set.folder.appendingPath(name)
-                try wrap("copy", source) { () throws(FileSystemError) in
-                    if name == set.fileName(of: .support) {
-                        try FileCopy.copyFolder(from: source, to: staging.appendingPath(name))
-                    } else {
-                        try FileCopy.copy(from: source, to: staging.appendingPath(name))
-                    }
-                }
-            }
+            try wrap("copy", set.storePath) { () throws(FileSystemError) in try set.copyMembers(to: staging, sync: true) }
             let staged = staging.appendingPath(set.storeName)
             do {
                 let database = try Database(path: staged, options: .init(busyTimeout: 0))

@@ -15,15 +15,7 @@ final class ScratchStore {
     init(copying set: StoreSet, what: String) throws(FixtureKitError) {
         do {
             scratch = try ScratchFolder()
-            for name in set.memberNames {
-                let source = set.folder.appendingPath(name)
-                let target = scratch.path.appendingPath(name)
-                if name == set.fileName(of: .support) {
-                    try FileCopy.copyFolder(from: source, to: target)
-                } else {
-                    try FileCopy.copy(from: source, to: target, sync: false)
-                }
-            }
+            try set.copyMembers(to: scratch.path, sync: false)
         } catch {
             throw FixtureKitError(what: "\(what): copy \(error.operation)", path: error.path, why: error.reason)
         }

@@ -94,6 +94,18 @@ public struct StoreSet: Sendable, Equatable {
         }
     }
 
+    /// Copies the main file and every sidecar present into `folder`, under the same names.
+    func copyMembers(to folder: String, sync: Bool) throws(FileSystemError) {
+        for name in memberNames {
+            let source = self.folder.appendingPath(name)
+            if name == fileName(of: .support) {
+                try FileCopy.copyFolder(from: source, to: folder.appendingPath(name))
+            } else {
+                try FileCopy.copy(from: source, to: folder.appendingPath(name), sync: sync)
+            }
+        }
+    }
+
     /// The names of the files and folders of the set that are present, main file first.
     public var memberNames: [String] {
         [storeName] + Sidecar.allCases.filter(has).map(fileName(of:))

@@ -1,0 +1,73 @@
+extension MigrationReport {
+    /// The report as JUnit XML: one testsuite per source version, one testcase
+    /// per path and check, failure messages that say what changed.
+    ///
+    /// The files of several shards together hold every testcase of the matrix once.
+    public func junitXML() -> String {
+        let bySource = Dictionary(grouping: paths, by: \.source)
+        let sources = bySource.keys.sorted { (Version($0).map { [$0] } ?? []).lexicographicallyPrecedes(Version($1).map { [$0] } ?? []) }
+        let total = paths.reduce(0) { $0 + $1.checks.count }
+        let failures = paths.reduce(0) { $0 + $1.checks.filter { !$0.passed }.count }
+        var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        xml += "<testsuites name=\"fixturekit migrate\" tests=\"\(total)\" failures=\"\(failures)\">\n"
+        for source in sources {
+            let results = bySource[source] ?? []
+            let checks = results.flatMap { result in result.checks.map { (result, $0) } }
+            let failed = checks.filter { !$0.1.passed }.count
+            let time = results.reduce(0) { $0 + $1.seconds }
+            xml += "  <testsuite name=\"\(Self.escape(source))\" tests=\"\(checks.count)\" failures=\"\(failed)\" time=\"\(Self.seconds(time))\">\n"
+            for (result, check) in checks {
+                let name = Self.escape("\(result.kind == .hop ? "hop " : "")\(result.id): \(check.name)")
+                let head = "    <testcase classname=\"\(Self.escape("migrate.\(source)"))\" name=\"\(name)\""
+                if check.passed {
+                    xml += head + "/>\n"
+                } else {
+                    let message = check.message ?? "failed"
+                    var body = message
+                    if let statement = check.statement { body += "\nstatement: \(statement)" }
+                    xml += head + ">\n      <failure message=\"\(Self.escape(message.split(separator: "\n").first.map(String.init) ?? message))\">\(Self.escape(body))</failure>\n    </testcase>\n"
+                }
+            }
+            xml += "  </testsuite>\n"
+        }
+        xml += "</testsuites>\n"
+        return xml
+    }
+
+    /// XML's five entities, and control characters XML 1.0 cannot hold replaced.
+    static func escape(_ text: String) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&apos;"
+            case "\n", "\t", "\r": result += "&#\(scalar.value);"
+            default:
+                if scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) {
+                    result += "\u{FFFD}"
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        let milliseconds = Int((value * 1000).rounded())
+        let fraction = String(milliseconds % 1000)
+        return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+    }
+}
+
+extension MigrationReport {
+    /// Writes the JUnit XML to `path` atomically.
+    public func writeJUnit(to path: String) throws(FixtureKitError) {
+        do { try AtomicFile.write(Array(junitXML().utf8), to: path) } catch {
+            throw FixtureKitError(what: "write JUnit report: \(error.operation)", path: error.path, why: error.reason)
+        }
+    }
+}

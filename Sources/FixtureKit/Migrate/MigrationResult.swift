@@ -1,0 +1,37 @@
+/// One check of one migration path, passed or not.
+public struct CheckResult: Codable, Equatable, Sendable {
+    /// `fixture 1.0.0 verifies`, `stage 1.0.0 -> 2.0.0`, `integrity_check`, a configured check's name.
+    public var name: String
+    public var passed: Bool
+    /// What went wrong, in plain words; each difference on its own line.
+    public var message: String?
+    /// The statement that failed, when one did.
+    public var statement: String?
+}
+
+/// What happened on one migration path.
+public struct PathResult: Codable, Equatable, Sendable {
+    public var id: String
+    public var kind: MigrationPath.Kind
+    public var source: String
+    public var target: String
+    public var passed: Bool
+    public var seconds: Double
+    public var checks: [CheckResult]
+    /// The schema differences from the target's fixture, one per line.
+    public var schemaDifferences: [String]
+
+    /// The first check that failed.
+    public var firstFailure: CheckResult? { checks.first { !$0.passed } }
+}
+
+/// The whole matrix's results.
+public struct MigrationReport: Codable, Equatable, Sendable {
+    public var current: String
+    /// `1/2` when the matrix was split with `--shard`.
+    public var shard: String?
+    public var paths: [PathResult]
+
+    public var passed: Bool { paths.allSatisfy(\.passed) }
+    public var failedCount: Int { paths.filter { !$0.passed }.count }
+}

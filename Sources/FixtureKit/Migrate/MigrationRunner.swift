@@ -1,0 +1,250 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Runs the migration matrix of a corpus: every supported version's fixture,
+/// copied into a fresh temporary folder, taken through its stages to the
+/// current version, then checked. Fixtures are never touched.
+public final class MigrationRunner: Sendable {
+    public struct Options: Sendable {
+        /// Only the runs that start at this version.
+        public var from: String?
+        /// Paths run at once; default every core.
+        public var jobs: Int?
+        /// This machine's share of the matrix: `(1, 2)` is the first of two.
+        public var shard: (index: Int, count: Int)?
+        /// Where the migrated copy, the log and the findings of a failed path go.
+        public var keepFailed: String?
+
+        public init(from: String? = nil, jobs: Int? = nil, shard: (index: Int, count: Int)? = nil, keepFailed: String? = nil) {
+            self.from = from
+            self.jobs = jobs
+            self.shard = shard
+            self.keepFailed = keepFailed
+        }
+    }
+
+    public let configuration: CorpusConfiguration
+    /// Each version's fixture, verified and read once for all the paths that use it.
+    private let fixtures = Mutex<[String: FixtureState]>([:])
+
+    /// What the runner knows of one version's fixture.
+    struct FixtureState: Sendable {
+        var folder: String
+        /// Why it cannot be used: missing, or it does not verify.
+        var problem: String?
+        /// Its schema and counts, read from a temporary copy.
+        var contents: StoreContents?
+    }
+
+    public init(configuration: CorpusConfiguration) {
+        self.configuration = configuration
+    }
+
+    /// Runs the matrix (or the part `options` selects).
+    public func run(_ options: Options = Options()) -> MigrationReport {
+        var selected = configuration.migrationPaths(from: options.from)
+        if let shard = options.shard {
+            selected = selected.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
+        }
+        let paths = selected
+        let workers = max(1, min(options.jobs ?? ParallelHasher.coreCount, paths.count))
+        let results = Mutex<[PathResult?]>(Array(repeating: nil, count: paths.count))
+        let next = Atomic<Int>(0)
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while true {
+                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard index < paths.count else { break }
+                let result = run(paths[index], keepFailed: options.keepFailed)
+                results.withLock { $0[index] = result }
+            }
+        }
+        return MigrationReport(
+            current: configuration.current,
+            shard: options.shard.map { "\($0.index)/\($0.count)" },
+            paths: results.withLock { $0.compactMap { $0 } })
+    }
+
+    /// Runs one path: verifies the source fixture, copies it, runs the stages, checks.
+    public func run(_ path: MigrationPath, keepFailed: String? = nil) -> PathResult {
+        let clock = ContinuousClock()
+        let start = clock.now
+        var run = PathRun(path: path)
+        execute(path, into: &run)
+        var result = PathResult(
+            id: path.id, kind: path.kind, source: path.source, target: path.target,
+            passed: run.checks.allSatisfy(\.passed), seconds: 0, checks: run.checks, schemaDifferences: run.schemaDifferences)
+        if !result.passed, let keepFailed { run.keep(in: keepFailed, result: result) }
+        let elapsed = clock.now - start
+        result.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return result
+    }
+
+    // MARK: - One path
+
+    private func execute(_ path: MigrationPath, into run: inout PathRun) {
+        let source = fixture(path.source)
+        if let problem = source.problem {
+            run.fail("fixture \(path.source)", problem)
+            return
+        }
+        run.pass("fixture \(path.source) verifies")
+        if let gap = path.gap {
+            run.fail("chain of stages to \(path.target)", gap)
+            return
+        }
+        let copy: MigrationCopy
+        do {
+            copy = try MigrationCopy(fixture: source.folder, store: configuration.store)
+        } catch {
+            run.fail("copy fixture \(path.source)", error.description)
+            return
+        }
+        run.copy = copy
+        let before = source.contents?.tables ?? [:]
+        for stage in path.stages {
+            let name = "stage \(stage.from) -> \(stage.to)"
+            if let failure = copy.run(stage, configuration: configuration, log: &run.log) {
+                run.checks.append(CheckResult(name: name, passed: false, message: failure.message, statement: failure.statement))
+                return
+            }
+            run.pass(name)
+        }
+        check(path, copy: copy, sourceCounts: before, into: &run)
+    }
+
+    private func check(_ path: MigrationPath, copy: MigrationCopy, sourceCounts: [String: Int], into run: inout PathRun) {
+        let database: Database
+        do { database = try copy.open() } catch {
+            run.fail("open the migrated store", error.description)
+            return
+        }
+        do {
+            let integrity = try database.rows("PRAGMA integrity_check(20)").compactMap { $0.first?.text }
+            integrity == ["ok"] ? run.pass("integrity_check") : run.fail("integrity_check", integrity.joined(separator: "\n"), statement: "PRAGMA integrity_check")
+            let violations = try database.rows("PRAGMA foreign_key_check")
+            if violations.isEmpty {
+                run.pass("foreign_key_check")
+            } else {
+                let lines = violations.prefix(5).map { "\($0[0]) rowid \($0[1]) -> \($0[2])" }
+                run.fail("foreign_key_check", "\(violations.count) \(violations.count == 1 ? "row violates" : "rows violate") a foreign key: " + lines.joined(separator: "; "), statement: "PRAGMA foreign_key_check")
+            }
+        } catch {
+            run.fail("integrity_check", error.description, statement: error.sql)
+            return
+        }
+        let migrated: StoreContents
+        do { migrated = try StoreContents(database: database) } catch {
+            run.fail("read the migrated store", error.why)
+            return
+        }
+
+        let reference = fixture(path.target)
+        if let expected = reference.contents {
+            if expected.userVersion != 0 {
+                migrated.userVersion == expected.userVersion
+                    ? run.pass("user_version")
+                    : run.fail("user_version", "\(migrated.userVersion) here, \(expected.userVersion) in \(path.target)", statement: "PRAGMA user_version")
+            }
+            let differences = SchemaDiff.differences(migrated.schema, from: expected.schema, referenceName: path.target)
+            run.schemaDifferences = differences
+            differences.isEmpty ? run.pass("schema matches \(path.target)") : run.fail("schema matches \(path.target)", differences.joined(separator: "\n"))
+        } else {
+            run.fail("schema matches \(path.target)", "no fixture of \(path.target) to compare with: \(reference.problem ?? "missing")")
+        }
+
+        let counts = countProblems(source: path.source, before: sourceCounts, after: migrated.tables, atCurrent: path.target == configuration.current)
+        counts.isEmpty ? run.pass("row counts") : run.fail("row counts", counts.joined(separator: "\n"))
+
+        // The configuration's own checks describe the current version.
+        guard path.target == configuration.current else { return }
+        for check in configuration.checks ?? [] {
+            do {
+                let rows = try database.rows(check.sql)
+                if let mismatch = ExpectedResult.mismatch(rows, expect: check.expect) {
+                    run.fail(check.name, mismatch, statement: check.sql)
+                } else {
+                    run.pass(check.name)
+                }
+            } catch {
+                run.fail(check.name, error.description, statement: check.sql)
+            }
+        }
+    }
+
+    /// Tables whose row count changed without the configuration saying it may.
+    private func countProblems(source: String, before: [String: Int], after: [String: Int], atCurrent: Bool) -> [String] {
+        var problems: [String] = []
+        let rules = configuration.counts ?? [:]
+        for (table, count) in before.sorted(by: { $0.key < $1.key }) {
+            let rule = rules[table] ?? .preserved
+            switch (after[table], rule) {
+            case (nil, .dropped), (_, .changes):
+                continue
+            case (nil, .preserved):
+                if count > 0 { problems.append("\(table): \(count) rows in \(source), the table is gone (declare it \"dropped\" in counts)") }
+            case (.some(let now), .preserved) where now != count:
+                problems.append("\(table): \(count) rows in \(source), \(now) after the migration")
+            case (.some, .dropped) where atCurrent:
+                problems.append("\(table): declared dropped, still there")
+            default:
+                continue
+            }
+        }
+        return problems
+    }
+
+    // MARK: - Fixtures
+
+    /// A version's fixture: verified once, its contents read once from a copy.
+    func fixture(_ version: String) -> FixtureState {
+        if let known = fixtures.withLock({ $0[version] }) { return known }
+        let folder = configuration.resolve(version)
+        var state = FixtureState(folder: folder)
+        if !FixtureLocator.isFolder(folder) {
+            state.problem = "no fixture of \(version): \(folder) does not exist"
+        } else {
+            do {
+                let problems = try Verifier.verify(folder).flatMap(\.problems)
+                if let first = problems.first {
+                    state.problem = "\(folder) does not verify: \(first.file): \(first.summary)" + (problems.count > 1 ? " (and \(problems.count - 1) more)" : "")
+                } else {
+                    let set = try StoreSet(storePath: folder.appendingPath(configuration.store))
+                    let scratch = try ScratchStore(copying: set, what: "read fixture")
+                    state.contents = try StoreContents(database: scratch.database)
+                }
+            } catch {
+                state.problem = error.description
+            }
+        }
+        fixtures.withLock { $0[version] = state }
+        return state
+    }
+}
+
+/// The running record of one path.
+struct PathRun {
+    let path: MigrationPath
+    var checks: [CheckResult] = []
+    var schemaDifferences: [String] = []
+    /// Every statement run and every program started, in order.
+    var log: [String] = []
+    var copy: MigrationCopy?
+
+    mutating func pass(_ name: String) { checks.append(CheckResult(name: name, passed: true)) }
+
+    mutating func fail(_ name: String, _ message: String, statement: String? = nil) {
+        checks.append(CheckResult(name: name, passed: false, message: message, statement: statement))
+    }
+
+    /// Leaves the migrated copy and what was found in `folder/<path>/`.
+    func keep(in folder: String, result: PathResult) {
+        let name = path.id.replacingOccurrences(of: " -> ", with: "_to_")
+        let target = folder.appendingPath(path.kind == .hop ? "hop_" + name : name)
+        try? FixtureFolder.createFolders(target)
+        copy?.move(to: target)
+        try? AtomicFile.write(Array((log.joined(separator: "\n") + "\n").utf8), to: target.appendingPath("statements.log"))
+        try? AtomicFile.write(CanonicalJSON.file(result), to: target.appendingPath("checks.json"))
+        try? AtomicFile.write(Array((result.schemaDifferences.joined(separator: "\n") + "\n").utf8), to: target.appendingPath("schema-diff.txt"))
+    }
+}

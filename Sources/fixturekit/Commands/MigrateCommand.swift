@@ -1,0 +1,57 @@
+import FixtureKit
+
+/// `fixturekit migrate`: runs the migration matrix and reports.
+struct MigrateCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "migrate",
+        abstract: "Migrate every supported version's fixture to the current version and check the result.",
+        discussion: """
+            For every supported version, its fixture is verified, copied into a temporary folder and
+            taken through the chain of stages to the current version; every stage is also run on its
+            own. Each copy is then checked: integrity_check, foreign_key_check, user_version, the schema
+            against the current version's fixture, row counts, and the configuration's own checks.
+            Exit status: 0 every path passed, 1 one failed, 2 the configuration could not be read.
+            """,
+        options: [
+            .option("--config", value: "FILE", help: "The corpus configuration (default: MigrationFixtures/fixturekit.json)."),
+            .option("--from", value: "V", help: "Only the paths that start at version V."),
+            .option("--jobs", "-j", value: "N", help: "Paths run at once (default: every core)."),
+            .option("--shard", value: "I/N", help: "Run the I-th of N equal shares of the matrix."),
+            .option("--junit", value: "FILE", help: "Also write a JUnit XML report."),
+            .option("--keep-failed", value: "DIR", help: "Keep each failed path's migrated copy, log and findings in DIR."),
+            .json,
+        ]
+    )
+
+    var config: String
+    var options: MigrationRunner.Options
+    var junit: String?
+    var json: Bool
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try Self.configuration.parse(arguments)
+        config = parsed.value("--config") ?? "MigrationFixtures/fixturekit.json"
+        options = MigrationRunner.Options(from: parsed.value("--from"), jobs: try parsed.jobs(), keepFailed: parsed.value("--keep-failed"))
+        if let shard = parsed.value("--shard") {
+            let parts = shard.split(separator: "/").compactMap { Int($0) }
+            guard parts.count == 2, parts[1] > 0, (1...parts[1]).contains(parts[0]) else {
+                throw UsageError("'--shard' needs I/N with 1 <= I <= N, not '\(shard)'")
+            }
+            options.shard = (parts[0], parts[1])
+        }
+        junit = parsed.value("--junit")
+        json = parsed.flag("--json")
+    }
+
+    func run(_ console: Console) throws -> ExitCode {
+        let corpus = try CorpusConfiguration.load(config)
+        if let from = options.from, !corpus.supported.contains(from), !corpus.stages.contains(where: { $0.from == from }) {
+            throw FixtureKitError(what: "migrate", path: config, why: "no path starts at \(from)", category: .usage)
+        }
+        let report = MigrationRunner(configuration: corpus).run(options)
+        for line in MigrationText.lines(report, config: config) { console.message(line) }
+        if let junit { try report.writeJUnit(to: junit) }
+        if json { console.output(Formatting.json(report)) }
+        return report.passed ? .success : .checkFailed
+    }
+}
