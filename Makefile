@@ -21,6 +21,9 @@ release: bootstrap
 test: bootstrap
 	$(SWIFT) build $(SWIFT_FLAGS)
 	$(SWIFT) test $(SWIFT_FLAGS)
+	@# The suite must leave the example corpus exactly as committed.
+	@for fixture in MigrationFixtures/*/SHA256SUMS; do (cd "$$(dirname "$$fixture")" && sha256sum --quiet --strict -c SHA256SUMS) || exit 1; done
+	@echo "example corpus: SHA256SUMS intact"
 
 # The main job on the example corpus.
 demo: release

@@ -42,6 +42,8 @@ public struct Manifest: Codable, Equatable, Sendable {
         /// SHA-256 of the structural schema (see ``SchemaSnapshot``).
         public var hash: String
         public var objects: Int
+        /// Rows that violate a foreign key, as captured (stores from the field have some).
+        public var foreignKeyViolations: Int?
     }
 
     public var format: Int
@@ -81,7 +83,7 @@ public struct Manifest: Codable, Equatable, Sendable {
         wal = inspection.wal.map { wal in
             WALFacts(frames: wal.frameCount, commits: wal.commits, framesNotInMainFile: inspection.walFramesNotInMainFile)
         }
-        schema = SchemaFacts(hash: contents.schemaHash, objects: contents.objectCount)
+        schema = SchemaFacts(hash: contents.schemaHash, objects: contents.objectCount, foreignKeyViolations: contents.foreignKeyViolations)
         model = contents.model
         tables = contents.tables
     }

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+@testable import FixtureKit
+
+/// The example corpus committed in MigrationFixtures/: it verifies, it migrates,
+/// and its generator reproduces it byte for byte.
+@Suite struct ExampleCorpusTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let corpus = repository + "/MigrationFixtures"
+
+    @Test func everyFixtureVerifiesDeeply() throws {
+        let results = try Verifier.verify(Self.corpus, deep: true)
+        #expect(results.map { ($0.path as NSString).lastPathComponent } == ["1.0.0", "2.0.0", "3.0.0"])
+        #expect(results.flatMap(\.problems) == [])
+    }
+
+    @Test func everyPathOfTheMatrixPasses() throws {
+        let report = try MigrationRunner.runMatrix(config: Self.corpus + "/fixturekit.json")
+        #expect(report.paths.map(\.id) == ["1.0.0 -> 2.0.0 -> 3.0.0", "2.0.0 -> 3.0.0", "1.0.0 -> 2.0.0"])
+        for path in report.paths { #expect(path.passed, "\(path.id): \(String(describing: path.firstFailure))") }
+    }
+
+    @Test func theRawFixtureKeepsCommitsThatLiveOnlyInItsWAL() throws {
+        let inspection = try StoreInspection(storePath: Self.corpus + "/2.0.0/App.sqlite")
+        #expect(inspection.walTransactionsNotInMainFile == 3)
+        let title = try VerifiedCopy.withCopy(of: Self.corpus + "/2.0.0") { try $0.scalar("SELECT title FROM notes WHERE uuid = 'W1'") }
+        #expect(title == .text("Written after the checkpoint"))
+    }
+
+    @Test func regeneratingTheCorpusReproducesTheCommittedBytes() throws {
+        let folder = try TemporaryFolder()
+        let copy = folder.url("MigrationFixtures")
+        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.corpus + "/fixturekit.json", toPath: copy + "/fixturekit.json")
+        let result = try run([Self.repository + "/scripts/make-example-corpus.sh", toolExecutable, copy], in: Self.repository)
+        #expect(result.status == 0, "\(result.standardError)")
+        for version in ["1.0.0", "2.0.0", "3.0.0"] {
+            #expect(try snapshotOfFiles(copy + "/" + version) == (try snapshotOfFiles(Self.corpus + "/" + version)), "\(version)")
+        }
+    }
+}

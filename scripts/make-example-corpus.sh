@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Regenerates the version folders of the example corpus from the SQL in
+# scripts/example-corpus/, reproducibly: running it again gives the same bytes.
+#
+#   scripts/make-example-corpus.sh [TOOL] [CORPUS]
+#
+# TOOL defaults to .build/release/fixturekit, CORPUS to MigrationFixtures (its
+# fixturekit.json and migrations/ are kept as they are). SQLite's random numbers
+# (the WAL's salts) are seeded, so the raw 2.0.0 fixture is reproducible too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tool=$(realpath "${1:-.build/release/fixturekit}")
+corpus=${2:-MigrationFixtures}
+sql=scripts/example-corpus
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export SOURCE_DATE_EPOCH=0
+
+build() { # VERSION: a store built from its SQL, closed cleanly
+  mkdir -p "$work/$1"
+  sqlite3 -bail "$work/$1/App.sqlite" < "$sql/$1.sql" > /dev/null
+}
+
+build 1.0.0
+"$tool" capture "$work/1.0.0/App.sqlite" --version 1.0.0 --corpus "$corpus" --force
+
+# 2.0.0 is captured raw: its last commits stay in App.sqlite-wal (no checkpoint
+# on close, automatic checkpoints off), as in a store copied out of a running app.
+build 2.0.0
+{
+  echo ".testctrl prng_seed 20"
+  echo ".dbconfig no_ckpt_on_close on"
+  echo "PRAGMA journal_mode = WAL;"
+  echo "PRAGMA wal_autocheckpoint = 0;"
+  cat "$sql/2.0.0-wal.sql"
+} | sqlite3 -bail "$work/2.0.0/App.sqlite" > /dev/null
+"$tool" capture "$work/2.0.0/App.sqlite" --version 2.0.0 --corpus "$corpus" --mode raw --force
+
+build 3.0.0
+"$tool" capture "$work/3.0.0/App.sqlite" --version 3.0.0 --corpus "$corpus" --force
