@@ -9,7 +9,7 @@ enum MigrationText {
         for result in report.paths {
             let stages = result.checks.filter { $0.name.hasPrefix("stage ") }.count
             let status = result.passed ? "PASS" : "FAIL"
-            lines.append("\(status)  \(label(result).padding(toLength: width, withPad: " ", startingAt: 0))  \(Formatting.count(stages, "stage")), \(String(format: "%.2f", result.seconds)) s")
+            lines.append("\(status)  \(label(result).padding(toLength: width, withPad: " ", startingAt: 0))  \(Formatting.count(stages, "stage")), \(String(format: "%.2f", result.seconds)) s (data diff \(String(format: "%.2f", result.preservationSeconds)) s)")
             guard let failure = result.firstFailure else { continue }
             let message = (failure.message ?? "failed").split(separator: "\n", omittingEmptySubsequences: false)
             lines.append("      \(failure.name): \(message.first ?? "")")

@@ -22,7 +22,7 @@ import Testing
         let direct = try #require(report.paths.first { $0.id == "1.0.0 -> 2.0.0 -> 3.0.0" })
         #expect(direct.checks.map(\.name) == [
             "fixture 1.0.0 verifies", "stage 1.0.0 -> 2.0.0", "stage 2.0.0 -> 3.0.0", "integrity_check", "foreign_key_check",
-            "user_version", "schema matches 3.0.0", "row counts", "no orphan notes", "note K1 keeps its title",
+            "user_version", "schema matches 3.0.0", "row counts", "data preserved", "no orphan notes", "note K1 keeps its title",
         ])
         // The fixtures are never touched.
         #expect(fixturekit("verify", notes.corpus).status == 0)

@@ -119,11 +119,24 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
             throw fail("\"supported\" lists \(duplicate) twice")
         }
         if supported.contains(current) { throw fail("\"supported\" lists the current version \(current)") }
+        for (name, change) in (changes ?? [:]).sorted(by: { $0.key < $1.key }) where DeclaredChange(rawValue: change) == nil {
+            throw fail("changes[\"\(name)\"] is \"\(change)\"; it must be derived, dropped, unordered or excluded")
+        }
     }
 
     /// A path of the configuration, resolved against its folder.
     public func resolve(_ relative: String) -> String {
         relative.hasPrefix("/") ? relative : folder.appendingPath(relative)
+    }
+
+    /// The declared changes, by lower-cased `table.column` or `table`; a table
+    /// whose count is declared `dropped` is a dropped table too.
+    var declaredChanges: [String: DeclaredChange] {
+        var declared = Dictionary((changes ?? [:]).compactMap { key, value in DeclaredChange(rawValue: value).map { (key.lowercased(), $0) } }, uniquingKeysWith: { first, _ in first })
+        for (table, rule) in counts ?? [:] where rule == .dropped && declared[table.lowercased()] == nil {
+            declared[table.lowercased()] = .dropped
+        }
+        return declared
     }
 
     /// The supported versions in version order.

@@ -20,6 +20,10 @@ public struct PathResult: Codable, Equatable, Sendable {
     public var checks: [CheckResult]
     /// The schema differences from the target's fixture, one per line.
     public var schemaDifferences: [String]
+    /// Per table and column: rows compared, equal, lost, values changed.
+    public var preservation: [ColumnPreservation]
+    /// What the value-level comparison cost, apart from the rest.
+    public var preservationSeconds: Double
 
     /// The first check that failed.
     public var firstFailure: CheckResult? { checks.first { !$0.passed } }

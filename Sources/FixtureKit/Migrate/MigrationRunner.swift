@@ -73,7 +73,8 @@ public final class MigrationRunner: Sendable {
         execute(path, into: &run)
         var result = PathResult(
             id: path.id, kind: path.kind, source: path.source, target: path.target,
-            passed: run.checks.allSatisfy(\.passed), seconds: 0, checks: run.checks, schemaDifferences: run.schemaDifferences)
+            passed: run.checks.allSatisfy(\.passed), seconds: 0, checks: run.checks, schemaDifferences: run.schemaDifferences,
+            preservation: run.preservation, preservationSeconds: run.preservationSeconds)
         if !result.passed, let keepFailed { run.keep(in: keepFailed, result: result) }
         let elapsed = clock.now - start
         result.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -155,6 +156,7 @@ public final class MigrationRunner: Sendable {
 
         let counts = countProblems(source: path.source, before: sourceCounts, after: migrated.tables, atCurrent: path.target == configuration.current)
         counts.isEmpty ? run.pass("row counts") : run.fail("row counts", counts.joined(separator: "\n"))
+        checkPreservation(path, database: database, migrated: migrated.schema, into: &run)
 
         // The configuration's own checks describe the current version.
         guard path.target == configuration.current else { return }
@@ -170,6 +172,33 @@ public final class MigrationRunner: Sendable {
                 run.fail(check.name, error.description, statement: check.sql)
             }
         }
+    }
+
+    /// Every surviving value, by key, against a second copy of the source fixture.
+    private func checkPreservation(_ path: MigrationPath, database: Database, migrated: SchemaSnapshot, into run: inout PathRun) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        defer {
+            let elapsed = clock.now - start
+            run.preservationSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        }
+        let source = fixture(path.source)
+        guard let schema = source.contents?.schema else { return }
+        do {
+            let reference = try ScratchStore(copying: try StoreSet(storePath: source.folder.appendingPath(configuration.store)), what: "copy fixture \(path.source)")
+            _ = try? reference.database.checkpoint(.truncate)
+            let check = PreservationCheck(
+                database: database, keys: configuration.keys ?? [:], changes: configuration.declaredChanges, source: schema, migrated: migrated)
+            run.preservation = try check.run(sourcePath: reference.path)
+        } catch let error as FixtureKitError {
+            run.fail("data preserved", error.description)
+            return
+        } catch {
+            run.fail("data preserved", "\(error)")
+            return
+        }
+        let findings = run.preservation.compactMap(\.finding)
+        findings.isEmpty ? run.pass("data preserved") : run.fail("data preserved", findings.joined(separator: "\n"))
     }
 
     /// Tables whose row count changed without the configuration saying it may.
@@ -230,6 +259,8 @@ struct PathRun {
     /// Every statement run and every program started, in order.
     var log: [String] = []
     var copy: MigrationCopy?
+    var preservation: [ColumnPreservation] = []
+    var preservationSeconds: Double = 0
 
     mutating func pass(_ name: String) { checks.append(CheckResult(name: name, passed: true)) }
 

@@ -9,6 +9,8 @@ import Foundation
 final class ScratchStore {
     let database: Database
     private let scratch: ScratchFolder
+    /// The copy's main file.
+    var path: String { database.path }
 
     /// Copies the store set into a temporary folder and opens the copy.
     /// - Throws: ``FixtureKitError``.

@@ -1,0 +1,169 @@
+/// Value-level data preservation: after a migration, every row of every table
+/// present in both the source fixture and the migrated store is matched by key,
+/// and every column present in both compared, value by value.
+///
+/// SQLite does the work: the source copy is attached to the migrated store and
+/// each table is compared in one join, so memory stays bounded whatever the
+/// fixture's size. Values compare as SQLite compares them (`IS`, with column
+/// affinity: `'42'` in a TEXT column equals 42 after a change to INTEGER, 3.0
+/// equals 3); date text equals the same instant in INTEGER seconds.
+public struct ColumnPreservation: Codable, Equatable, Sendable {
+    public var table: String
+    /// The column, or `nil` for the table's rows as a whole.
+    public var column: String?
+    /// Rows matched by key in both stores.
+    public var compared: Int
+    public var equal: Int
+    /// Source rows with no row of the same key after the migration.
+    public var lost: Int
+    /// Values that became NULL, became empty, were cut short, or differ otherwise.
+    public var nulled: Int
+    public var emptied: Int
+    public var truncated: Int
+    public var changed: Int
+    /// The first keys of rows that were lost or changed (never the values).
+    public var exampleKeys: [String]
+    public var passed: Bool
+    /// Why it failed, in plain words.
+    public var finding: String?
+}
+
+/// What the configuration declares about a column or a table.
+enum DeclaredChange: String, CaseIterable {
+    /// The stage computes the column: only check that it is not NULL where the source was not.
+    case derived
+    /// The column (or table) goes away on purpose.
+    case dropped
+    /// A JSON array whose order carries no meaning: compared after sorting.
+    case unordered
+    /// A table whose rows were split or merged: not compared.
+    case excluded
+}
+
+struct PreservationCheck {
+    let database: Database
+    let keys: [String: [String]]
+    let changes: [String: DeclaredChange]
+    let source: SchemaSnapshot
+    let migrated: SchemaSnapshot
+    static let schemaName = "fixturekit_source"
+    static let examples = 3
+
+    /// Compares every table of the source; the source store's path is attached for the time of the check.
+    func run(sourcePath: String) throws(SQLiteError) -> [ColumnPreservation] {
+        _ = try database.rows("ATTACH DATABASE ?1 AS \(Self.schemaName)", [.text(sourcePath)])
+        defer { try? database.execute("DETACH DATABASE \(Self.schemaName)") }
+        var results: [ColumnPreservation] = []
+        let migratedTables = Dictionary(migrated.tables.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        for table in source.tables where table.kind == "table" {
+            let declared = changes[table.name.lowercased()]
+            if declared == .excluded { continue }
+            guard let after = migratedTables[table.name.lowercased()] else {
+                // A table that went away: a loss unless declared, when it held rows.
+                let rows = Int(try database.scalar("SELECT count(*) FROM \(Self.schemaName).\(quotedIdentifier(table.name))")?.integer ?? 0)
+                let failed = rows > 0 && declared != .dropped
+                results.append(ColumnPreservation(
+                    table: table.name, column: nil, compared: 0, equal: 0, lost: rows, nulled: 0, emptied: 0, truncated: 0, changed: 0,
+                    exampleKeys: [], passed: !failed,
+                    finding: failed ? "table \(table.name): gone with its \(rows) rows (declare it \"dropped\" in changes)" : nil))
+                continue
+            }
+            results += try compare(table, after)
+        }
+        return results
+    }
+
+    private func compare(_ table: SchemaSnapshot.Table, _ after: SchemaSnapshot.Table) throws(SQLiteError) -> [ColumnPreservation] {
+        let name = table.name
+        let source = "\(Self.schemaName).\(quotedIdentifier(name))"
+        let target = "main.\(quotedIdentifier(after.name))"
+        let afterColumns = Set(after.columns.map { $0.name.lowercased() })
+        let keyColumns = keys[name] ?? keys[name.lowercased()] ?? table.columns.filter { $0.primaryKey > 0 }.sorted { $0.primaryKey < $1.primaryKey }.map(\.name)
+        let usesRowID = keyColumns.isEmpty
+        if !usesRowID, let missing = keyColumns.first(where: { !afterColumns.contains($0.lowercased()) }) {
+            return [failure(name, "key column \(missing) is missing after the migration: rows cannot be matched (declare \"keys\")")]
+        }
+        let keyExpressions = usesRowID ? ["rowid"] : keyColumns.map(quotedIdentifier)
+        let join = keyExpressions.map { "s.\($0) = m.\($0)" }.joined(separator: " AND ")
+        let keyText = keyExpressions.map { "quote(s.\($0))" }.joined(separator: " || ', ' || ")
+        let keyOrder = keyExpressions.map { "s.\($0)" }.joined(separator: ", ")
+
+        let total = Int(try database.scalar("SELECT count(*) FROM \(source)")?.integer ?? 0)
+        let distinct = Int(try database.scalar("SELECT count(*) FROM (SELECT DISTINCT \(keyExpressions.joined(separator: ", ")) FROM \(source))")?.integer ?? 0)
+        if distinct != total {
+            return [failure(name, "key (\(keyExpressions.joined(separator: ", "))) is not unique in the source: rows cannot be matched (declare \"keys\")")]
+        }
+        let lostCondition = "NOT EXISTS (SELECT 1 FROM \(target) AS m WHERE \(join))"
+        let lost = Int(try database.scalar("SELECT count(*) FROM \(source) AS s WHERE \(lostCondition)")?.integer ?? 0)
+        let lostKeys = try database.rows("SELECT \(keyText) FROM \(source) AS s WHERE \(lostCondition) ORDER BY \(keyOrder) LIMIT \(Self.examples)").compactMap { $0.first?.text }
+        var results: [ColumnPreservation] = []
+        results.append(ColumnPreservation(
+            table: name, column: nil, compared: total - lost, equal: total - lost, lost: lost, nulled: 0, emptied: 0, truncated: 0, changed: 0,
+            exampleKeys: lostKeys, passed: lost == 0,
+            finding: lost == 0 ? nil : "\(name): \(lost) of \(total) rows lost (keys \(lostKeys.joined(separator: "; ")))"))
+
+        for column in table.columns where column.hidden == 0 {
+            let label = "\(name).\(column.name)"
+            let declared = changes[label.lowercased()]
+            let quoted = quotedIdentifier(column.name)
+            guard afterColumns.contains(column.name.lowercased()) else {
+                let held = Int(try database.scalar("SELECT count(*) FROM \(source) WHERE \(quoted) IS NOT NULL")?.integer ?? 0)
+                let failed = held > 0 && declared != .dropped
+                results.append(ColumnPreservation(
+                    table: name, column: column.name, compared: 0, equal: 0, lost: 0, nulled: held, emptied: 0, truncated: 0, changed: 0,
+                    exampleKeys: [], passed: !failed,
+                    finding: failed ? "\(label): gone with \(held) non-NULL values (declare it \"dropped\" in changes)" : nil))
+                continue
+            }
+            if declared == .dropped { continue }
+            let s = "s.\(quoted)", m = "m.\(quoted)"
+            let equalExpression: String
+            switch declared {
+            case .derived: equalExpression = "(\(s) IS NULL OR \(m) IS NOT NULL)"
+            case .unordered: equalExpression = "(\(Self.sortedJSON(s)) IS \(Self.sortedJSON(m)))"
+            default: equalExpression = Self.sameValue(s, m)
+            }
+            let row = try database.rows("""
+                SELECT count(*),
+                       coalesce(sum(\(equalExpression)), 0),
+                       coalesce(sum(NOT \(equalExpression) AND \(s) IS NOT NULL AND \(m) IS NULL), 0),
+                       coalesce(sum(NOT \(equalExpression) AND typeof(\(s)) = 'text' AND \(s) <> '' AND \(m) = ''), 0),
+                       coalesce(sum(NOT \(equalExpression) AND typeof(\(s)) = 'text' AND typeof(\(m)) = 'text' AND \(m) <> '' AND length(\(m)) < length(\(s)) AND substr(\(s), 1, length(\(m))) = \(m)), 0)
+                FROM \(source) AS s JOIN \(target) AS m ON \(join)
+                """).first ?? []
+            let counts = row.map { Int($0.integer ?? 0) }
+            guard counts.count == 5 else { continue }
+            let (compared, equal, nulled, emptied, truncated) = (counts[0], counts[1], counts[2], counts[3], counts[4])
+            let changed = compared - equal - nulled - emptied - truncated
+            var examples: [String] = []
+            if equal < compared {
+                examples = try database.rows("SELECT \(keyText) FROM \(source) AS s JOIN \(target) AS m ON \(join) WHERE NOT \(equalExpression) ORDER BY \(keyOrder) LIMIT \(Self.examples)").compactMap { $0.first?.text }
+            }
+            var parts: [String] = []
+            if nulled > 0 { parts.append("\(nulled) became NULL") }
+            if emptied > 0 { parts.append("\(emptied) became empty") }
+            if truncated > 0 { parts.append("\(truncated) truncated") }
+            if changed > 0 { parts.append("\(changed) changed") }
+            results.append(ColumnPreservation(
+                table: name, column: column.name, compared: compared, equal: equal, lost: 0, nulled: nulled, emptied: emptied,
+                truncated: truncated, changed: changed, exampleKeys: examples, passed: equal == compared,
+                finding: equal == compared ? nil : "\(label): \(parts.joined(separator: ", ")) of \(compared) values (keys \(examples.joined(separator: "; ")))"))
+        }
+        return results
+    }
+
+    private func failure(_ table: String, _ finding: String) -> ColumnPreservation {
+        ColumnPreservation(table: table, column: nil, compared: 0, equal: 0, lost: 0, nulled: 0, emptied: 0, truncated: 0, changed: 0, exampleKeys: [], passed: false, finding: finding)
+    }
+
+    /// Equal as SQLite compares (`IS`, with affinity), or the same instant as date
+    /// text on one side and INTEGER seconds on the other.
+    static func sameValue(_ s: String, _ m: String) -> String {
+        "(\(s) IS \(m) OR (typeof(\(s)) = 'text' AND typeof(\(m)) = 'integer' AND strftime('%s', \(s)) = CAST(\(m) AS TEXT)) OR (typeof(\(s)) = 'integer' AND typeof(\(m)) = 'text' AND strftime('%s', \(m)) = CAST(\(s) AS TEXT)))"
+    }
+
+    /// A JSON array with its elements sorted, or the value itself when it is not one.
+    static func sortedJSON(_ value: String) -> String {
+        "CASE WHEN json_valid(\(value)) AND json_type(\(value)) = 'array' THEN (SELECT json_group_array(value) FROM (SELECT value FROM json_each(\(value)) ORDER BY value)) ELSE \(value) END"
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+@testable import FixtureKit
+
+/// Value-level preservation: stages that keep the counts but lose data fail.
+@Suite struct PreservationTests {
+    /// Runs the 1.0.0 -> 2.0.0 hop with `extra` appended to its SQL.
+    func hop(_ extra: String, edit: (inout [String: Any]) -> Void = { _ in }) throws -> PathResult {
+        let notes = try NotesCorpus()
+        try notes.folder.write("MigrationFixtures/migrations/1.0.0-2.0.0.sql", NotesCorpus.stage1to2 + "\n" + extra + "\n")
+        try notes.writeConfig(edit)
+        let report = try MigrationRunner.runMatrix(config: notes.config, options: .init(from: "1.0.0"))
+        return try #require(report.paths.first { $0.kind == .hop })
+    }
+
+    func finding(_ result: PathResult) -> String? { result.checks.first { $0.name == "data preserved" }?.message }
+
+    @Test func aColumnSetToNullForSomeRowsFails() throws {
+        let result = try hop("UPDATE notes SET body = NULL WHERE id <= 3;")
+        #expect(!result.passed)
+        #expect(finding(result) == "notes.body: 3 became NULL of 40 values (keys 1; 2; 3)")
+        #expect(result.checks.first { $0.name == "row counts" }?.passed == true)
+        let body = try #require(result.preservation.first { $0.column == "body" })
+        #expect((body.compared, body.equal, body.nulled, body.lost) == (40, 37, 3, 0))
+    }
+
+    @Test func truncatedTextFails() throws {
+        let result = try hop("UPDATE notes SET title = substr(title, 1, 3) WHERE uuid IN ('K10', 'K11');")
+        #expect(finding(result) == "notes.title: 2 truncated of 40 values (keys 10; 11)")
+    }
+
+    @Test func renumberedRowidsPassWithBusinessKeys() throws {
+        let renumber = """
+            CREATE TABLE notes_copy AS SELECT * FROM notes;
+            DELETE FROM notes;
+            INSERT INTO notes (id, uuid, title, body, created_at, folder_id) SELECT id + 1000, uuid, title, body, created_at, folder_id FROM notes_copy;
+            DROP TABLE notes_copy;
+            """
+        let withoutKeys = try hop(renumber)
+        #expect(finding(withoutKeys) == "notes: 40 of 40 rows lost (keys 1; 2; 3)")
+        let withKeys = try hop(renumber) { $0["keys"] = ["notes": ["uuid"]] }
+        #expect(finding(withKeys) == "notes.id: 40 changed of 40 values (keys 'K1'; 'K10'; 'K11')")
+        let declared = try hop(renumber) {
+            $0["keys"] = ["notes": ["uuid"]]
+            $0["changes"] = ["notes.id": "derived"]
+        }
+        #expect(declared.passed, "\(String(describing: declared.firstFailure))")
+    }
+
+    @Test func textDatesBecomingIntegerSecondsLosslesslyPass() throws {
+        let notes = try NotesCorpus()
+        let report = try MigrationRunner.runMatrix(config: notes.config, options: .init(from: "2.0.0"))
+        let path = try #require(report.paths.first)
+        #expect(path.passed, "\(String(describing: path.firstFailure))")
+        let dates = try #require(path.preservation.first { $0.column == "created_at" })
+        #expect((dates.compared, dates.equal) == (25, 25))
+        // One second off is not the same instant.
+        try notes.writeProgramStage(NotesCorpus.stage2to3.replacingOccurrences(of: "CAST(strftime('%s', created_at) AS INTEGER)", with: "CAST(strftime('%s', created_at) AS INTEGER) + (id = 7)"))
+        let off = try MigrationRunner.runMatrix(config: notes.config, options: .init(from: "2.0.0"))
+        #expect(off.paths[0].checks.first { $0.name == "data preserved" }?.message == "notes.created_at: 1 changed of 25 values (keys 7)")
+    }
+
+    @Test func aDroppedColumnWithDataFailsUnlessDeclared() throws {
+        let drop = "ALTER TABLE notes DROP COLUMN body;"
+        let undeclared = try hop(drop)
+        #expect(finding(undeclared) == "notes.body: gone with 40 non-NULL values (declare it \"dropped\" in changes)")
+        // The schema check also sees it, against 2.0.0's fixture.
+        #expect(undeclared.schemaDifferences == ["notes.body: missing (2.0.0 has it)"])
+        let declared = try hop(drop) { $0["changes"] = ["notes.body": "dropped"] }
+        #expect(declared.checks.first { $0.name == "data preserved" }?.passed == true)
+    }
+
+    @Test func rowsLostWhileOthersAreGainedFailThoughCountsHold() throws {
+        let result = try hop("""
+            DELETE FROM notes WHERE uuid IN ('K5', 'K6');
+            INSERT INTO notes (uuid, title, body, folder_id) VALUES ('NEW1', 'x', 'y', 1), ('NEW2', 'x', 'y', 1);
+            """) { $0["keys"] = ["notes": ["uuid"]] }
+        #expect(result.checks.first { $0.name == "row counts" }?.passed == true)
+        #expect(finding(result) == "notes: 2 of 40 rows lost (keys 'K5'; 'K6')")
+    }
+
+    @Test func unorderedJSONArraysCompareAfterSorting() throws {
+        let notes = try NotesCorpus()
+        _ = notes
+        let sorted = PreservationCheck.sortedJSON("'[3, 1, 2]'")
+        let database = try Database(path: ":memory:")
+        #expect(try database.scalar("SELECT \(sorted) IS \(PreservationCheck.sortedJSON("'[1, 2, 3]'"))") == .integer(1))
+        // Column affinity: '42' in a TEXT column is 42 in an INTEGER one; 3.0 is 3.
+        try database.execute("CREATE TABLE s (v TEXT, r REAL); CREATE TABLE m (v INTEGER, r INTEGER); INSERT INTO s VALUES ('42', 3.0); INSERT INTO m VALUES (42, 3)")
+        #expect(try database.scalar("SELECT \(PreservationCheck.sameValue("s.v", "m.v")) AND \(PreservationCheck.sameValue("s.r", "m.r")) FROM s, m") == .integer(1))
+        #expect(try database.scalar("SELECT \(PreservationCheck.sameValue("'2024-01-05T09:30:00Z'", "1704447000"))") == .integer(1))
+        #expect(try database.scalar("SELECT \(PreservationCheck.sameValue("'abc'", "'abd'"))") == .integer(0))
+    }
+}
