@@ -7,6 +7,10 @@ enum Tool {
     static var commands: [any Command.Type] { [
         SumsCommand.self,
         VerifyCommand.self,
+        PackCommand.self,
+        UnpackCommand.self,
+        ListCommand.self,
+        InspectCommand.self,
     ] }
 
     static let abstract = "Freeze the SQLite stores of shipped app versions as checksummed fixtures, and prove they still migrate."

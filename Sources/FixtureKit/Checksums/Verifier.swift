@@ -10,8 +10,12 @@ public enum Verifier {
     /// - any other folder, such as `MigrationFixtures`: every fixture in it, i.e.
     ///   each subfolder that holds SHA256SUMS or is named like a version (a
     ///   version folder without SHA256SUMS is reported, not skipped), in version order;
-    /// - a file named SHA256SUMS: the folder it is in.
-    /// - Throws: ``FixtureKitError`` when `path` is none of these or cannot be read.
+    /// - a file named SHA256SUMS: the folder it is in;
+    /// - a file named like an archive (`.tar.zst`, `.tar.gz`, `.tar.xz`, `.tar`): that
+    ///   archive, read once against the SHA256SUMS inside it, without extracting it
+    ///   (``FixtureArchive/verify(_:)``).
+    /// - Throws: ``FixtureKitError`` when `path` is none of these or cannot be read,
+    ///   or is an archive that is malformed or unsafe.
     public static func verify(_ path: String, threads: Int? = nil) throws(FixtureKitError) -> [FolderVerification] {
         let found: stat?
         do {
@@ -38,8 +42,10 @@ public enum Verifier {
             return results
         case S_IFREG where path.split(separator: "/").last == Substring(SHA256Sums.fileName):
             return [try Checksums.verifyFolder(AtomicFile.parentFolder(of: path), threads: threads)]
+        case S_IFREG where ArchiveFormat(fileName: path) != nil:
+            return [try FixtureArchive.verify(path)]
         default:
-            throw FixtureKitError(what: "verify", path: path, why: "not a fixture folder, a corpus folder or a SHA256SUMS file")
+            throw FixtureKitError(what: "verify", path: path, why: "not a fixture folder, a corpus folder, a SHA256SUMS file or an archive")
         }
     }
 

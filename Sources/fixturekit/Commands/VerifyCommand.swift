@@ -6,9 +6,11 @@ struct VerifyCommand: Command {
         name: "verify",
         abstract: "Check fixtures against their SHA256SUMS.",
         discussion: """
-            PATH is a fixture folder, a corpus folder (every fixture in it is checked) or a SHA256SUMS
-            file. Each problem names the file and what is wrong: changed, missing, unlisted (present
-            but not listed), unreadable, or a malformed line of SHA256SUMS with its number.
+            PATH is a fixture folder, a corpus folder (every fixture in it is checked), a SHA256SUMS
+            file, or an archive (.tar.zst, .tar.gz, .tar.xz, .tar: read once against the SHA256SUMS
+            inside it, without extracting). Each problem names the file and what is wrong: changed,
+            missing, unlisted (present but not listed), unreadable, or a malformed line of SHA256SUMS
+            with its number.
             Exit status: 0 everything holds, 1 a check failed, 2 a path could not be read.
             """,
         arguments: [ArgumentDefinition(name: "path", help: "What to verify (default: MigrationFixtures).", isOptional: true, isRepeating: true)],
@@ -35,6 +37,8 @@ struct VerifyCommand: Command {
 
         struct Fixture: Encodable {
             var path: String
+            /// `folder` or `archive`.
+            var kind: FolderVerification.Source
             var ok: Bool
             var verifiedFiles: Int
             var verifiedBytes: UInt64
@@ -59,7 +63,7 @@ struct VerifyCommand: Command {
                 print(result, to: console)
                 if !result.passed { outcome = max(outcome, .checkFailed) }
                 report.fixtures.append(.init(
-                    path: result.path, ok: result.passed, verifiedFiles: result.verifiedFiles,
+                    path: result.path, kind: result.source, ok: result.passed, verifiedFiles: result.verifiedFiles,
                     verifiedBytes: result.verifiedBytes, problems: result.problems))
             }
         }
@@ -69,9 +73,7 @@ struct VerifyCommand: Command {
     }
 
     private func print(_ result: FolderVerification, to console: Console) {
-        for problem in result.problems {
-            console.error("verify: \(result.path.appendingPathForDisplay(problem.file)): \(problem.summary)")
-        }
+        console.problems(result, what: "verify")
         if result.passed {
             if !quiet {
                 let files = Formatting.count(result.verifiedFiles, "file")
