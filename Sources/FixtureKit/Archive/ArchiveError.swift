@@ -36,7 +36,14 @@ public struct ArchiveError: Error, CustomStringConvertible, Sendable, Equatable 
     public var description: String { "libarchive error in \(function): \(message)" }
 
     /// The message in lower case, as the tool's messages are: `truncated tar archive`.
-    public var reason: String { message.prefix(1).lowercased() + message.dropFirst() }
+    public var reason: String {
+        // liblzma's LZMA_BUF_ERROR at the end of the input is how a cut xz stream shows.
+        if message.lowercased().hasPrefix("lzma library error"), message.contains("No progress is possible") {
+            return "truncated xz input"
+        }
+        let words = message.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        return words.prefix(1).lowercased() + words.dropFirst()
+    }
 }
 
 /// The file types of `archive_entry.h` (`AE_IFREG`, ...): macros with a cast,

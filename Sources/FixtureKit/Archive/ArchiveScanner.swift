@@ -295,7 +295,7 @@ final class ArchiveScanner {
 
     // MARK: - Paths
 
-    enum CheckedPath: Equatable {
+    enum CheckedPath: Equatable, Sendable {
         /// `.` or `./`: the fixture folder itself.
         case root
         case path(RelativePath)

@@ -66,6 +66,10 @@ extension FixtureArchive {
     ///
     /// - Throws: ``FixtureKitError`` when the archive cannot be read to its end.
     public static func list(_ archive: String, each: (ListedEntry) -> Void = { _ in }) throws(FixtureKitError) -> ArchiveListing {
+        try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in try listEntries(archive, each: each) }
+    }
+
+    private static func listEntries(_ archive: String, each: (ListedEntry) -> Void) throws(FixtureKitError) -> ArchiveListing {
         let what = "list"
         let reader: ArchiveReader
         do {
@@ -109,7 +113,9 @@ extension FixtureArchive {
     /// - Throws: ``FixtureKitError`` when the archive is refused (unreadable,
     ///   malformed, unsafe): exactly what `unpack` refuses, less its size limits.
     public static func verify(_ archive: String) throws(FixtureKitError) -> FolderVerification {
-        try ArchiveScanner(archive: archive, what: "verify", limits: .unlimited).scan(into: nil).verification
+        try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in
+            try ArchiveScanner(archive: archive, what: "verify", limits: .unlimited).scan(into: nil).verification
+        }
     }
 }
 
@@ -125,6 +131,8 @@ public enum ArchiveInspection {
     /// - Throws: ``FixtureKitError`` when the archive is refused, as by
     ///   ``FixtureArchive/verify(_:)``.
     public static func inspect(_ path: String) throws(FixtureKitError) -> ArchiveContents {
-        try ArchiveScanner(archive: path, what: "inspect", limits: .unlimited).scan(into: nil)
+        try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in
+            try ArchiveScanner(archive: path, what: "inspect", limits: .unlimited).scan(into: nil)
+        }
     }
 }

@@ -104,7 +104,12 @@ extension FixtureArchive {
         }
         try checkOutput(output, folder: folder)
         let replaced = (try? POSIX.lstatIfPresent(output)) != nil
-        let written = try write(plan, to: output, format: format, level: level, modificationTime: options.modificationTime)
+        guard ArchiveLocale.isAvailable || plan.files.allSatisfy({ $0.path.bytes.allSatisfy { $0 < 0x80 } }) else {
+            throw FixtureKitError(what: "pack", path: folder, why: "cannot write non-ASCII file names: this system has no C.UTF-8 locale")
+        }
+        let written = try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in
+            try write(plan, to: output, format: format, level: level, modificationTime: options.modificationTime)
+        }
         return PackResult(
             folder: folder, archive: output, checksumFile: output + checksumSuffix, format: format, level: level,
             sha256: written.digest.hex, size: written.size, files: plan.fileCount, folders: plan.folderCount,

@@ -47,6 +47,10 @@ extension FixtureArchive {
     /// - Throws: ``FixtureKitError`` when the archive is refused (unreadable,
     ///   malformed, unsafe, over a limit) or the destination cannot be written.
     public static func unpack(_ archive: String, to destination: String, options: UnpackOptions = UnpackOptions()) throws(FixtureKitError) -> UnpackResult {
+        try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in try extract(archive, to: destination, options: options) }
+    }
+
+    private static func extract(_ archive: String, to destination: String, options: UnpackOptions) throws(FixtureKitError) -> UnpackResult {
         let what = "unpack"
         let destination = destination.trimmingTrailingSlashes
         let exists = try checkDestination(destination, replace: options.replace)
