@@ -28,20 +28,40 @@ final class ArchiveWriter {
     private let output: Output
     private var isClosed = false
 
-    /// Where libarchive's output goes: the file, and a SHA-256 of every byte
-    /// written, so that the archive's digest needs no second read.
+    /// Where libarchive's output goes: the file, through a buffer of
+    /// ``bufferSize`` (libarchive hands over 10 KiB records), and a SHA-256 of every
+    /// byte, so that the archive's digest needs no second read.
     final class Output {
+        static let bufferSize = 1 << 20
+
         let fd: Int32
         let path: String
         let hasher: SHA256
         var byteCount: UInt64 = 0
         /// The first failure inside the write callback, which can only return -1.
         var failure: (any Error)?
+        private var buffer: [UInt8] = []
+        private var writeback = WritebackTracker()
 
         init(fd: Int32, path: String) throws(CryptoError) {
             self.fd = fd
             self.path = path
             self.hasher = try SHA256()
+            buffer.reserveCapacity(Self.bufferSize)
+        }
+
+        func append(_ bytes: UnsafeRawBufferPointer) throws {
+            try hasher.update(bytes)
+            byteCount += UInt64(bytes.count)
+            buffer.append(contentsOf: bytes)
+            if buffer.count >= Self.bufferSize { try flush() }
+        }
+
+        func flush() throws {
+            guard !buffer.isEmpty else { return }
+            try buffer.withUnsafeBytes { try POSIX.writeAll(fd, $0, path: path) }
+            writeback.wrote(buffer.count, to: fd)
+            buffer.removeAll(keepingCapacity: true)
         }
     }
 
@@ -111,11 +131,13 @@ final class ArchiveWriter {
         }
     }
 
-    /// Ends the archive: the end-of-archive blocks, the compressor's last bytes.
+    /// Ends the archive: the end-of-archive blocks, the compressor's last bytes,
+    /// all written to the file.
     func close() throws {
         guard !isClosed else { return }
         isClosed = true
         guard archive_write_close(handle) == ARCHIVE_OK else { throw failure("archive_write_close") }
+        try output.flush()
     }
 
     private func writeHeader(_ path: RelativePath, type: UInt32, mode: mode_t, size: UInt64, modificationTime: Int64) throws {
@@ -150,14 +172,11 @@ final class ArchiveWriter {
 private func archiveWriterCallback(_ archive: OpaquePointer?, _ client: UnsafeMutableRawPointer?, _ buffer: UnsafeRawPointer?, _ length: Int) -> Int {
     guard let client, let buffer else { return -1 }
     let output = Unmanaged<ArchiveWriter.Output>.fromOpaque(client).takeUnretainedValue()
-    let bytes = UnsafeRawBufferPointer(start: buffer, count: length)
     do {
-        try POSIX.writeAll(output.fd, bytes, path: output.path)
-        try output.hasher.update(bytes)
+        try output.append(UnsafeRawBufferPointer(start: buffer, count: length))
     } catch {
         if output.failure == nil { output.failure = error }
         return -1
     }
-    output.byteCount += UInt64(length)
     return length
 }

@@ -215,8 +215,8 @@ extension FixtureArchive {
         let temporary = AtomicFile.temporaryPath(for: output)
         let checksumFile = output + checksumSuffix
         let checksumTemporary = AtomicFile.temporaryPath(for: checksumFile)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ArchiveScanner.chunkSize, alignment: 4096)
-        defer { buffer.deallocate() }
+        let buffers = (0..<2).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: ArchiveScanner.chunkSize, alignment: 4096) }
+        defer { buffers.forEach { $0.deallocate() } }
         var fd: Int32 = -1
         do {
             fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: ArchiveWriter.fileMode)
@@ -232,7 +232,7 @@ extension FixtureArchive {
                     try writer.beginFile(ArchiveScanner.sumsPath, size: UInt64(plan.sumsBytes.count), modificationTime: modificationTime)
                     try plan.sumsBytes.withUnsafeBytes { try writer.write($0) }
                 case .file(let file):
-                    let digest = try packFile(file, of: plan, into: writer, buffer: buffer, hasher: hasher, stage: stage, modificationTime: modificationTime)
+                    let digest = try packFile(file, of: plan, into: writer, buffers: buffers, hasher: hasher, stage: stage, modificationTime: modificationTime)
                     guard digest == file.digest else { throw plan.failedCheck() }
                 }
             }
@@ -257,9 +257,11 @@ extension FixtureArchive {
         }
     }
 
-    /// Streams one file into the archive; its digest, computed from the very bytes packed.
+    /// Streams one file into the archive; its digest, computed from the very bytes
+    /// packed. The stage's thread reads and hashes the next chunk while this one
+    /// compresses the current one.
     private static func packFile(
-        _ file: PackPlan.File, of plan: PackPlan, into writer: ArchiveWriter, buffer: UnsafeMutableRawBufferPointer,
+        _ file: PackPlan.File, of plan: PackPlan, into writer: ArchiveWriter, buffers: [UnsafeMutableRawBufferPointer],
         hasher: SHA256, stage: BackgroundStage, modificationTime: Int64
     ) throws -> SHA256Digest {
         let path = plan.folder.appendingPath(file.path.description)
@@ -271,23 +273,26 @@ extension FixtureArchive {
         _ = posix_fadvise(input, 0, 0, POSIX_FADV_SEQUENTIAL)
         let size = UInt64(info.st_size)
         try writer.beginFile(file.path, size: size, modificationTime: modificationTime)
+        let reader = ChunkReader(fd: input, path: path, hasher: hasher)
+        stage.start { try reader.read(into: buffers[0]) }
+        var current = 0
         var total: UInt64 = 0
         while true {
-            let count = POSIX.retrying { read(input, buffer.baseAddress, buffer.count) }
-            if count < 0 { throw FileSystemError("read", path: path, errno: errno) }
+            try stage.wait()
+            let count = reader.count
             if count == 0 { break }
             total += UInt64(count)
             // A file that grows while it is packed would overflow its header's size.
             guard total <= size else { throw plan.failedCheck() }
-            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-            stage.start { try hasher.update(chunk) }
+            let next = current ^ 1
+            stage.start { try reader.read(into: buffers[next]) }
             do {
-                try writer.write(chunk)
+                try writer.write(UnsafeRawBufferPointer(rebasing: buffers[current][0..<count]))
             } catch {
                 stage.drain()
                 throw error
             }
-            try stage.wait()
+            current = next
         }
         guard total == size else { throw plan.failedCheck() }
         return try hasher.finalize()
@@ -414,5 +419,28 @@ struct PackPlan {
     /// ``failedCheck(folder:)`` for this plan's folder.
     func failedCheck() -> FixtureKitError {
         Self.failedCheck(folder: folder)
+    }
+}
+
+/// Reads a file chunk by chunk on a pipeline's second thread, hashing each chunk
+/// as it arrives; ``count`` is read by the first thread after waiting on the stage.
+private final class ChunkReader {
+    let fd: Int32
+    let path: String
+    let hasher: SHA256
+    /// The bytes the last ``read(into:)`` got: 0 at the end of the file.
+    private(set) var count = 0
+
+    init(fd: Int32, path: String, hasher: SHA256) {
+        self.fd = fd
+        self.path = path
+        self.hasher = hasher
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws {
+        let result = POSIX.retrying { Glibc.read(fd, buffer.baseAddress, buffer.count) }
+        guard result >= 0 else { throw FileSystemError("read", path: path, errno: errno) }
+        count = result
+        try hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<result]))
     }
 }

@@ -118,6 +118,7 @@ final class FolderWriter: ArchiveScanSink {
     private var existing: Set<RelativePath> = []
     private var fd: Int32 = -1
     private var currentPath = ""
+    private var writeback = WritebackTracker()
 
     init(root: String) { self.root = root }
 
@@ -133,10 +134,12 @@ final class FolderWriter: ArchiveScanSink {
         // O_EXCL and O_NOFOLLOW: never through something that was already there.
         fd = try POSIX.open(currentPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: ArchiveWriter.fileMode)
         guard fchmod(fd, ArchiveWriter.fileMode) == 0 else { throw FileSystemError("chmod", path: currentPath, errno: errno) }
+        writeback = WritebackTracker()
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         try POSIX.writeAll(fd, bytes, path: currentPath)
+        writeback.wrote(bytes.count, to: fd)
     }
 
     func endFile() throws {

@@ -2,7 +2,8 @@
 import Glibc
 #endif
 
-/// Folder operations: creating, locking, removing a tree, replacing one atomically.
+/// Folder operations (creating, removing a tree, replacing one atomically) and
+/// the Linux calls Swift's Glibc module does not declare.
 extension POSIX {
     /// `mkdir`, then `chmod` to `mode` exactly (the umask may have narrowed it).
     static func makeFolder(_ path: String, mode: mode_t = 0o755) throws(FileSystemError) {
@@ -67,5 +68,42 @@ extension POSIX {
             throw error
         }
         try rename(aside, from)
+    }
+
+    /// `SYNC_FILE_RANGE_WRITE` from `<fcntl.h>`: start writing the range back, do not wait.
+    static let syncFileRangeWrite: UInt32 = 2
+
+    private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
+
+    /// glibc's `sync_file_range`, looked up at run time for the same reason as `renameat2`.
+    private static let syncFileRange: SyncFileRange? = {
+        guard let symbol = dlsym(nil, "sync_file_range") else { return nil }
+        return unsafeBitCast(symbol, to: SyncFileRange.self)
+    }()
+
+    /// Asks the kernel to start writing `length` bytes at `offset` of `fd` to disk,
+    /// without waiting: the `fsync` that ends a large write then has little left to
+    /// do. Only a hint: failures are ignored (the `fsync` reports real ones).
+    static func startWriteback(_ fd: Int32, offset: UInt64, length: UInt64) {
+        _ = syncFileRange?(fd, Int64(offset), Int64(length), syncFileRangeWrite)
+    }
+}
+
+/// Starts the write-back of a file being written every ``interval`` bytes, so that
+/// writing to disk overlaps the work that produces the bytes.
+struct WritebackTracker {
+    /// 16 MiB: large enough to be one efficient request, small enough to start early.
+    static let interval: UInt64 = 16 << 20
+
+    private var written: UInt64 = 0
+    private var flushed: UInt64 = 0
+
+    /// Records `count` more bytes written to `fd`; starts write-back past each interval.
+    mutating func wrote(_ count: Int, to fd: Int32) {
+        written += UInt64(count)
+        if written - flushed >= Self.interval {
+            POSIX.startWriteback(fd, offset: flushed, length: written - flushed)
+            flushed = written
+        }
     }
 }
