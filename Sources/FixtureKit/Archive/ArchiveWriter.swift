@@ -72,9 +72,11 @@ final class ArchiveWriter {
     ///   - level: a level in `format.levels`.
     /// - Throws: ``ArchiveError`` when libarchive refuses a setting.
     init(fd: Int32, path: String, format: ArchiveFormat, level: Int) throws {
+        // The output first: once the handle exists, every failure goes through
+        // deinit, which frees it.
+        self.output = try Output(fd: fd, path: path)
         guard let handle = archive_write_new() else { throw ArchiveError("archive_write_new", message: "out of memory") }
         self.handle = handle
-        self.output = try Output(fd: fd, path: path)
         try check(archive_write_set_format_pax_restricted(handle), "archive_write_set_format_pax_restricted")
         switch format {
         case .tarZstd:
