@@ -30,7 +30,7 @@ extension ParsedArguments {
     /// `1048576`, `512K`, `500M`, `16G`, `1T` (also `16GiB`, `16GB`: powers of 1024 all).
     static func byteCount(_ text: String) -> UInt64? {
         var digits = Substring(text)
-        for suffix in ["iB", "B"] where digits.hasSuffix(suffix) {
+        for suffix in ["ib", "b"] where digits.lowercased().hasSuffix(suffix) {
             digits = digits.dropLast(suffix.count)
             break
         }

@@ -163,6 +163,14 @@ import Testing
         #expect(try snapshot(folder.path) == before)
         #expect(try sha256(ofFileAt: "/etc/passwd") == passwd)
 
+        // With --force, an existing DEST is left exactly as it was.
+        try folder.write("work/existing/keep", "kept")
+        let kept = try snapshot(folder.path)
+        let forced = fixturekit("unpack", "--force", archive, folder.url("work/existing"))
+        #expect(forced.status == test.status)
+        #expect(try snapshot(folder.path) == kept)
+        try FileManager.default.removeItem(atPath: folder.url("work/existing"))
+
         // verify and inspect say the same with the same exit status (less the size
         // limits: they write nothing), and write nothing either.
         let verify = fixturekit("verify", "--quiet", archive)
@@ -190,6 +198,12 @@ import Testing
         #expect(bad.status == 64)
         #expect(bad.standardError.hasPrefix("Error: '--max-size' needs a size such as 16G, 500M or 1048576, not 'lots'\n"))
         #expect(fixturekit("unpack", "--max-ratio", "0", "x", "y").status == 64)
+        for (text, bytes) in [("1048576", UInt64(1 << 20)), ("512K", 512 << 10), ("16G", 16 << 30), ("16GiB", 16 << 30), ("16gb", 16 << 30), ("1T", 1 << 40)] {
+            #expect(ParsedArguments.byteCount(text) == bytes, "\(text)")
+        }
+        for text in ["", "G", "1.5G", "-1", "16X", "99999999999T"] {
+            #expect(ParsedArguments.byteCount(text) == nil, "\(text)")
+        }
     }
 
     /// A truncated archive and a corrupted compressed stream are refused, naming the
