@@ -21,30 +21,17 @@ struct PackCommand: Command {
         ])
 
     var folder: String
-    var options = PackOptions()
+    var options: PackOptions
     var json: Bool
     var quiet: Bool
 
     init(arguments: [String]) throws(UsageError) {
         let parsed = try Self.configuration.parse(arguments)
         folder = parsed.positionals[0]
-        options.output = parsed.value("--output")
-        let named = parsed.value("--format").map { ($0, ArchiveFormat(rawValue: $0)) }
-        if let (text, format) = named {
-            guard let format, ArchiveFormat.packable.contains(format) else { throw UsageError("'--format' is tar.zst, tar.gz or tar.xz, not '\(text)'") }
-            options.format = format
-        } else if let output = options.output, let format = ArchiveFormat(fileName: output), ArchiveFormat.packable.contains(format) {
-            options.format = format
-        }
-        if let output = options.output, let suffixed = ArchiveFormat(fileName: output), suffixed != options.format {
-            throw UsageError("'\(output)' is named like a \(suffixed.rawValue) archive, not \(options.format.rawValue)")
-        }
-        if let text = parsed.value("--level") {
-            guard let level = Int(text), options.format.levels.contains(level) else {
-                let range = options.format.levels
-                throw UsageError("'--level' for \(options.format.rawValue) is \(range.lowerBound) to \(range.upperBound), not '\(text)'")
-            }
-            options.level = level
+        do {
+            options = try PackOptions(output: parsed.value("--output"), format: parsed.value("--format"), level: parsed.value("--level"))
+        } catch {
+            throw UsageError(error.why)
         }
         json = parsed.flag("--json")
         quiet = parsed.flag("--quiet")
