@@ -10,6 +10,9 @@ enum Tool {
         InspectCommand.self,
         CaptureCommand.self,
         CheckpointCommand.self,
+        PackCommand.self,
+        UnpackCommand.self,
+        ListCommand.self,
         MigrateCommand.self,
         DriftCommand.self,
     ] }

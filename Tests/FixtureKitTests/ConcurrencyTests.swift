@@ -57,7 +57,7 @@ final class FeedingProcess: @unchecked Sendable {
         try setup.close()
 
         // One statement moves money, so the total holds after every commit.
-        let writer = try FeedingProcess(database: store, pause: 1000) { n in
+        let writer = try FeedingProcess(database: store, pause: 2000) { n in
             let from = n % Self.accounts, to = (n * 7 + 3) % Self.accounts, amount = n % 13 + 1
             return "BEGIN IMMEDIATE; UPDATE accounts SET balance = balance + CASE id WHEN \(from) THEN -\(amount) WHEN \(to) THEN \(amount) ELSE 0 END WHERE id IN (\(from), \(to)); INSERT INTO transfers (amount, note) VALUES (\(amount), hex(randomblob(200))); COMMIT;"
         }

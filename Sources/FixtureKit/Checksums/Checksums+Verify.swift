@@ -42,15 +42,24 @@ public struct VerificationProblem: Sendable, Equatable, Codable {
     }
 }
 
-/// The result of verifying one folder against its SHA256SUMS.
+/// The result of verifying one folder, or one archive, against its SHA256SUMS.
 public struct FolderVerification: Sendable, Equatable, Codable {
-    /// The folder, as given or found below what was given.
+    /// What was verified.
+    public enum Source: String, Sendable, Codable {
+        /// A fixture folder: `file` of a problem is a path below it.
+        case folder
+        /// An archive read without extracting it: `file` of a problem is an entry's path.
+        case archive
+    }
+
+    /// The folder or archive, as given or found below what was given.
     public var path: String
     /// Files hashed and found equal.
     public var verifiedFiles: Int
     /// Bytes read to hash them.
     public var verifiedBytes: UInt64
     public var problems: [VerificationProblem]
+    public var source: Source = .folder
 
     public var passed: Bool { problems.isEmpty }
 }

@@ -11,13 +11,17 @@ public enum Verifier {
     ///   each subfolder that holds SHA256SUMS or is named like a version (a
     ///   version folder without SHA256SUMS is reported, not skipped), in version
     ///   order; hidden folders (a capture's work in progress) are not fixtures;
-    /// - a file named SHA256SUMS: the folder it is in.
+    /// - a file named SHA256SUMS: the folder it is in;
+    /// - a file named like an archive (`.tar.zst`, `.tar.gz`, `.tar.xz`, `.tar`): that
+    ///   archive, read once against the SHA256SUMS inside it, without extracting it
+    ///   (``FixtureArchive/verify(_:)``).
     ///
     /// A fixture with a manifest.json is also checked as a store set (sidecars as
     /// the manifest says, WAL replayable to its last commit, page sizes); with
     /// `deep`, a temporary copy of its store is opened for `integrity_check`,
     /// `foreign_key_check`, and its schema hash and row counts against the manifest.
-    /// - Throws: ``FixtureKitError`` when `path` is none of these or cannot be read.
+    /// - Throws: ``FixtureKitError`` when `path` is none of these or cannot be read,
+    ///   or is an archive that is malformed or unsafe.
     public static func verify(_ path: String, deep: Bool = false, threads: Int? = nil) throws(FixtureKitError) -> [FolderVerification] {
         let found: stat?
         do {
@@ -44,8 +48,10 @@ public enum Verifier {
             return results
         case S_IFREG where path.split(separator: "/").last == Substring(SHA256Sums.fileName):
             return [try verifyFixture(AtomicFile.parentFolder(of: path), deep: deep, threads: threads)]
+        case S_IFREG where ArchiveFormat(fileName: path) != nil:
+            return [try FixtureArchive.verify(path)]
         default:
-            throw FixtureKitError(what: "verify", path: path, why: "not a fixture folder, a corpus folder or a SHA256SUMS file")
+            throw FixtureKitError(what: "verify", path: path, why: "not a fixture folder, a corpus folder, a SHA256SUMS file or an archive")
         }
     }
 

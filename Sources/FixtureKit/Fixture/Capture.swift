@@ -29,6 +29,9 @@ public struct CaptureResult: Sendable {
 public enum Capture {
     /// How long a locked source is waited for, in milliseconds.
     public static let busyTimeout: Int32 = 5000
+    /// How long the write lock of `checkpoint` and `raw` captures is waited for,
+    /// in milliseconds: a busy writer holds it again and again.
+    public static let lockTimeout: Int32 = 15_000
 
     /// Writes the fixture `corpus/version/` from the store at `storePath`.
     ///
@@ -244,7 +247,7 @@ public enum Capture {
     /// its busy handler may be such a reader.
     private static func beginImmediate(_ database: Database, _ set: StoreSet) throws(FixtureKitError) {
         let clock = ContinuousClock()
-        let deadline = clock.now + .milliseconds(Int(busyTimeout))
+        let deadline = clock.now + .milliseconds(Int(lockTimeout))
         var pause: useconds_t = 5_000
         database.setBusyTimeout(100)
         defer { database.setBusyTimeout(busyTimeout) }

@@ -10,7 +10,9 @@ enum FixtureCheck {
         guard (try? POSIX.lstatIfPresent(manifestPath)) != nil, let bytes = try? POSIX.readFile(manifestPath) else { return [] }
         let manifest: Manifest
         do {
-            manifest = try Manifest.decode(bytes)
+            // A manifest.json that fixturekit did not write is not read.
+            guard let ours = try Manifest.decodeIfWrittenByFixtureKit(bytes) else { return [] }
+            manifest = ours
         } catch {
             return [VerificationProblem(kind: .malformed, file: Manifest.fileName, detail: "not a fixturekit manifest: \(JSONDecoderFactory.describe(error))")]
         }
@@ -105,6 +107,15 @@ extension Manifest {
     /// Reads a manifest.json.
     static func decode(_ bytes: [UInt8]) throws -> Manifest {
         try JSONDecoderFactory.decoder().decode(Manifest.self, from: Data(bytes))
+    }
+
+    /// Reads a manifest.json, or `nil` when it is a JSON object without fixturekit's
+    /// `format` key: another tool's file of the same name.
+    static func decodeIfWrittenByFixtureKit(_ bytes: [UInt8]) throws -> Manifest? {
+        if let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any], object["format"] == nil {
+            return nil
+        }
+        return try decode(bytes)
     }
 }
 

@@ -17,11 +17,12 @@ public enum FixtureLocator {
         let manifestPath = folder.appendingPath(Manifest.fileName)
         if (try? POSIX.lstatIfPresent(manifestPath)) != nil {
             do {
-                let manifest = try Manifest.decode(try POSIX.readFile(manifestPath))
-                guard manifest.store.isSafeFileName else {
-                    throw FixtureKitError(what: "read manifest", path: manifestPath, why: "\"store\" is not a file name")
+                if let manifest = try Manifest.decodeIfWrittenByFixtureKit(try POSIX.readFile(manifestPath)) {
+                    guard manifest.store.isSafeFileName else {
+                        throw FixtureKitError(what: "read manifest", path: manifestPath, why: "\"store\" is not a file name")
+                    }
+                    return folder.appendingPath(manifest.store)
                 }
-                return folder.appendingPath(manifest.store)
             } catch let error as FixtureKitError {
                 throw error
             } catch let error as FileSystemError {

@@ -59,6 +59,8 @@ extension FixtureKitError {
             return FixtureKitError(what: what + ": " + error.operation, path: error.path, why: error.reason)
         case let error as SQLiteError:
             return FixtureKitError(what: what, path: path, why: error.description)
+        case let error as ArchiveError:
+            return FixtureKitError(what: what, path: path, why: error.reason)
         default:
             return FixtureKitError(what: what, path: path, why: String(describing: error))
         }

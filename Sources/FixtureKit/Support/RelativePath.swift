@@ -34,3 +34,10 @@ public struct RelativePath: Hashable, Comparable, Sendable, CustomStringConverti
         }
     }
 }
+
+extension RelativePath {
+    /// Calls `body` with the path's bytes as a NUL-terminated C string.
+    func withCString<Result>(_ body: (UnsafePointer<CChar>) throws -> Result) rethrows -> Result {
+        try (bytes.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { try body($0.baseAddress!) }
+    }
+}

@@ -1,16 +1,20 @@
+import Foundation
 import FixtureKit
 
-/// `fixturekit inspect PATH`: what a store set or a fixture holds, in plain words.
+/// `fixturekit inspect PATH`: what a store set, a fixture or an archive holds, in plain words.
 struct InspectCommand: Command {
     static let configuration = CommandConfiguration(
         name: "inspect",
-        abstract: "Show a store set's or a fixture's headers, WAL, schema, row counts and diagnostics.",
+        abstract: "Show what a store set, a fixture or an archive holds: headers, WAL, schema, rows, diagnostics.",
         discussion: """
-            Reads the files' bytes (database header, -wal frames, -shm header) and opens only a temporary
-            copy of the store set with SQLite. Exit status: 0, or 1 when a diagnostic is a problem
-            (transactions SQLite would drop, a log that does not belong to the database).
+            A store or a fixture: reads the files' bytes (database header, -wal frames, -shm header) and
+            opens only a temporary copy of the store set with SQLite; exit 1 when a diagnostic is a
+            problem (transactions SQLite would drop, a log that does not belong to the database).
+            An archive (.tar.zst, .tar.gz, .tar.xz, .tar): read once, each entry hashed against the
+            SHA256SUMS inside it, nothing written; exit 1 when a file is changed, missing or unlisted,
+            2 when the archive is unreadable, malformed or unsafe.
             """,
-        arguments: [ArgumentDefinition(name: "path", help: "A store's main file or a fixture folder.")],
+        arguments: [ArgumentDefinition(name: "path", help: "A store's main file, a fixture folder or an archive.")],
         options: [.json]
     )
 
@@ -24,10 +28,38 @@ struct InspectCommand: Command {
     }
 
     func run(_ console: Console) throws -> ExitCode {
+        if ArchiveInspection.isArchive(path) { return try inspectArchive(console) }
         let storePath = FixtureLocator.isFolder(path) ? try FixtureLocator.storePath(inFixture: path) : path
         let inspection = try StoreInspection(storePath: storePath)
         for line in InspectionText.lines(inspection) { console.message(line) }
         if json { console.output(Formatting.json(inspection)) }
         return inspection.hasProblems ? .checkFailed : .success
+    }
+
+    private func inspectArchive(_ console: Console) throws -> ExitCode {
+        let contents = try ArchiveInspection.inspect(path)
+        let verification = contents.verification
+        if json {
+            console.output(Formatting.json(contents))
+        } else {
+            let ratio = contents.compressedSize > 0 ? Double(contents.expandedSize) / Double(contents.compressedSize) : 0
+            console.message("""
+                archive:      \(path)
+                format:       \(contents.format)
+                compression:  \(contents.compression)
+                size:         \(Formatting.bytes(contents.compressedSize)), expanding to \(Formatting.bytes(contents.expandedSize)) (\(String(format: "%.1f", ratio)):1)
+                entries:      \(contents.entries.count)
+                """)
+            for entry in contents.entries {
+                let size = entry.kind == .folder ? "folder" : Formatting.bytes(entry.size)
+                console.message("  " + size.padding(toLength: 12, withPad: " ", startingAt: 0) + entry.path.escapingControlCharacters() + (entry.kind == .folder ? "/" : ""))
+            }
+            console.problems(verification, what: "inspect")
+            let outcome = verification.passed
+                ? console.styled("OK", .ok) + " (\(Formatting.count(verification.verifiedFiles, "file")), \(Formatting.bytes(verification.verifiedBytes)))"
+                : console.styled("FAILED", .failed) + " (\(Formatting.count(verification.problems.count, "problem")))"
+            console.message("verification: \(outcome)")
+        }
+        return verification.passed ? .success : .checkFailed
     }
 }

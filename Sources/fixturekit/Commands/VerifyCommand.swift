@@ -6,11 +6,13 @@ struct VerifyCommand: Command {
         name: "verify",
         abstract: "Check fixtures against their SHA256SUMS.",
         discussion: """
-            PATH is a fixture folder, a corpus folder (every fixture in it is checked) or a SHA256SUMS
-            file. Each problem names the file and what is wrong: changed, missing, unlisted (present
-            but not listed), unreadable, or a malformed line of SHA256SUMS with its number. A fixture
-            with a manifest is also checked as a store set: sidecars as the manifest says, a WAL that
-            SQLite replays to its last commit, one page size. Fixtures are never opened in place.
+            PATH is a fixture folder, a corpus folder (every fixture in it is checked), a SHA256SUMS
+            file, or an archive (.tar.zst, .tar.gz, .tar.xz, .tar: read once against the SHA256SUMS
+            inside it, without extracting). Each problem names the file and what is wrong: changed,
+            missing, unlisted (present but not listed), unreadable, or a malformed line of SHA256SUMS
+            with its number. A fixture with a manifest is also checked as a store set: sidecars as the
+            manifest says, a WAL that SQLite replays to its last commit, one page size. Fixtures are
+            never opened in place.
             Exit status: 0 everything holds, 1 a check failed, 2 a path could not be read.
             """,
         arguments: [ArgumentDefinition(name: "path", help: "What to verify (default: MigrationFixtures).", isOptional: true, isRepeating: true)],
@@ -42,6 +44,8 @@ struct VerifyCommand: Command {
 
         struct Fixture: Encodable {
             var path: String
+            /// `folder` or `archive`.
+            var kind: FolderVerification.Source
             var ok: Bool
             var verifiedFiles: Int
             var verifiedBytes: UInt64
@@ -66,7 +70,7 @@ struct VerifyCommand: Command {
                 print(result, to: console)
                 if !result.passed { outcome = max(outcome, .checkFailed) }
                 report.fixtures.append(.init(
-                    path: result.path, ok: result.passed, verifiedFiles: result.verifiedFiles,
+                    path: result.path, kind: result.source, ok: result.passed, verifiedFiles: result.verifiedFiles,
                     verifiedBytes: result.verifiedBytes, problems: result.problems))
             }
         }
@@ -76,9 +80,7 @@ struct VerifyCommand: Command {
     }
 
     private func print(_ result: FolderVerification, to console: Console) {
-        for problem in result.problems {
-            console.error("verify: \(result.path.appendingPathForDisplay(problem.file)): \(problem.summary)")
-        }
+        console.problems(result, what: "verify")
         if result.passed {
             if !quiet {
                 let files = Formatting.count(result.verifiedFiles, "file")

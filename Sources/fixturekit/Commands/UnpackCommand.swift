@@ -1,0 +1,55 @@
+import FixtureKit
+
+/// `fixturekit unpack FILE DEST`: safe, verified extraction of an archive.
+struct UnpackCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "unpack",
+        abstract: "Extract an archive into a new folder, safely, verifying every file.",
+        discussion: """
+            Extracts regular files and folders only, and only the files the archive's first entry, SHA256SUMS,
+            lists, into DEST.tmp beside DEST; renames it to DEST when every file is there with its digest.
+            On any failure DEST is as before. An existing DEST is refused unless --force.
+            Exit status: 0 extracted, 1 a file is changed, missing or unlisted, 2 the archive is unreadable,
+            malformed or unsafe (links, devices, paths leaving DEST, over a limit), or DEST exists.
+            """,
+        arguments: [ArgumentDefinition(name: "archive", help: "The archive."), ArgumentDefinition(name: "dest", help: "The folder to create.")],
+        options: [.flag("--force", help: "Replace DEST when it exists (it is swapped in one step)."), .maxSize, .maxRatio, .json, .quiet])
+
+    var archive: String
+    var destination: String
+    var options: UnpackOptions
+    var json: Bool
+    var quiet: Bool
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try Self.configuration.parse(arguments)
+        archive = parsed.positionals[0]
+        destination = parsed.positionals[1]
+        options = UnpackOptions(limits: try parsed.archiveLimits(), replace: parsed.flag("--force"))
+        json = parsed.flag("--json")
+        quiet = parsed.flag("--quiet")
+    }
+
+    struct Report: Encodable {
+        var archive: String, destination: String, ok: Bool, extracted: Bool, replaced: Bool
+        var files: Int, bytes: UInt64, problems: [VerificationProblem]
+    }
+
+    func run(_ console: Console) throws -> ExitCode {
+        let result = try FixtureArchive.unpack(archive, to: destination, options: options)
+        let verification = result.contents.verification
+        console.problems(verification, what: "unpack")
+        if result.replaced { console.message("\(result.destination): replaced the folder that was there") }
+        if !result.extracted {
+            console.message("\(archive): \(console.styled("FAILED", .failed)) (\(Formatting.count(verification.problems.count, "problem"))): nothing was written")
+        } else if !quiet {
+            console.message("\(result.destination): \(console.styled("OK", .ok)) (\(Formatting.count(verification.verifiedFiles, "file")), \(Formatting.bytes(verification.verifiedBytes)))")
+        }
+        if json {
+            console.output(Formatting.json(Report(
+                archive: archive, destination: result.destination, ok: result.extracted, extracted: result.extracted, replaced: result.replaced,
+                files: verification.verifiedFiles, bytes: verification.verifiedBytes, problems: verification.problems)))
+        }
+        return result.extracted ? .success : .checkFailed
+    }
+}
