@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the version folders of the example corpus from the SQL in
-# scripts/example-corpus/, reproducibly: running it again gives the same bytes.
+# scripts/example-corpus/, and the archive of each, reproducibly: running it
+# again gives the same bytes.
 #
 #   scripts/make-example-corpus.sh [TOOL] [CORPUS]
 #
@@ -38,3 +39,8 @@ build 2.0.0
 
 build 3.0.0
 "$tool" capture "$work/3.0.0/App.sqlite" --version 3.0.0 --corpus "$corpus" --force
+
+# The archive of every version, beside its folder, with its .sha256.
+for version in 1.0.0 2.0.0 3.0.0; do
+  "$tool" pack "$corpus/$version" --quiet
+done

@@ -13,6 +13,7 @@ enum Tool {
         PackCommand.self,
         UnpackCommand.self,
         ListCommand.self,
+        FreezeCommand.self,
         MigrateCommand.self,
         DriftCommand.self,
     ] }

@@ -10,7 +10,7 @@ import Testing
 
     @Test func everyFixtureVerifiesDeeply() throws {
         let results = try Verifier.verify(Self.corpus, deep: true)
-        #expect(results.map { ($0.path as NSString).lastPathComponent } == ["1.0.0", "2.0.0", "3.0.0"])
+        #expect(results.map { ($0.path as NSString).lastPathComponent } == ["1.0.0", "2.0.0", "3.0.0", "App-1.0.0.tar.zst", "App-2.0.0.tar.zst", "App-3.0.0.tar.zst"])
         #expect(results.flatMap(\.problems) == [])
     }
 
@@ -36,6 +36,9 @@ import Testing
         #expect(result.status == 0, "\(result.standardError)")
         for version in ["1.0.0", "2.0.0", "3.0.0"] {
             #expect(try snapshotOfFiles(copy + "/" + version) == (try snapshotOfFiles(Self.corpus + "/" + version)), "\(version)")
+            for archive in ["App-\(version).tar.zst", "App-\(version).tar.zst.sha256"] {
+                #expect(try folder.read("MigrationFixtures/" + archive) == Array(try Data(contentsOf: URL(fileURLWithPath: Self.corpus + "/" + archive))), "\(archive)")
+            }
         }
     }
 }

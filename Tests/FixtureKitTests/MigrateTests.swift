@@ -63,7 +63,24 @@ import Testing
         let result = fixturekit("migrate", "--config", notes.config)
         #expect(result.status == 1)
         #expect(result.standardError.contains("FAIL  1.0.0 -> 2.0.0 -> 3.0.0  0 stages, "))
-        #expect(result.standardError.contains("      fixture 1.0.0: no fixture of 1.0.0: \(notes.corpus)/1.0.0 does not exist\n"))
+        #expect(result.standardError.contains("      fixture 1.0.0: no fixture of 1.0.0: \(notes.corpus)/1.0.0 does not exist, nor its archive\n"))
+    }
+
+    @Test func aFixtureKeptOnlyAsItsArchiveIsUnpackedVerifiedAndMigrated() throws {
+        let notes = try NotesCorpus()
+        #expect(fixturekit("pack", "--quiet", notes.corpus + "/1.0.0").status == 0)
+        try FileManager.default.removeItem(atPath: notes.corpus + "/1.0.0")
+        let report = try MigrationRunner.runMatrix(config: notes.config, options: .init(from: "1.0.0"))
+        #expect(report.paths.count == 2)
+        #expect(report.passed, "\(report.paths.map { String(describing: $0.firstFailure) })")
+        // A damaged archive fails before any stage, naming what is wrong.
+        var bytes = try notes.folder.read("MigrationFixtures/App-1.0.0.tar.zst")
+        bytes[bytes.count / 2] ^= 0xFF
+        try notes.folder.write("MigrationFixtures/App-1.0.0.tar.zst", bytes)
+        let damaged = try MigrationRunner.runMatrix(config: notes.config, options: .init(from: "1.0.0"))
+        #expect(damaged.paths.allSatisfy { $0.checks.count == 1 && !$0.passed })
+        let message = damaged.paths[0].checks[0].message ?? ""
+        #expect(message.hasPrefix("unpack: ") || message.hasPrefix("\(notes.corpus)/App-1.0.0.tar.zst does not verify: "), "\(message)")
     }
 
     @Test func aCorruptedFixtureFailsBeforeAnyStageRuns() throws {

@@ -7,7 +7,7 @@ import Glibc
 public enum Verifier {
     /// Verifies `path`:
     /// - a folder holding SHA256SUMS: that fixture;
-    /// - any other folder, such as `MigrationFixtures`: every fixture in it, i.e.
+    /// - any other folder, such as `MigrationFixtures`: every fixture and archive in it, i.e.
     ///   each subfolder that holds SHA256SUMS or is named like a version (a
     ///   version folder without SHA256SUMS is reported, not skipped), in version
     ///   order; hidden folders (a capture's work in progress) are not fixtures;
@@ -38,13 +38,16 @@ public enum Verifier {
                 return [try verifyFixture(path, deep: deep, threads: threads)]
             }
             let fixtures = try fixtureFolders(in: path)
-            guard !fixtures.isEmpty else {
+            let archives = archiveFiles(in: path)
+            guard !fixtures.isEmpty || !archives.isEmpty else {
                 throw FixtureKitError(
                     what: "verify", path: path, why: "no SHA256SUMS in the folder nor in any folder in it",
                     hint: "write one with `fixturekit sums \(path)`")
             }
             var results: [FolderVerification] = []
             for fixture in fixtures { results.append(try verifyFixture(path.appendingPath(fixture), deep: deep, threads: threads)) }
+            // The corpus' archives too, each read once without extracting.
+            for archive in archives { results.append(try FixtureArchive.verify(path.appendingPath(archive))) }
             return results
         case S_IFREG where path.split(separator: "/").last == Substring(SHA256Sums.fileName):
             return [try verifyFixture(AtomicFile.parentFolder(of: path), deep: deep, threads: threads)]
@@ -60,6 +63,16 @@ public enum Verifier {
         var result = try Checksums.verifyFolder(folder, threads: threads)
         if result.passed { result.problems += FixtureCheck.problems(in: folder, deep: deep) }
         return result
+    }
+
+    /// The archives directly in `corpus` (`App-1.0.0.tar.zst`), bytewise.
+    static func archiveFiles(in corpus: String) -> [String] {
+        let names = ((try? POSIX.listDirectory(corpus)) ?? []).map { String(pathBytes: $0) }
+        return names.filter { name in
+            guard !name.hasPrefix("."), ArchiveFormat(fileName: name) != nil,
+                  let info = try? POSIX.lstat(corpus.appendingPath(name)) else { return false }
+            return (info.st_mode & S_IFMT) == S_IFREG
+        }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     /// The names of the fixture folders directly in `corpus`, in version order

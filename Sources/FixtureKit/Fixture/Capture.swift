@@ -27,6 +27,9 @@ public struct CaptureResult: Sendable {
 
 /// Freezes a live store into a fixture folder of a corpus.
 public enum Capture {
+    /// How much of the source a snapshot maps into memory, in bytes.
+    static let mmapSize = 1 << 30
+
     /// How long a locked source is waited for, in milliseconds.
     public static let busyTimeout: Int32 = 5000
     /// How long the write lock of `checkpoint` and `raw` captures is waited for,
@@ -78,7 +81,8 @@ public enum Capture {
                     try FileCopy.copyFolder(from: set.path(of: .support), to: staging.appendingPath(set.fileName(of: .support)))
                 }
             }
-            let inspection = try StoreInspection(storePath: staged)
+            // The staged copy is ours and complete: read it in place, immutable, without another copy.
+            let inspection = try StoreInspection(set: try StoreSet(storePath: staged), readContents: true, access: .ownedFileImmutable)
             let manifest = try Manifest(version: version, mode: mode.rawValue, inspection: inspection)
             try wrap("write manifest", staging) { () throws(FileSystemError) in
                 try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))
@@ -101,7 +105,12 @@ public enum Capture {
     static func snapshot(_ set: StoreSet, to destination: String) throws(FixtureKitError) {
         do {
             let source = try openSource(set, readOnly: true)
+            // Memory-mapped reads of the source, and no journal nor sync on the
+            // staged copy: it is fsynced once at the end, and the staging folder
+            // is what makes the capture atomic.
+            try source.execute("PRAGMA mmap_size = \(mmapSize)")
             let copy = try Database(path: destination, options: .init(create: true))
+            try copy.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
             try source.backup(to: copy)
             try copy.close()
             try source.close()

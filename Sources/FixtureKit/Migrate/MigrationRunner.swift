@@ -27,6 +27,8 @@ public final class MigrationRunner: Sendable {
     public let configuration: CorpusConfiguration
     /// Each version's fixture, verified and read once for all the paths that use it.
     private let fixtures = Mutex<[String: FixtureState]>([:])
+    /// Temporary folders holding fixtures unpacked from archives, removed with the runner.
+    private let unpacked = Mutex<[String]>([])
 
     /// What the runner knows of one version's fixture.
     struct FixtureState: Sendable {
@@ -39,6 +41,10 @@ public final class MigrationRunner: Sendable {
 
     public init(configuration: CorpusConfiguration) {
         self.configuration = configuration
+    }
+
+    deinit {
+        for folder in unpacked.withLock({ $0 }) { ScratchFolder.remove(folder) }
     }
 
     /// Runs the matrix (or the part `options` selects).
@@ -226,13 +232,36 @@ public final class MigrationRunner: Sendable {
     // MARK: - Fixtures
 
     /// A version's fixture: verified once, its contents read once from a copy.
+    /// When the corpus has no folder for it but its archive (`App-1.0.0.tar.zst`,
+    /// as `pack` names it), the archive is unpacked, verified on the way, into a
+    /// temporary folder.
     func fixture(_ version: String) -> FixtureState {
         if let known = fixtures.withLock({ $0[version] }) { return known }
-        let folder = configuration.resolve(version)
-        var state = FixtureState(folder: folder)
-        if !FixtureLocator.isFolder(folder) {
-            state.problem = "no fixture of \(version): \(folder) does not exist"
-        } else {
+        var state = FixtureState(folder: configuration.resolve(version))
+        if !FixtureLocator.isFolder(state.folder) {
+            if let archive = archive(of: version) {
+                do {
+                    let scratch = try ScratchFolder.create()
+                    unpacked.withLock { $0.append(scratch) }
+                    let folder = scratch.appendingPath(version)
+                    let result = try FixtureArchive.unpack(archive, to: folder)
+                    if let first = result.contents.verification.problems.first {
+                        state.problem = "\(archive) does not verify: \(first.file): \(first.summary)"
+                    }
+                    state.folder = folder
+                } catch let error as FileSystemError {
+                    state.problem = error.description
+                } catch let error as FixtureKitError {
+                    state.problem = error.description
+                } catch {
+                    state.problem = "\(error)"
+                }
+            } else {
+                state.problem = "no fixture of \(version): \(state.folder) does not exist, nor its archive"
+            }
+        }
+        if state.problem == nil {
+            let folder = state.folder
             do {
                 let problems = try Verifier.verify(folder).flatMap(\.problems)
                 if let first = problems.first {
@@ -248,6 +277,13 @@ public final class MigrationRunner: Sendable {
         }
         fixtures.withLock { $0[version] = state }
         return state
+    }
+
+    /// The archive of `version` in the corpus, in any format, if there is one.
+    private func archive(of version: String) -> String? {
+        let base = configuration.store.split(separator: ".", omittingEmptySubsequences: false).dropLast().joined(separator: ".")
+        let name = (base.isEmpty ? configuration.store : base) + "-" + version
+        return ArchiveFormat.allCases.map { configuration.resolve(name + $0.suffix) }.first { (try? POSIX.lstatIfPresent($0)) != nil }
     }
 }
 

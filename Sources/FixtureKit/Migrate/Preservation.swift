@@ -102,6 +102,9 @@ struct PreservationCheck {
             exampleKeys: lostKeys, passed: lost == 0,
             finding: lost == 0 ? nil : "\(name): \(lost) of \(total) rows lost (keys \(lostKeys.joined(separator: "; ")))"))
 
+        // Every column in one pass of the join: per column, its equal, NULL-ed,
+        // emptied and truncated values.
+        var compared: [(column: SchemaSnapshot.Column, equal: String)] = []
         for column in table.columns where column.hidden == 0 {
             let label = "\(name).\(column.name)"
             let declared = changes[label.lowercased()]
@@ -117,26 +120,34 @@ struct PreservationCheck {
             }
             if declared == .dropped { continue }
             let s = "s.\(quoted)", m = "m.\(quoted)"
-            let equalExpression: String
             switch declared {
-            case .derived: equalExpression = "(\(s) IS NULL OR \(m) IS NOT NULL)"
-            case .unordered: equalExpression = "(\(Self.sortedJSON(s)) IS \(Self.sortedJSON(m)))"
-            default: equalExpression = Self.sameValue(s, m)
+            case .derived: compared.append((column, "(\(s) IS NULL OR \(m) IS NOT NULL)"))
+            case .unordered: compared.append((column, "(\(Self.sortedJSON(s)) IS \(Self.sortedJSON(m)))"))
+            default: compared.append((column, Self.sameValue(s, m)))
             }
-            let row = try database.rows("""
-                SELECT count(*),
-                       coalesce(sum(\(equalExpression)), 0),
-                       coalesce(sum(NOT \(equalExpression) AND \(s) IS NOT NULL AND \(m) IS NULL), 0),
-                       coalesce(sum(NOT \(equalExpression) AND typeof(\(s)) = 'text' AND \(s) <> '' AND \(m) = ''), 0),
-                       coalesce(sum(NOT \(equalExpression) AND typeof(\(s)) = 'text' AND typeof(\(m)) = 'text' AND \(m) <> '' AND length(\(m)) < length(\(s)) AND substr(\(s), 1, length(\(m))) = \(m)), 0)
-                FROM \(source) AS s JOIN \(target) AS m ON \(join)
-                """).first ?? []
-            let counts = row.map { Int($0.integer ?? 0) }
-            guard counts.count == 5 else { continue }
-            let (compared, equal, nulled, emptied, truncated) = (counts[0], counts[1], counts[2], counts[3], counts[4])
-            let changed = compared - equal - nulled - emptied - truncated
+        }
+        guard !compared.isEmpty else { return results }
+        var sums: [String] = []
+        for (column, equal) in compared {
+            let quoted = quotedIdentifier(column.name)
+            let s = "s.\(quoted)", m = "m.\(quoted)"
+            sums += [
+                "coalesce(sum(\(equal)), 0)",
+                "coalesce(sum(NOT \(equal) AND \(s) IS NOT NULL AND \(m) IS NULL), 0)",
+                "coalesce(sum(NOT \(equal) AND typeof(\(s)) = 'text' AND \(s) <> '' AND \(m) = ''), 0)",
+                "coalesce(sum(NOT \(equal) AND typeof(\(s)) = 'text' AND typeof(\(m)) = 'text' AND \(m) <> '' AND length(\(m)) < length(\(s)) AND substr(\(s), 1, length(\(m))) = \(m)), 0)",
+            ]
+        }
+        let row = try database.rows("SELECT count(*), \(sums.joined(separator: ", ")) FROM \(source) AS s JOIN \(target) AS m ON \(join)").first ?? []
+        let counts = row.map { Int($0.integer ?? 0) }
+        guard counts.count == 1 + 4 * compared.count else { return results }
+        let matched = counts[0]
+        for (index, (column, equalExpression)) in compared.enumerated() {
+            let base = 1 + 4 * index
+            let (equal, nulled, emptied, truncated) = (counts[base], counts[base + 1], counts[base + 2], counts[base + 3])
+            let changed = matched - equal - nulled - emptied - truncated
             var examples: [String] = []
-            if equal < compared {
+            if equal < matched {
                 examples = try database.rows("SELECT \(keyText) FROM \(source) AS s JOIN \(target) AS m ON \(join) WHERE NOT \(equalExpression) ORDER BY \(keyOrder) LIMIT \(Self.examples)").compactMap { $0.first?.text }
             }
             var parts: [String] = []
@@ -144,10 +155,11 @@ struct PreservationCheck {
             if emptied > 0 { parts.append("\(emptied) became empty") }
             if truncated > 0 { parts.append("\(truncated) truncated") }
             if changed > 0 { parts.append("\(changed) changed") }
+            let label = "\(name).\(column.name)"
             results.append(ColumnPreservation(
-                table: name, column: column.name, compared: compared, equal: equal, lost: 0, nulled: nulled, emptied: emptied,
-                truncated: truncated, changed: changed, exampleKeys: examples, passed: equal == compared,
-                finding: equal == compared ? nil : "\(label): \(parts.joined(separator: ", ")) of \(compared) values (keys \(examples.joined(separator: "; ")))"))
+                table: name, column: column.name, compared: matched, equal: equal, lost: 0, nulled: nulled, emptied: emptied,
+                truncated: truncated, changed: changed, exampleKeys: examples, passed: equal == matched,
+                finding: equal == matched ? nil : "\(label): \(parts.joined(separator: ", ")) of \(matched) values (keys \(examples.joined(separator: "; ")))"))
         }
         return results
     }

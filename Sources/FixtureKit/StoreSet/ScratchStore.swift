@@ -31,6 +31,35 @@ final class ScratchStore {
     }
 }
 
+extension ScratchStore {
+    /// Opens a single-file store read-only with `immutable=1`: SQLite takes no
+    /// lock, creates no sidecar and writes nothing. Only for a store the caller
+    /// owns and has finished writing (a capture's staging copy).
+    static func openImmutable(_ path: String) throws(FixtureKitError) -> Database {
+        do {
+            let database = try Database(path: fileURI(path) + "?immutable=1", options: .init(readOnly: true, uri: true, busyTimeout: 0))
+            _ = try database.scalar("SELECT count(*) FROM sqlite_schema")
+            return database
+        } catch {
+            throw FixtureKitError(what: "read store", path: path, why: error.description)
+        }
+    }
+
+    /// A `file:` URI for `path`: every byte outside the unreserved set percent-encoded.
+    static func fileURI(_ path: String) -> String {
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
+        var uri = "file:"
+        for byte in path.utf8 {
+            if unreserved.contains(byte) {
+                uri.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                uri += String(format: "%%%02X", byte)
+            }
+        }
+        return uri
+    }
+}
+
 /// Quotes an SQL identifier: `"name"`, with inner quotes doubled.
 func quotedIdentifier(_ name: String) -> String {
     "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""

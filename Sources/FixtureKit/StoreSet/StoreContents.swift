@@ -37,12 +37,40 @@ public struct StoreContents: Codable, Equatable, Sendable {
             }
             tables = counts
             userVersion = Int(try database.scalar("PRAGMA user_version")?.integer ?? 0)
-            foreignKeyViolations = Int(try database.scalar("SELECT count(*) FROM pragma_foreign_key_check")?.integer ?? 0)
+            foreignKeyViolations = try Self.countForeignKeyViolations(database, schema: schema)
         } catch {
             throw FixtureKitError(what: "read store", path: database.path, why: error.description)
         }
         schemaHash = schema.structuralHash
         objectCount = schema.objectCount
         model = try CoreDataModel.read(from: database)
+    }
+
+    /// The rows `PRAGMA foreign_key_check` would report, counted with one
+    /// `NOT EXISTS` query per single-column key (SQLite plans these far better
+    /// than the pragma on large tables); composite keys, keys to a missing table
+    /// and keys to a table's primary key by omission go through the pragma.
+    static func countForeignKeyViolations(_ database: Database, schema: SchemaSnapshot) throws(SQLiteError) -> Int {
+        let tables = Dictionary(schema.tables.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        var total = 0
+        for table in schema.tables where table.kind == "table" && !table.foreignKeys.isEmpty {
+            let simple = table.foreignKeys.allSatisfy { key in
+                key.from.count == 1 && key.to.count == 1 && key.to[0] != nil && tables[key.table.lowercased()] != nil
+            }
+            guard simple else {
+                total += Int(try database.scalar("SELECT count(*) FROM pragma_foreign_key_check(?1)", [.text(table.name)])?.integer ?? 0)
+                continue
+            }
+            for key in table.foreignKeys {
+                guard let parentColumn = key.to[0] else { continue }
+                let child = quotedIdentifier(key.from[0])
+                let sql = """
+                    SELECT count(*) FROM \(quotedIdentifier(table.name)) AS c WHERE c.\(child) IS NOT NULL
+                    AND NOT EXISTS (SELECT 1 FROM \(quotedIdentifier(key.table)) AS p WHERE p.\(quotedIdentifier(parentColumn)) = c.\(child))
+                    """
+                total += Int(try database.scalar(sql)?.integer ?? 0)
+            }
+        }
+        return total
     }
 }

@@ -65,7 +65,20 @@ public struct StoreInspection: Codable, Sendable {
         try self.init(set: set, readContents: readContents)
     }
 
+    /// How the contents are read through SQLite.
+    enum ContentsAccess {
+        /// From a copy of the set in a temporary folder: the only way for a fixture.
+        case copy
+        /// From the file itself, opened `immutable=1`: for a single-file store the
+        /// caller just built and owns (a capture's staging copy), never a fixture.
+        case ownedFileImmutable
+    }
+
     public init(set: StoreSet, readContents: Bool = true) throws(FixtureKitError) {
+        try self.init(set: set, readContents: readContents, access: .copy)
+    }
+
+    init(set: StoreSet, readContents: Bool, access: ContentsAccess) throws(FixtureKitError) {
         store = set.storePath
         var files = [set.storeName: set.storeSize]
         for (sidecar, size) in set.present { files[set.fileName(of: sidecar)] = size }
@@ -104,8 +117,12 @@ public struct StoreInspection: Codable, Sendable {
         diagnostics = diagnose(set)
         if readContents {
             do {
-                let scratch = try ScratchStore(copying: set, what: "inspect")
-                contents = try StoreContents(database: scratch.database)
+                if access == .ownedFileImmutable && set.present.isEmpty {
+                    contents = try StoreContents(database: try ScratchStore.openImmutable(set.storePath))
+                } else {
+                    let scratch = try ScratchStore(copying: set, what: "inspect")
+                    contents = try StoreContents(database: scratch.database)
+                }
             } catch {
                 diagnostics.append(Diagnostic(severity: .problem, file: set.storeName, message: "SQLite cannot read the store set: \(error.why)"))
             }

@@ -66,10 +66,15 @@ final class ScratchFolder {
     /// Creates a fresh folder: inside `parent` (beside a target, for an atomic
     /// rename) or in the system's temporary folder (`TMPDIR`).
     init(in parent: String? = nil, prefix: String = "fixturekit") throws(FileSystemError) {
+        path = try Self.create(in: parent, prefix: prefix)
+    }
+
+    /// Creates a fresh folder that the caller removes (with ``remove(_:)``).
+    static func create(in parent: String? = nil, prefix: String = "fixturekit") throws(FileSystemError) -> String {
         let base = parent ?? (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp")
         var template = Array(base.appendingPath(".\(prefix)-XXXXXX").utf8CString)
         guard let created = mkdtemp(&template) else { throw FileSystemError("create temporary folder", path: base, errno: errno) }
-        path = String(cString: created)
+        return String(cString: created)
     }
 
     deinit { ScratchFolder.remove(path) }

@@ -1,0 +1,31 @@
+/// What `freeze` did.
+public struct FreezeResult: Sendable, Codable {
+    public var fixture: String
+    public var manifest: Manifest
+    public var archive: PackResult
+}
+
+/// Capture, anonymization, manifest, sums and pack in one step, for release pipelines.
+public enum Freeze {
+    /// Captures `store` as the fixture of `version` in the corpus of `configPath`
+    /// (its anonymization rules applied by the capture), then packs the fixture
+    /// beside it with its `.sha256`.
+    /// - Throws: ``FixtureKitError``; a store whose file name is not the corpus'
+    ///   `store` is refused, since migrations look the store up by that name.
+    public static func freeze(store: String, version: String, configPath: String, mode: CaptureMode = .snapshot, pack: PackOptions = PackOptions()) throws(FixtureKitError) -> FreezeResult {
+        let configuration = try CorpusConfiguration.load(configPath)
+        let name = String(store.split(separator: "/").last ?? "")
+        guard name == configuration.store else {
+            throw FixtureKitError(
+                what: "freeze", path: store, why: "the store is named \(name), the corpus expects \(configuration.store)",
+                hint: "copy it under the name \(configuration.store) first")
+        }
+        let capture = try Capture.capture(store: store, version: version, corpus: configuration.folder, mode: mode)
+        do {
+            let archive = try FixtureArchive.pack(capture.fixture, options: pack)
+            return FreezeResult(fixture: capture.fixture, manifest: capture.manifest, archive: archive)
+        } catch {
+            throw error.within("freeze")
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import FixtureKit
+
+/// `fixturekit freeze STORE --version V`: capture, anonymize, sums and pack in one step.
+struct FreezeCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "freeze",
+        abstract: "Capture, anonymize, checksum and pack a store as the fixture of a version, in one step.",
+        discussion: """
+            For release pipelines: the fixture is written into the corpus of FILE (its anonymization rules
+            applied before anything lands there) and packed beside it with its .sha256. Prints
+            `<sha256>  <archive>` on stdout, as sha256sum does.
+            """,
+        arguments: [ArgumentDefinition(name: "store", help: "The store's main file, named as the corpus' \"store\".")],
+        options: [
+            .option("--version", value: "V", help: "The shipped version (required)."),
+            .option("--config", value: "FILE", help: "The corpus configuration (default: MigrationFixtures/fixturekit.json)."),
+            .option("--mode", value: "MODE", help: "snapshot (default), checkpoint or raw."),
+            .json,
+        ]
+    )
+
+    var store: String
+    var version: String
+    var config: String
+    var mode: CaptureMode
+    var json: Bool
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try Self.configuration.parse(arguments)
+        store = parsed.positionals[0]
+        guard let version = parsed.value("--version") else { throw UsageError("missing required option '--version <V>'") }
+        self.version = version
+        config = parsed.value("--config") ?? "MigrationFixtures/fixturekit.json"
+        let modeName = parsed.value("--mode") ?? CaptureMode.snapshot.rawValue
+        guard let mode = CaptureMode(rawValue: modeName) else {
+            throw UsageError("'--mode' must be snapshot, checkpoint or raw, not '\(modeName)'")
+        }
+        self.mode = mode
+        json = parsed.flag("--json")
+    }
+
+    func run(_ console: Console) throws -> ExitCode {
+        var pack = PackOptions()
+        pack.modificationTime = try PackOptions.modificationTime(sourceDateEpoch: console.environment["SOURCE_DATE_EPOCH"])
+        let result = try Freeze.freeze(store: store, version: version, configPath: config, mode: mode, pack: pack)
+        console.message("\(result.fixture): frozen (\(mode.rawValue)); \(result.archive.archive): \(Formatting.bytes(result.archive.size))")
+        console.output(json ? Formatting.json(result) : "\(result.archive.sha256)  \(result.archive.archive)")
+        return .success
+    }
+}
