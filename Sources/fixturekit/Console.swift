@@ -12,9 +12,12 @@ final class Console {
     let isTerminal: Bool
     /// Colour on a terminal unless NO_COLOR is set (https://no-color.org).
     let usesColor: Bool
+    /// The process' environment (in tests, what the test gives): where secrets are read from.
+    let environment: [String: String]
 
     init(capturing: Bool = false, environment: [String: String] = [:]) {
         self.capturing = capturing
+        self.environment = environment
         self.isTerminal = !capturing && isatty(STDERR_FILENO) == 1
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         self.usesColor = isTerminal && !noColor && environment["TERM"] != "dumb"

@@ -10,6 +10,7 @@ enum Tool {
         InspectCommand.self,
         CaptureCommand.self,
         CheckpointCommand.self,
+        AnonymizeCommand.self,
     ] }
 
     static let abstract = "Freeze the SQLite stores of shipped app versions as checksummed fixtures, and prove they still migrate."
