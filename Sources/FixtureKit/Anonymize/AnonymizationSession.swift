@@ -1,7 +1,11 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 
-/// A rule bound to a column of the store being anonymized.
-struct BoundRule {
+/// A rule bound to a column of the store being anonymized. A class: the SQL
+/// functions read it once per value, and a reference costs one retain.
+final class BoundRule {
     /// Its position in the session: the first argument of the SQL functions.
     var index: Int
     var table: String
@@ -17,8 +21,28 @@ struct BoundRule {
     /// rule's domain holds a UNIQUE column.
     var mapTable: String?
     var columnUnique: Bool
+    /// The mask character's UTF-8 bytes.
+    let maskBytes: [UInt8]
+
+    init(index: Int, table: String, column: String, rule: ColumnRule, derivationPrefix: [UInt8], cacheID: Int, mapTable: String?, columnUnique: Bool) {
+        self.index = index
+        self.table = table
+        self.column = column
+        self.rule = rule
+        self.derivationPrefix = derivationPrefix
+        self.cacheID = cacheID
+        self.mapTable = mapTable
+        self.columnUnique = columnUnique
+        if case .mask(_, _, let character) = rule.strategy { maskBytes = Array(character.utf8) } else { maskBytes = [] }
+    }
 
     var name: String { "\(table).\(column)" }
+}
+
+/// Whether two byte sequences are equal, with memcmp.
+@inline(__always)
+func equalBytes(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: [UInt8]) -> Bool {
+    lhs.count == rhs.count && (lhs.count == 0 || rhs.withUnsafeBufferPointer { memcmp(lhs.baseAddress!, $0.baseAddress!, lhs.count) == 0 })
 }
 
 /// The state of one anonymization: the key, the bound rules, what changed, and
@@ -198,11 +222,11 @@ final class AnonymizationSession {
             case .array, .object:
                 return .success(.null)
             }
-        case .mask(let keepFirst, let keepLast, let character):
+        case .mask(let keepFirst, let keepLast, _):
             var isBlob = false
             if case .blob = input { isBlob = true }
             withText(input) { bytes in
-                ValueTransforms.mask(keepFirst: keepFirst, keepLast: keepLast, character: Array(character.utf8), input: bytes, isBlob: isBlob, into: &output)
+                ValueTransforms.mask(keepFirst: keepFirst, keepLast: keepLast, character: rule.maskBytes, input: bytes, isBlob: isBlob, into: &output)
             }
             return .success(isBlob ? .blob : .text)
         case .pseudonym(let format, _, let length):
@@ -322,7 +346,7 @@ final class AnonymizationSession {
                 cacheable = true
                 if let slot = cache.lookup(owner: rule.cacheID * 4 + 1, bytes) {
                     let cached = cache.outputs[slot]
-                    if !cached.elementsEqual(bytes) { changed[index] += 1 }
+                    if !equalBytes(bytes, cached) { changed[index] += 1 }
                     return cached.withUnsafeBufferPointer { Self.setResult(context, .text($0)) }
                 }
             default: break
@@ -357,8 +381,8 @@ final class AnonymizationSession {
             if context != nil { sqlite3_result_double(context, value) }
         case .text, .blob:
             switch input {
-            case .text(let old) where result == .text: isChanged = !old.elementsEqual(output)
-            case .blob(let old) where result == .blob: isChanged = !old.elementsEqual(output)
+            case .text(let old) where result == .text: isChanged = !equalBytes(old, output)
+            case .blob(let old) where result == .blob: isChanged = !equalBytes(old, output)
             default: break
             }
             output.withUnsafeBufferPointer { bytes in
@@ -474,8 +498,10 @@ struct OutputCache {
     private var keys = [[UInt8]](repeating: [], count: slotCount)
     private var owners = [Int](repeating: -1, count: slotCount)
     private(set) var outputs = [[UInt8]](repeating: [], count: slotCount)
-    private var statistics: [Int: (lookups: Int, hits: Int)] = [:]
-    private var disabled: Set<Int> = []
+    /// Lookups and hits by owner, and whether the owner gave up on the cache.
+    private var lookups: [Int] = []
+    private var hits: [Int] = []
+    private var disabled: [Bool] = []
 
     private static func slot(_ owner: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(truncatingIfNeeded: owner)
@@ -483,16 +509,21 @@ struct OutputCache {
         return Int(truncatingIfNeeded: hash >> 48) & (slotCount - 1)
     }
 
+    private func isDisabled(_ owner: Int) -> Bool { owner < disabled.count && disabled[owner] }
+
     /// The slot holding `bytes`' output for `owner`, if cached.
     mutating func lookup(owner: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
-        guard !disabled.contains(owner) else { return nil }
+        if owner >= lookups.count {
+            lookups += Array(repeating: 0, count: owner + 1 - lookups.count)
+            hits += Array(repeating: 0, count: owner + 1 - hits.count)
+            disabled += Array(repeating: false, count: owner + 1 - disabled.count)
+        }
+        guard !disabled[owner] else { return nil }
         let slot = Self.slot(owner, bytes)
-        let hit = owners[slot] == owner && keys[slot].elementsEqual(bytes)
-        var counts = statistics[owner] ?? (0, 0)
-        counts.lookups += 1
-        if hit { counts.hits += 1 }
-        if counts.lookups == Self.probation && counts.hits * Self.minimumHitRatio < counts.lookups { disabled.insert(owner) }
-        statistics[owner] = counts
+        let hit = owners[slot] == owner && equalBytes(bytes, keys[slot])
+        lookups[owner] += 1
+        if hit { hits[owner] += 1 }
+        if lookups[owner] == Self.probation && hits[owner] * Self.minimumHitRatio < lookups[owner] { disabled[owner] = true }
         return hit ? slot : nil
     }
 
@@ -501,7 +532,7 @@ struct OutputCache {
     }
 
     mutating func store(owner: Int, _ bytes: UnsafeBufferPointer<UInt8>, output: [UInt8]) {
-        guard !disabled.contains(owner) else { return }
+        guard !isDisabled(owner) else { return }
         let slot = Self.slot(owner, bytes)
         owners[slot] = owner
         keys[slot] = Array(bytes)

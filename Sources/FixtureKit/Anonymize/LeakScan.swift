@@ -32,6 +32,11 @@ final class LeakSpool {
     /// Records a replaced original of column `column`.
     func addOriginal(column: Int, _ bytes: UnsafeRawBufferPointer, isText: Bool) {
         guard bytes.count >= Self.minimumPatternBytes else { return }
+        guard isText && utf16 else {
+            originals.append(UInt32(column), bytes.prefix(Self.maximumPatternBytes))
+            originalCount += 1
+            return
+        }
         forEachEncoding(bytes, isText: isText) { encoded in
             originals.append(UInt32(column), encoded.prefix(Self.maximumPatternBytes))
             originalCount += 1
@@ -41,6 +46,7 @@ final class LeakSpool {
     /// Records a value the rules wrote.
     func addWritten(_ bytes: UnsafeRawBufferPointer, isText: Bool) {
         guard bytes.count >= Self.minimumPatternBytes else { return }
+        guard isText && utf16 else { return written.append(nil, bytes[...]) }
         forEachEncoding(bytes, isText: isText) { encoded in written.append(nil, encoded[...]) }
     }
 
@@ -86,7 +92,7 @@ fileprivate final class SpoolFile {
     func append(_ column: UInt32?, _ bytes: Slice<UnsafeRawBufferPointer>) {
         if let column { appendWord(column) }
         appendWord(UInt32(bytes.count))
-        buffer.append(contentsOf: bytes)
+        buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes))
         if buffer.count >= 1 << 20 { try? flush() }
     }
 
@@ -161,14 +167,16 @@ fileprivate final class SpoolFile {
 }
 
 /// A set of byte patterns searched for at once: a bitmap over each pattern's
-/// first 4 bytes rules out nearly every position, and a hash table keyed by
-/// the first 8 bytes (the whole pattern when shorter) finds the candidates.
+/// first 4 bytes rules out nearly every position, and a hash table finds the
+/// candidates. A pattern of 4 to 7 bytes is keyed by all its bytes; a longer one
+/// by a hash of its first 8, 16, 32 or 64 bytes (the most it has), so that
+/// values sharing a long prefix (`person.1…@…`) do not pile up under one key.
 struct PatternIndex {
     private(set) var arena: [UInt8] = []
-    private(set) var starts: [Int] = []
-    private(set) var lengths: [Int] = []
+    private(set) var starts: [UInt32] = []
+    private(set) var lengths: [UInt32] = []
     /// The column each pattern was replaced in (a rule's index).
-    private(set) var columns: [Int] = []
+    private(set) var columns: [UInt32] = []
     /// Patterns found inside what the rules wrote or in the schema: no leak.
     var exempt: [Bool] = []
     /// Patterns whose bytes an earlier pattern already has: never searched.
@@ -176,12 +184,14 @@ struct PatternIndex {
 
     private static let filterBits = 24
     private static let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+    /// The prefix lengths long patterns are keyed by.
+    private static let levels = [8, 16, 32, 64]
     private var filter = [UInt64](repeating: 0, count: 1 << (filterBits - 6))
     private var slotKeys: [UInt64] = []
     private var slotHeads: [Int32] = []
     private var next: [Int32] = []
     private var slotBits = 0
-    /// Bit L set when a pattern of L bytes (4 to 7) exists; bit 8 for longer ones.
+    /// Bit L set when a pattern of L bytes (4 to 7) exists; bit 8 + i for level i.
     private var lengthMask: UInt16 = 0
     private(set) var maximumLength = 0
 
@@ -189,12 +199,43 @@ struct PatternIndex {
     var isEmpty: Bool { starts.isEmpty }
     var arenaBytes: Int { arena.count }
 
-    /// Adds a pattern (at least 4 bytes) unless the same bytes are already in.
+    /// Adds a pattern of at least 4 bytes.
     mutating func add(_ bytes: UnsafeRawBufferPointer, column: Int) {
-        starts.append(arena.count)
-        lengths.append(bytes.count)
-        columns.append(column)
+        starts.append(UInt32(arena.count))
+        lengths.append(UInt32(bytes.count))
+        columns.append(UInt32(column))
         arena.append(contentsOf: bytes)
+    }
+
+    /// The level of a pattern of `length` bytes (8 or more).
+    @inline(__always)
+    private static func level(of length: Int) -> Int {
+        length >= 64 ? 3 : length >= 32 ? 2 : length >= 16 ? 1 : 0
+    }
+
+    /// The key of the first `length` bytes (4 to 7), or of the first bytes of level `level`.
+    @inline(__always)
+    private static func key(_ pointer: UnsafeRawPointer, short length: Int) -> UInt64 {
+        var key: UInt64 = 0
+        for index in 0..<length { key |= UInt64(pointer.load(fromByteOffset: index, as: UInt8.self)) << UInt64(8 * index) }
+        return key | UInt64(length) << 56
+    }
+
+    @inline(__always)
+    private static func key(_ pointer: UnsafeRawPointer, level: Int) -> UInt64 {
+        var hash = UInt64(level + 1) &* multiplier
+        for word in 0..<(levels[level] / 8) {
+            hash = (hash ^ pointer.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
+            hash ^= hash >> 29
+        }
+        return hash
+    }
+
+    @inline(__always)
+    private func slot(for key: UInt64) -> Int {
+        var slot = Int(truncatingIfNeeded: (key &* Self.multiplier) >> UInt64(64 - slotBits))
+        while slotHeads[slot] >= 0 && slotKeys[slot] != key { slot = (slot + 1) & ((1 << slotBits) - 1) }
+        return slot
     }
 
     /// Builds the bitmap and the hash table; duplicates are dropped here.
@@ -204,49 +245,37 @@ struct PatternIndex {
         slotHeads = [Int32](repeating: -1, count: 1 << slotBits)
         next = [Int32](repeating: -1, count: starts.count)
         exempt = [Bool](repeating: false, count: starts.count)
-        var kept = [Bool](repeating: true, count: starts.count)
+        duplicate = [Bool](repeating: false, count: starts.count)
         arena.withUnsafeBytes { arena in
+            let base = arena.baseAddress!
             for pattern in 0..<starts.count {
-                let start = starts[pattern], length = lengths[pattern]
-                let key = Self.key(arena.baseAddress! + start, length: min(length, 8))
-                var slot = Int(truncatingIfNeeded: (key &* Self.multiplier) >> UInt64(64 - slotBits))
-                while slotHeads[slot] >= 0 && slotKeys[slot] != key { slot = (slot + 1) & ((1 << slotBits) - 1) }
-                // Identical bytes: keep the first.
+                let start = Int(starts[pattern]), length = Int(lengths[pattern])
+                let key = length < 8 ? Self.key(base + start, short: length) : Self.key(base + start, level: Self.level(of: length))
+                let slot = slot(for: key)
                 var candidate = slotHeads[slot]
                 while candidate >= 0 {
                     let other = Int(candidate)
-                    if lengths[other] == length && memcmp(arena.baseAddress! + starts[other], arena.baseAddress! + start, length) == 0 {
-                        kept[pattern] = false
+                    if Int(lengths[other]) == length && memcmp(base + Int(starts[other]), base + start, length) == 0 {
+                        duplicate[pattern] = true
                         break
                     }
                     candidate = next[other]
                 }
-                guard kept[pattern] else { continue }
+                guard !duplicate[pattern] else { continue }
                 slotKeys[slot] = key
                 next[pattern] = slotHeads[slot]
                 slotHeads[slot] = Int32(pattern)
                 let prefix = arena.loadUnaligned(fromByteOffset: start, as: UInt32.self)
                 let bit = Int(truncatingIfNeeded: (UInt64(prefix) &* Self.multiplier) >> UInt64(64 - Self.filterBits))
                 filter[bit >> 6] |= 1 << UInt64(bit & 63)
-                lengthMask |= 1 << UInt16(min(length, 8))
+                lengthMask |= 1 << UInt16(length < 8 ? length : 8 + Self.level(of: length))
                 maximumLength = max(maximumLength, length)
             }
         }
-        duplicate = kept.map { !$0 }
     }
 
-    /// The first `length` (at most 8) bytes as a number; shorter keys carry their
-    /// length in the top byte so that `abcd` and `abcde` differ.
-    @inline(__always)
-    private static func key(_ pointer: UnsafeRawPointer, length: Int) -> UInt64 {
-        if length >= 8 { return pointer.loadUnaligned(as: UInt64.self) }
-        var key: UInt64 = 0
-        for index in 0..<length { key |= UInt64(pointer.load(fromByteOffset: index, as: UInt8.self)) << UInt64(8 * index) }
-        return key | UInt64(length) << 56
-    }
-
-    /// Calls `found` with each pattern that occurs in `buffer` at a position
-    /// before `end`; a pattern must lie wholly inside `buffer`.
+    /// Calls `found` with each pattern that occurs in `buffer` at a position up
+    /// to `end`; a pattern must lie wholly inside `buffer`.
     func search(_ buffer: UnsafeRawBufferPointer, end: Int, _ found: (_ pattern: Int, _ position: Int) -> Void) {
         guard !starts.isEmpty, let base = buffer.baseAddress else { return }
         let total = buffer.count
@@ -264,20 +293,16 @@ struct PatternIndex {
                         continue
                     }
                     let available = total - position
-                    for length in 4...8 where lengthMask & (1 << UInt16(length)) != 0 && available >= length {
-                        let key = Self.key(base + position, length: length)
-                        var slot = Int(truncatingIfNeeded: (key &* Self.multiplier) >> UInt64(64 - slotBits))
-                        while slotHeads[slot] >= 0 && slotKeys[slot] != key { slot = (slot + 1) & ((1 << slotBits) - 1) }
-                        var candidate = slotHeads[slot]
+                    for kind in 4...11 where lengthMask & (1 << UInt16(kind)) != 0 {
+                        let keyLength = kind < 8 ? kind : Self.levels[kind - 8]
+                        guard available >= keyLength else { continue }
+                        let key = kind < 8 ? Self.key(base + position, short: kind) : Self.key(base + position, level: kind - 8)
+                        var candidate = slotHeads[slot(for: key)]
                         while candidate >= 0 {
                             let pattern = Int(candidate)
-                            let patternLength = lengths[pattern]
-                            if length == 8 {
-                                if patternLength <= available
-                                    && memcmp(arenaBase + starts[pattern] + 8, base + position + 8, patternLength - 8) == 0 {
-                                    found(pattern, position)
-                                }
-                            } else if patternLength == length {
+                            let length = Int(lengths[pattern])
+                            if length <= available && (kind < 8 ? length == kind : length >= keyLength)
+                                && memcmp(arenaBase + Int(starts[pattern]), base + position, length) == 0 {
                                 found(pattern, position)
                             }
                             candidate = next[pattern]
@@ -423,7 +448,7 @@ enum LeakScanner {
                     guard !index.exempt[pattern] else { return }
                     report.hitCount += 1
                     if report.hits.count < maximumReportedHits {
-                        let column = index.columns[pattern]
+                        let column = Int(index.columns[pattern])
                         report.hits.append(LeakHit(file: name, offset: bufferStart + UInt64(position), column: column < columns.count ? columns[column] : "?"))
                     }
                 }
