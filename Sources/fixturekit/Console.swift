@@ -12,7 +12,7 @@ final class Console {
     let isTerminal: Bool
     /// Colour on a terminal unless NO_COLOR is set (https://no-color.org).
     let usesColor: Bool
-    /// The process' environment (`SOURCE_DATE_EPOCH`), as given: tests pass their own.
+    /// The process' environment, as given (tests pass their own): SOURCE_DATE_EPOCH, the anonymization key.
     let environment: [String: String]
 
     init(capturing: Bool = false, environment: [String: String] = [:]) {

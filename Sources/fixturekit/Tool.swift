@@ -10,6 +10,7 @@ enum Tool {
         InspectCommand.self,
         CaptureCommand.self,
         CheckpointCommand.self,
+        AnonymizeCommand.self,
         PackCommand.self,
         UnpackCommand.self,
         ListCommand.self,

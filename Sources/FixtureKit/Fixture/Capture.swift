@@ -41,8 +41,10 @@ public enum Capture {
     /// The fixture is built in `corpus/.version.tmp/` (store set, `manifest.json`,
     /// `SHA256SUMS`, each fsynced) and renamed into place, so it appears whole or
     /// not at all. An existing fixture is history: it is replaced only with `force`.
+    /// The corpus' anonymization rules, when its `fixturekit.json` names some, are
+    /// applied in the staging folder before the fixture is installed.
     /// - Throws: ``FixtureKitError``.
-    public static func capture(store storePath: String, version: String, corpus: String, mode: CaptureMode, force: Bool = false) throws(FixtureKitError) -> CaptureResult {
+    public static func capture(store storePath: String, version: String, corpus: String, mode: CaptureMode, force: Bool = false, anonymize: CaptureAnonymization = CaptureAnonymization()) throws(FixtureKitError) -> CaptureResult {
         guard Version(version) != nil else {
             throw FixtureKitError(what: "capture", path: storePath, why: "'\(version)' is not a version label", hint: "use a semantic version such as 1.2.0", category: .usage)
         }
@@ -52,6 +54,8 @@ public enum Capture {
             throw FixtureKitError(what: "capture", path: storePath, why: error.why)
         }
         let target = corpus.appendingPath(version)
+        // Anonymization (Anonymize/): the rules and key are loaded before anything is copied.
+        let anonymization = try CorpusAnonymization(corpus: corpus, store: storePath, mode: mode, options: anonymize)
         let staging: String
         do {
             try FixtureFolder.createFolders(corpus)
@@ -81,9 +85,13 @@ public enum Capture {
                     try FileCopy.copyFolder(from: set.path(of: .support), to: staging.appendingPath(set.fileName(of: .support)))
                 }
             }
-            // The staged copy is ours and complete: read it in place, immutable, without another copy.
+            // Anonymization (Anonymize/): rewrites the staged store before anything is installed.
+            let anonymized = try anonymization.apply(staging: staging, storeName: set.storeName, display: storePath, fixture: target)
+            // The staged copy is ours and complete: read it in place, immutable, without another copy
+            // (anonymization leaves one file, without sidecars).
             let inspection = try StoreInspection(set: try StoreSet(storePath: staged), readContents: true, access: .ownedFileImmutable)
-            let manifest = try Manifest(version: version, mode: mode.rawValue, inspection: inspection)
+            var manifest = try Manifest(version: version, mode: mode.rawValue, inspection: inspection)
+            manifest.anonymization = anonymized
             try wrap("write manifest", staging) { () throws(FileSystemError) in
                 try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))
             }

@@ -61,6 +61,8 @@ public struct Manifest: Codable, Equatable, Sendable {
     public var model: CoreDataModel?
     /// The row count of every table: the expected record counts.
     public var tables: [String: Int]
+    /// Whether and how the store was anonymized (see Anonymize/Anonymize.swift); absent when not.
+    public var anonymization: Anonymization? = nil
 
     /// The manifest of an inspected store set.
     /// - Throws: ``FixtureKitError`` when the inspection could not read the contents.

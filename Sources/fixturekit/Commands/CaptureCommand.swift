@@ -10,6 +10,9 @@ struct CaptureCommand: Command {
             leaves the source untouched; checkpoint folds the source's WAL into its main file, then
             copies it while no writer can start; raw copies the main file with its -wal and -shm as
             one consistent set. Writes manifest.json and SHA256SUMS; the fixture folder appears whole.
+            When the corpus' fixturekit.json names anonymization rules, they are applied before the
+            fixture is installed (the key is read from the variable the rules name); --mode raw is then
+            refused, unless --no-anonymize declares the store synthetic (the manifest records it).
             """,
         arguments: [ArgumentDefinition(name: "store", help: "The store's main file, e.g. App.sqlite.")],
         options: [
@@ -17,6 +20,7 @@ struct CaptureCommand: Command {
             .option("--corpus", value: "DIR", help: "The corpus folder (default: MigrationFixtures)."),
             .option("--mode", value: "MODE", help: "snapshot, checkpoint or raw (default: snapshot)."),
             .flag("--force", help: "Replace an existing fixture of this version."),
+            .flag("--no-anonymize", help: "Do not apply the corpus' rules: the store holds synthetic data only."),
             .json,
         ]
     )
@@ -26,6 +30,7 @@ struct CaptureCommand: Command {
     var corpus: String
     var mode: CaptureMode
     var force: Bool
+    var noAnonymize: Bool
     var json: Bool
 
     init(arguments: [String]) throws(UsageError) {
@@ -40,16 +45,23 @@ struct CaptureCommand: Command {
         }
         self.mode = mode
         force = parsed.flag("--force")
+        noAnonymize = parsed.flag("--no-anonymize")
         json = parsed.flag("--json")
     }
 
     func run(_ console: Console) throws -> ExitCode {
-        let result = try Capture.capture(store: store, version: version, corpus: corpus, mode: mode, force: force)
+        let anonymize = CaptureAnonymization(optOut: noAnonymize, environment: console.environment)
+        let result = try Capture.capture(store: store, version: version, corpus: corpus, mode: mode, force: force, anonymize: anonymize)
         if result.replacedExisting {
             console.error("capture: \(result.fixture): replaced the existing fixture of \(version) (--force)")
         }
         let rows = result.manifest.tables.values.reduce(0, +)
         console.message("\(result.fixture): captured \(store) (\(mode.rawValue)): \(Formatting.count(result.sums.entries.count, "file")), \(Formatting.count(result.manifest.tables.count, "table")), \(Formatting.count(rows, "row"))")
+        if let anonymization = result.manifest.anonymization {
+            console.message(anonymization.mode == Manifest.Anonymization.optedOutMode
+                ? "\(result.fixture): not anonymized (--no-anonymize), as the manifest records"
+                : "\(result.fixture): anonymized by the corpus' rules: \(Formatting.count(anonymization.columns?.count ?? 0, "column")) with a rule, leak scan passed")
+        }
         if json { console.output(Formatting.json(result.manifest)) }
         return .success
     }

@@ -1,0 +1,327 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// What `anonymize` did.
+public struct AnonymizationReport: Codable, Equatable, Sendable {
+    public struct ColumnChange: Codable, Equatable, Sendable {
+        public var table: String
+        public var column: String
+        public var strategy: String
+        /// Rows whose value the rule changed (NULLs and values it leaves as they were aside).
+        public var rowsChanged: Int
+    }
+
+    /// The store or fixture given.
+    public var input: String
+    /// The file or folder written.
+    public var output: String
+    public var rules: String
+    public var rulesSHA256: String
+    /// Tells keys apart (see ``Manifest/Anonymization/keyCheck``); not the key.
+    public var keyCheck: String
+    public var columns: [ColumnChange]
+    /// `table.column` the rules name that the store does not have (a column of a later version).
+    public var absentColumns: [String]
+    /// FTS tables rebuilt from the anonymized text.
+    public var rebuiltIndexes: [String]
+    public var leakScan: LeakScanReport
+}
+
+extension Manifest {
+    /// How a fixture was anonymized: never the key, only what tells keys apart.
+    public struct Anonymization: Codable, Equatable, Sendable {
+        /// The corpus' rules were applied.
+        public static let rulesMode = "rules"
+        /// `capture --no-anonymize`: the user declared the store synthetic.
+        public static let optedOutMode = "opted-out"
+
+        /// `rules` or `opted-out`.
+        public var mode: String
+        /// SHA-256 of the rules file's bytes.
+        public var rules: String?
+        /// The first 8 bytes of HMAC-SHA-256("fixturekit key check v1") under the
+        /// key, in hex: fixtures anonymized with one key can be told from others.
+        public var keyCheck: String?
+        /// The strategy of each column with a rule: `{"users.email": "pseudonym"}`.
+        public var columns: [String: String]?
+
+        public init(mode: String, rules: String? = nil, keyCheck: String? = nil, columns: [String: String]? = nil) {
+            self.mode = mode
+            self.rules = rules
+            self.keyCheck = keyCheck
+            self.columns = columns
+        }
+    }
+}
+
+/// `fixturekit anonymize`: a store into a new file, or a fixture folder in place,
+/// and the leak scan that proves no replaced value is left in the bytes.
+public enum Anonymizer {
+    /// The folder beside a store's output where it is built: removed by the
+    /// next run when a run is killed.
+    static func workFolder(for output: String) -> String { FixtureFolder.stagingPath(for: output) }
+
+    /// Writes an anonymized copy of the store at `input` to `output`.
+    ///
+    /// The store set (with its `-wal`, `-shm`, hot `-journal`) is copied into a
+    /// folder beside `output` and never opened in place; the result is one
+    /// checkpointed file, fsynced, renamed to `output` once the leak scan passed.
+    /// - Parameters:
+    ///   - force: replace an existing `output` (never the input).
+    /// - Throws: ``FixtureKitError``: exit 1 for a leak, 2 for anything that kept the work from being done.
+    public static func anonymizeStore(_ input: String, output: String, rulesPath: String, environment: [String: String], force: Bool = false) throws(FixtureKitError) -> AnonymizationReport {
+        let (rules, key) = try load(rulesPath, environment: environment)
+        let set = try StoreSet(storePath: input)
+        do { _ = try set.readHeader() } catch {
+            throw FixtureKitError(what: "anonymize", path: input, why: error.why)
+        }
+        if let problem = try outputProblem(output, input: set, force: force) { throw problem }
+        let work = workFolder(for: output)
+        do throws(FileSystemError) {
+            try FixtureFolder.recover(output)
+            guard mkdir(work, 0o700) == 0 else { throw FileSystemError("create folder", path: work, errno: errno) }
+        } catch {
+            throw FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)
+        }
+        defer { ScratchFolder.remove(work) }
+        let report = try anonymizeCopy(of: set, into: work, rules: rules, key: key, display: input, names: { _ in output })
+        let built = work.appendingPath(set.storeName)
+        try wrap("anonymize: write", output) { () throws(FileSystemError) in
+            // A stale sidecar beside the output would be replayed into it.
+            for suffix in StoreSet.Sidecar.allCases.map(\.rawValue) where suffix != StoreSet.Sidecar.support.rawValue {
+                if try POSIX.lstatIfPresent(output + suffix) != nil { unlink(output + suffix) }
+            }
+            try POSIX.rename(built, output)
+            try POSIX.fsyncDirectory(AtomicFile.parentFolder(of: output))
+        }
+        var final = report
+        final.output = output
+        return final
+    }
+
+    /// Anonymizes a fixture folder: a staging copy beside it is anonymized, its
+    /// manifest (with how it was anonymized) and SHA256SUMS rewritten, the leak
+    /// scan run on it, and it replaces the fixture in one rename.
+    /// - Throws: ``FixtureKitError``: exit 1 when the fixture does not verify or a leak is found.
+    public static func anonymizeFixture(_ folder: String, rulesPath: String, environment: [String: String]) throws(FixtureKitError) -> AnonymizationReport {
+        let (rules, key) = try load(rulesPath, environment: environment)
+        let verification = try Verifier.verify(folder)
+        guard let result = verification.first, verification.count == 1 else {
+            throw FixtureKitError(what: "anonymize", path: folder, why: "not a fixture folder")
+        }
+        guard result.passed else {
+            throw FixtureKitError(
+                what: "anonymize", path: folder, why: "the fixture does not verify (\(result.problems.count) problems)",
+                hint: "run `fixturekit verify \(folder)`", category: .checkFailed)
+        }
+        let manifestPath = folder.appendingPath(Manifest.fileName)
+        let old: Manifest
+        do { old = try Manifest.decode(try POSIX.readFile(manifestPath)) } catch {
+            throw FixtureKitError(what: "anonymize", path: manifestPath, why: "cannot read the manifest: \(JSONDecoderFactory.describe(error))")
+        }
+        try checkCorpusKey(AtomicFile.parentFolder(of: folder), key: key, what: "anonymize")
+        let set = try StoreSet(storePath: folder.appendingPath(old.store))
+        let staging: String
+        do { staging = try FixtureFolder.prepareStaging(for: folder) } catch {
+            throw FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)
+        }
+        do throws(FixtureKitError) {
+            var report = try anonymizeCopy(of: set, into: staging, rules: rules, key: key, display: set.storePath, names: { folder.appendingPath($0) })
+            let staged = staging.appendingPath(set.storeName)
+            var manifest = try Manifest(version: old.version, mode: old.capture.mode, inspection: try StoreInspection(storePath: staged))
+            manifest.anonymization = record(rules, key: key, report: report)
+            try wrap("anonymize: write manifest", staging) { () throws(FileSystemError) in
+                try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))
+            }
+            try Checksums.writeSums(for: staging)
+            try wrap("anonymize: replace fixture", folder) { () throws(FileSystemError) in
+                try FixtureFolder.install(staging, at: folder, replace: true)
+            }
+            report.input = folder
+            report.output = folder
+            return report
+        } catch {
+            ScratchFolder.remove(staging)
+            throw error
+        }
+    }
+
+    // MARK: - Shared steps
+
+    /// Reads the rules and the key they name.
+    static func load(_ rulesPath: String, environment: [String: String]) throws(FixtureKitError) -> (AnonymizationRules, AnonymizationKey) {
+        let rules = try AnonymizationRules.load(rulesPath)
+        let key = try AnonymizationKey(variable: rules.keyEnv, environment: environment, what: "anonymize", path: rulesPath)
+        return (rules, key)
+    }
+
+    /// Why `output` cannot be written, or `nil`.
+    private static func outputProblem(_ output: String, input: StoreSet, force: Bool) throws(FixtureKitError) -> FixtureKitError? {
+        guard output.isEmpty == false, !output.hasSuffix("/") else {
+            return FixtureKitError(what: "anonymize", path: output, why: "not a file name", category: .usage)
+        }
+        let existing: stat?
+        do { existing = try POSIX.lstatIfPresent(output) } catch {
+            return FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)
+        }
+        if let existing {
+            let inputInfo = try? POSIX.lstat(input.storePath)
+            if let inputInfo, inputInfo.st_dev == existing.st_dev, inputInfo.st_ino == existing.st_ino {
+                return FixtureKitError(what: "anonymize", path: output, why: "is the input store: anonymize never rewrites a store in place", hint: "name another file with --output")
+            }
+            let members = input.memberNames.map { input.folder.appendingPath($0) }
+            for member in members {
+                if let info = try? POSIX.lstat(member), info.st_dev == existing.st_dev, info.st_ino == existing.st_ino {
+                    return FixtureKitError(what: "anonymize", path: output, why: "is a file of the input's store set", hint: "name another file with --output")
+                }
+            }
+            guard (existing.st_mode & S_IFMT) == S_IFREG else {
+                return FixtureKitError(what: "anonymize", path: output, why: FileHasher.kindDescription(existing.st_mode))
+            }
+            guard force else {
+                return FixtureKitError(what: "anonymize", path: output, why: "the file exists", hint: "--force replaces it")
+            }
+        }
+        return nil
+    }
+
+    /// Copies the store set into `folder`, anonymizes it there into one file
+    /// named like the store, and runs the leak scan on every file of `folder`.
+    /// - Parameter names: how a file of `folder` (relative path) is named in reports.
+    static func anonymizeCopy(of set: StoreSet, into folder: String, rules: AnonymizationRules, key: AnonymizationKey, display: String, names: (String) -> String) throws(FixtureKitError) -> AnonymizationReport {
+        let raw = folder.appendingPath(".fixturekit-raw")
+        try wrap("anonymize: copy", set.storePath) { () throws(FileSystemError) in
+            guard mkdir(raw, 0o700) == 0 else { throw FileSystemError("create folder", path: raw, errno: errno) }
+            for name in set.memberNames where name != set.fileName(of: .support) {
+                try FileCopy.copy(from: set.folder.appendingPath(name), to: raw.appendingPath(name), sync: false)
+            }
+            if set.has(.support), try POSIX.lstatIfPresent(folder.appendingPath(set.fileName(of: .support))) == nil {
+                try FileCopy.copyFolder(from: set.path(of: .support), to: folder.appendingPath(set.fileName(of: .support)))
+            }
+        }
+        defer { ScratchFolder.remove(raw) }
+        return try anonymizeInPlace(raw: raw, into: folder, storeName: set.storeName, rules: rules, key: key, display: display, names: names)
+    }
+
+    /// Anonymizes the store set in `raw` into `folder/storeName`, then scans every file of `folder`.
+    static func anonymizeInPlace(raw: String, into folder: String, storeName: String, rules: AnonymizationRules, key: AnonymizationKey, display: String, names: (String) -> String) throws(FixtureKitError) -> AnonymizationReport {
+        let output = folder.appendingPath(storeName)
+        let result = try AnonymizationEngine.run(folder: raw, storeName: storeName, output: output, rules: rules, key: key, spoolFolder: raw, display: display)
+        ScratchFolder.remove(raw)
+        try wrap("anonymize: sync", output) { () throws(FileSystemError) in
+            let fd = try POSIX.open(output, O_RDONLY)
+            defer { close(fd) }
+            try POSIX.fsync(fd, path: output)
+        }
+        let items: [FolderItem]
+        do { items = try FolderListing.items(below: folder) } catch {
+            throw FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)
+        }
+        let files = items.map { (path: folder.appendingPath($0.path.description), name: names($0.path.description)) }
+        let scan: LeakScanReport
+        do { scan = try LeakScanner.scan(result.spool, files: files, columns: result.ruleNames, schemaText: result.schemaText) } catch {
+            throw FixtureKitError(what: "anonymize: leak scan: \(error.operation)", path: error.path, why: error.reason)
+        }
+        if let hit = scan.hits.first {
+            let more = scan.hitCount > 1 ? " (and \(scan.hitCount - 1) more)" : ""
+            throw FixtureKitError(
+                what: "anonymize: leak scan", path: hit.file,
+                why: "a replaced value of \(hit.column) is still in the file at offset \(hit.offset)\(more)",
+                hint: "another column keeps the same values: give it a rule too", category: .checkFailed)
+        }
+        return AnonymizationReport(
+            input: display, output: folder, rules: rules.path, rulesSHA256: rules.sha256, keyCheck: key.keyCheck,
+            columns: result.columns, absentColumns: result.absent, rebuiltIndexes: result.rebuiltIndexes, leakScan: scan)
+    }
+
+    /// What the manifest records of a run.
+    static func record(_ rules: AnonymizationRules, key: AnonymizationKey, report: AnonymizationReport) -> Manifest.Anonymization {
+        let absent = Set(report.absentColumns)
+        var columns: [String: String] = [:]
+        for (table, column, rule) in rules.orderedRules where !absent.contains("\(table).\(column)") {
+            columns["\(table).\(column)"] = rule.strategy.name
+        }
+        return Manifest.Anonymization(mode: Manifest.Anonymization.rulesMode, rules: rules.sha256, keyCheck: key.keyCheck, columns: columns)
+    }
+
+    /// Refuses a key other than the one the corpus' fixtures were anonymized with:
+    /// their pseudonyms would not match across versions.
+    static func checkCorpusKey(_ corpus: String, key: AnonymizationKey, what: String) throws(FixtureKitError) {
+        guard let names = try? POSIX.listDirectory(corpus) else { return }
+        for name in names.map({ String(pathBytes: $0) }).sorted() where !name.hasPrefix(".") {
+            let manifestPath = corpus.appendingPath(name).appendingPath(Manifest.fileName)
+            guard (try? POSIX.lstatIfPresent(manifestPath)) != nil, let bytes = try? POSIX.readFile(manifestPath),
+                  let manifest = try? Manifest.decode(bytes), let recorded = manifest.anonymization?.keyCheck else { continue }
+            if recorded != key.keyCheck {
+                throw FixtureKitError(
+                    what: what, path: manifestPath,
+                    why: "the key is not the one this fixture was anonymized with (key check \(recorded), the key gives \(key.keyCheck))",
+                    hint: "use the corpus' key: pseudonyms must match across versions")
+            }
+        }
+    }
+}
+
+/// `capture`'s side of anonymization: whether the corpus has rules, and the
+/// opt-out for stores that hold synthetic data only.
+public struct CaptureAnonymization: Sendable {
+    /// `--no-anonymize`: write the store as it is, and record that in the manifest.
+    public var optOut: Bool
+    /// Where the key is read from.
+    public var environment: [String: String]
+
+    public init(optOut: Bool = false, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.optOut = optOut
+        self.environment = environment
+    }
+}
+
+/// The corpus' rules and key, loaded before capture copies anything.
+struct CorpusAnonymization {
+    var rules: AnonymizationRules?
+    var key: AnonymizationKey?
+    var optedOut: Bool
+
+    /// Reads `fixturekit.json` of `corpus` (when there is one) and the rules it names.
+    /// - Throws: ``FixtureKitError``: exit 2 for `--mode raw` into a corpus with rules.
+    init(corpus: String, store: String, mode: CaptureMode, options: CaptureAnonymization) throws(FixtureKitError) {
+        optedOut = options.optOut
+        guard !options.optOut else { return }
+        let configurationPath = corpus.appendingPath(CorpusConfiguration.fileName)
+        guard (try? POSIX.lstatIfPresent(configurationPath)) ?? nil != nil else { return }
+        let configuration: CorpusConfiguration
+        do { configuration = try CorpusConfiguration.load(configurationPath) } catch { throw error.within("capture") }
+        guard let relative = configuration.anonymize else { return }
+        let rulesPath = configuration.resolve(relative)
+        if mode == .raw {
+            throw FixtureKitError(
+                what: "capture", path: store,
+                why: "the corpus anonymizes its fixtures (\(rulesPath)), and anonymizing folds the -wal away: --mode raw cannot keep it",
+                hint: "capture with --mode snapshot, or --no-anonymize for a store that holds synthetic data only")
+        }
+        let rules: AnonymizationRules
+        let key: AnonymizationKey
+        do { (rules, key) = try Anonymizer.load(rulesPath, environment: options.environment) } catch { throw error.within("capture") }
+        try Anonymizer.checkCorpusKey(corpus, key: key, what: "capture")
+        self.rules = rules
+        self.key = key
+    }
+
+    /// Anonymizes the store staged in `staging`, before the fixture is installed.
+    /// - Returns: what the manifest records; `nil` for a corpus without rules.
+    func apply(staging: String, storeName: String, display: String, fixture: String) throws(FixtureKitError) -> Manifest.Anonymization? {
+        guard let rules, let key else { return optedOut ? Manifest.Anonymization(mode: Manifest.Anonymization.optedOutMode) : nil }
+        let raw = staging.appendingPath(".fixturekit-raw")
+        try wrap("anonymize: stage", staging) { () throws(FileSystemError) in
+            guard mkdir(raw, 0o700) == 0 else { throw FileSystemError("create folder", path: raw, errno: errno) }
+            for suffix in ["", "-wal", "-shm", "-journal"] where try POSIX.lstatIfPresent(staging.appendingPath(storeName + suffix)) != nil {
+                try POSIX.rename(staging.appendingPath(storeName + suffix), raw.appendingPath(storeName + suffix))
+            }
+        }
+        defer { ScratchFolder.remove(raw) }
+        let report = try Anonymizer.anonymizeInPlace(raw: raw, into: staging, storeName: storeName, rules: rules, key: key, display: display, names: { fixture.appendingPath($0) })
+        return Anonymizer.record(rules, key: key, report: report)
+    }
+}

@@ -1,0 +1,402 @@
+import Foundation
+import Testing
+@testable import FixtureKit
+
+/// A store holding planted personal data everywhere SQLite keeps bytes: live
+/// rows, a second table joined on e-mail, an FTS5 index over the personal text,
+/// a deleted row left in free pages, and commits that live only in the `-wal`
+/// (its connection is held open, so the `-wal` keeps them).
+final class PlantedStore {
+    /// Values that must be nowhere in an anonymized output, in any case.
+    static let planted = [
+        "zebulon.quackenbush@planted-mail.org", "Zebulon Quackenbush", "quackenbush", "+33 6 98 76 54 32",
+        "Zebulon confided his xylophonic divorce", "xylophonic",
+        "ottilie.vandermeer@planted-mail.org", "Ottilie Vandermeer", "vandermeer",
+        // Only in a deleted row, whose bytes stay in free pages:
+        "deleted.person@planted-mail.org", "Deletedia Freepageson",
+        // Only in the -wal:
+        "walter.walcommit@planted-mail.org", "Walter Walcommit", "walcommit",
+    ]
+
+    let path: String
+    let database: Database
+
+    init(in folder: String) throws {
+        path = folder + "/App.sqlite"
+        database = try Database(path: path, options: .init(create: true))
+        try database.execute("PRAGMA page_size = 4096; PRAGMA secure_delete = OFF")
+        try database.execute("""
+            CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT NOT NULL UNIQUE, name TEXT, phone TEXT, bio TEXT, born TEXT);
+            CREATE TABLE orders (id INTEGER PRIMARY KEY, email TEXT NOT NULL, placed_at TEXT, total REAL);
+            CREATE TABLE badges (code TEXT UNIQUE);
+            CREATE VIRTUAL TABLE notes USING fts5(body);
+            """)
+        try addUser(1, "zebulon.quackenbush@planted-mail.org", "Zebulon Quackenbush", "+33 6 98 76 54 32", "Zebulon confided his xylophonic divorce", "1980-02-29")
+        try addUser(2, "ottilie.vandermeer@planted-mail.org", "Ottilie Vandermeer", "0611223344", "Ottilie Vandermeer grows tulips", "1975-11-03T08:30:00Z")
+        for index in 3...40 {
+            try addUser(index, "person\(index)@example.org", "Person Number\(index)", "06000000\(index)", "an ordinary note number \(index)", "1990-01-\(10 + index % 18)")
+        }
+        for (index, email) in ["zebulon.quackenbush@planted-mail.org", "zebulon.quackenbush@planted-mail.org", "ottilie.vandermeer@planted-mail.org", "person7@example.org"].enumerated() {
+            try database.execute("INSERT INTO orders (email, placed_at, total) VALUES ('\(email)', '2023-0\(index + 1)-15 10:00:00', \(10 + index))")
+        }
+        // Four-digit codes, enough for the digits format to collide often.
+        for code in 0..<3000 { try database.execute("INSERT INTO badges VALUES ('B-\(String(format: "%04d", code * 3 % 10000))')") }
+        // A deleted row: with secure_delete off, its bytes stay in the free pages.
+        try addUser(99, "deleted.person@planted-mail.org", "Deletedia Freepageson", "0699999999", String(repeating: "Deletedia Freepageson ", count: 400), "1970-01-01")
+        try database.execute("DELETE FROM users WHERE id = 99")
+        try database.execute("DELETE FROM notes WHERE rowid = 99")
+        // Then WAL mode, without checkpoints: these commits live only in the -wal.
+        try database.execute("PRAGMA journal_mode = WAL")
+        database.disableAutomaticCheckpoint()
+        try database.setCheckpointOnClose(false)
+        try addUser(41, "walter.walcommit@planted-mail.org", "Walter Walcommit", "0655555555", "Walter Walcommit wrote this after the checkpoint", "2001-09-09")
+        try database.execute("INSERT INTO orders (email, placed_at, total) VALUES ('walter.walcommit@planted-mail.org', '2024-02-29', 42)")
+    }
+
+    func addUser(_ id: Int, _ email: String, _ name: String, _ phone: String, _ bio: String, _ born: String) throws {
+        _ = try database.rows("INSERT INTO users VALUES (?1, ?2, ?3, ?4, ?5, ?6)", [.integer(Int64(id)), .text(email), .text(name), .text(phone), .text(bio), .text(born)])
+        _ = try database.rows("INSERT INTO notes (rowid, body) VALUES (?1, ?2)", [.integer(Int64(id)), .text(bio)])
+    }
+
+    static let rules = """
+        {
+          "keyEnv": "FIXTUREKIT_ANON_KEY",
+          "strict": true,
+          "tables": {
+            "users": {
+              "email": {"strategy": "pseudonym", "format": "email", "domain": "email"},
+              "name": {"strategy": "fake", "kind": "name"},
+              "phone": {"strategy": "mask", "keepLast": 2},
+              "bio": {"strategy": "fake", "kind": "text"},
+              "born": {"strategy": "shift-date", "group": "email", "maxDays": 30},
+              "id": "keep"
+            },
+            "orders": {
+              "email": {"strategy": "pseudonym", "format": "email", "domain": "email"},
+              "placed_at": {"strategy": "shift-date", "group": "email"},
+              "total": {"strategy": "noise", "ratio": 0.1}
+            },
+            "badges": {"code": {"strategy": "pseudonym", "format": "digits"}},
+            "notes": {"body": {"strategy": "fake", "kind": "text"}}
+          }
+        }
+        """
+}
+
+/// Whether `pattern` occurs anywhere in `bytes`: the test's own search, independent of the tool's.
+func occurs(_ pattern: [UInt8], in bytes: [UInt8]) -> Bool {
+    guard !pattern.isEmpty, bytes.count >= pattern.count else { return false }
+    let first = pattern[0]
+    var index = 0
+    while index <= bytes.count - pattern.count {
+        if bytes[index] == first && bytes[index..<(index + pattern.count)].elementsEqual(pattern) { return true }
+        index += 1
+    }
+    return false
+}
+
+/// The planted values found in the files of `paths`, as `value in file`.
+func plantedValues(in paths: [String]) throws -> [String] {
+    var found: [String] = []
+    for path in paths {
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
+        for value in PlantedStore.planted where occurs(Array(value.utf8), in: bytes) || occurs(Array(value.lowercased().utf8), in: bytes) {
+            found.append("\(value) in \((path as NSString).lastPathComponent)")
+        }
+    }
+    return found
+}
+
+/// The planted values found in any of the files of `paths`.
+func distinctPlantedValues(in paths: [String]) throws -> Set<String> {
+    Set(try plantedValues(in: paths).map { String($0[..<$0.range(of: " in ", options: .backwards)!.lowerBound]) })
+}
+
+/// Every regular file below `folder`.
+func files(below folder: String) -> [String] {
+    (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String] ?? []).map { folder + "/" + $0 }.filter { path in
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) && !isFolder.boolValue
+    }
+}
+
+@Suite struct AnonymizeTests {
+    static let key = "a-test-key-that-is-long-enough-0123456789"
+    static let environment = ["FIXTUREKIT_ANON_KEY": key]
+
+    func setUp(_ folder: TemporaryFolder, rules: String = PlantedStore.rules) throws -> (PlantedStore, String) {
+        try FileManager.default.createDirectory(atPath: folder.url("live"), withIntermediateDirectories: true)
+        let store = try PlantedStore(in: folder.url("live"))
+        return (store, try folder.write("rules.json", rules))
+    }
+
+    @Test func noPlantedValueIsLeftAnywhereInTheOutput() throws {
+        let folder = try TemporaryFolder()
+        let (store, rules) = try setUp(folder)
+        // The input really holds every planted value, deleted row and -wal included.
+        let inputFiles = [store.path, store.path + "-wal"]
+        #expect(try distinctPlantedValues(in: inputFiles) == Set(PlantedStore.planted))
+        #expect(WALFile(bytes: try folder.read("live/App.sqlite-wal")).commits >= 2)
+
+        let output = folder.url("out/App.sqlite")
+        try FileManager.default.createDirectory(atPath: folder.url("out"), withIntermediateDirectories: true)
+        let result = fixturekit(["anonymize", store.path, "--rules", rules, "--output", output, "--json"], environment: Self.environment)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url("out")) == ["App.sqlite"])
+        #expect(try plantedValues(in: [output]) == [])
+        // One checkpointed file in rollback-journal mode.
+        let header = try folder.read("out/App.sqlite")
+        #expect(header[18] == 1 && header[19] == 1)
+        let report = try JSONDecoder().decode(AnonymizationReport.self, from: Data(result.standardOutput.utf8))
+        #expect(report.rebuiltIndexes == ["notes"])
+        #expect(report.columns.first { $0.table == "users" && $0.column == "email" }?.rowsChanged == 41)
+        #expect(report.columns.first { $0.table == "orders" && $0.column == "email" }?.rowsChanged == 5)
+        #expect(report.leakScan.hitCount == 0 && report.leakScan.valuesSearched > 100)
+        #expect(!result.standardOutput.contains(Self.key) && !result.standardError.contains(Self.key))
+        #expect(result.standardError.hasSuffix("): none found\n"))
+        // The input is untouched: its -wal still holds the commits.
+        #expect(try distinctPlantedValues(in: inputFiles) == Set(PlantedStore.planted))
+        _ = store
+    }
+
+    @Test func joinsSurviveAndUniqueColumnsStayUnique() throws {
+        let folder = try TemporaryFolder()
+        let (store, rules) = try setUp(folder)
+        let pairs = "SELECT u.id, o.id FROM users u JOIN orders o ON o.email = u.email ORDER BY 1, 2"
+        let before = try store.database.rows(pairs)
+        #expect(before.count == 5)
+        let output = folder.url("out.sqlite")
+        #expect(fixturekit(["anonymize", store.path, "--rules", rules, "-o", output], environment: Self.environment).status == 0)
+        let anonymized = try Database(path: output, options: .init(readOnly: true))
+        #expect(try anonymized.rows(pairs) == before)
+        #expect(try anonymized.scalar("SELECT count(*) FROM orders WHERE email NOT LIKE 'user-%@example.invalid'") == .integer(0))
+        #expect(try anonymized.scalar("SELECT count(DISTINCT code) = count(*) AND count(*) = 3000 FROM badges") == .integer(1))
+        #expect(try anonymized.scalar("SELECT count(*) FROM badges WHERE code NOT GLOB 'B-[0-9][0-9][0-9][0-9]'") == .integer(0))
+        // Dates keep their shape and move by at most 30 days, the same for one person in both tables.
+        #expect(try anonymized.scalar("SELECT born FROM users WHERE id = 2")?.text?.hasSuffix("T08:30:00Z") == true)
+        let shifts = try anonymized.rows("SELECT DISTINCT julianday(o.placed_at) - julianday(p.placed_at) FROM orders o JOIN (SELECT 1 AS id, '2023-01-15 10:00:00' AS placed_at UNION ALL SELECT 2, '2023-02-15 10:00:00') p ON p.id = o.id")
+        #expect(shifts.count == 1)
+        if let days = shifts.first?.first, case .real(let value) = days { #expect(abs(value) >= 1 && abs(value) <= 30) }
+        // The FTS index answers from the anonymized text only.
+        #expect(try anonymized.scalar("SELECT count(*) FROM notes WHERE notes MATCH 'xylophonic'") == .integer(0))
+        #expect(try anonymized.scalar("PRAGMA integrity_check") == .text("ok"))
+    }
+
+    @Test func twoRunsGiveIdenticalBytes() throws {
+        let folder = try TemporaryFolder()
+        let (store, rules) = try setUp(folder)
+        for name in ["first.sqlite", "second.sqlite"] {
+            #expect(fixturekit(["anonymize", store.path, "--rules", rules, "-o", folder.url(name)], environment: Self.environment).status == 0)
+        }
+        #expect(try folder.read("first.sqlite") == (try folder.read("second.sqlite")))
+        // Another key gives other bytes.
+        let other = fixturekit(["anonymize", store.path, "--rules", rules, "-o", folder.url("third.sqlite")], environment: ["FIXTUREKIT_ANON_KEY": "another-key-also-long-enough-987654"])
+        #expect(other.status == 0)
+        #expect(try folder.read("first.sqlite") != (try folder.read("third.sqlite")))
+    }
+
+    @Test func strictModeNamesEveryUncoveredColumn() throws {
+        let folder = try TemporaryFolder()
+        let rules = PlantedStore.rules.replacingOccurrences(of: "\"phone\": {\"strategy\": \"mask\", \"keepLast\": 2},", with: "")
+            .replacingOccurrences(of: "\"notes\": {\"body\": {\"strategy\": \"fake\", \"kind\": \"text\"}}", with: "\"notes\": {}")
+        let (store, rulesPath) = try setUp(folder, rules: rules)
+        let result = fixturekit(["anonymize", store.path, "--rules", rulesPath, "-o", folder.url("out.sqlite")], environment: Self.environment)
+        #expect(result.status == 2)
+        #expect(result.standardError == "fixturekit: anonymize: \(store.path): strict: no rule for 2 columns: notes.body, users.phone (hint: give each a rule in \(rulesPath), or \"keep\")\n")
+        #expect(!FileManager.default.fileExists(atPath: folder.url("out.sqlite")))
+    }
+
+    @Test func aMissingShortOrWrongKeyIsRefused() throws {
+        let folder = try TemporaryFolder()
+        let (store, rules) = try setUp(folder)
+        let output = folder.url("out.sqlite")
+        let missing = fixturekit(["anonymize", store.path, "--rules", rules, "-o", output], environment: [:])
+        #expect(missing.status == 2)
+        #expect(missing.standardError == "fixturekit: anonymize: \(rules): no key: the environment variable FIXTUREKIT_ANON_KEY is not set (hint: export the secret key in FIXTUREKIT_ANON_KEY)\n")
+        let empty = fixturekit(["anonymize", store.path, "--rules", rules, "-o", output], environment: ["FIXTUREKIT_ANON_KEY": ""])
+        #expect(empty.standardError == "fixturekit: anonymize: \(rules): no key: the environment variable FIXTUREKIT_ANON_KEY is empty (hint: export the secret key in FIXTUREKIT_ANON_KEY)\n")
+        let short = fixturekit(["anonymize", store.path, "--rules", rules, "-o", output], environment: ["FIXTUREKIT_ANON_KEY": "secret123"])
+        #expect(short.status == 2)
+        #expect(short.standardError == "fixturekit: anonymize: \(rules): the key in FIXTUREKIT_ANON_KEY is too short: 9 bytes, at least 16 needed (hint: use a long random secret, e.g. `openssl rand -hex 32`)\n")
+        #expect(!short.standardError.contains("secret123"))
+        #expect(!FileManager.default.fileExists(atPath: output))
+
+        // A corpus anonymized with one key refuses another: pseudonyms would not match across versions.
+        try writeCorpus(folder)
+        #expect(fixturekit(["capture", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus")], environment: Self.environment).status == 0)
+        let wrongKey = ["FIXTUREKIT_ANON_KEY": "not-the-corpus-key-but-long-enough"]
+        let wrong = fixturekit(["capture", store.path, "--version", "1.1.0", "--corpus", folder.url("corpus")], environment: wrongKey)
+        #expect(wrong.status == 2)
+        let manifest = try Manifest.decode(try folder.read("corpus/1.0.0/manifest.json"))
+        let wrongCheck = try AnonymizationKey(variable: "K", environment: ["K": wrongKey["FIXTUREKIT_ANON_KEY"]!], what: "", path: "").keyCheck
+        #expect(wrong.standardError == "fixturekit: capture: \(folder.url("corpus/1.0.0/manifest.json")): the key is not the one this fixture was anonymized with (key check \(manifest.anonymization?.keyCheck ?? "?"), the key gives \(wrongCheck)) (hint: use the corpus' key: pseudonyms must match across versions)\n")
+        #expect(!FileManager.default.fileExists(atPath: folder.url("corpus/1.1.0")))
+    }
+
+    @Test func theLeakScanFailsWhenAReplacedValueIsLeft() throws {
+        let folder = try TemporaryFolder()
+        // orders.email is kept while users.email is replaced: the same addresses stay in the file.
+        let rules = PlantedStore.rules.replacingOccurrences(of: "\"orders\": {\n      \"email\": {\"strategy\": \"pseudonym\", \"format\": \"email\", \"domain\": \"email\"},", with: "\"orders\": {\n      \"email\": \"keep\",")
+        #expect(rules != PlantedStore.rules)
+        let (store, rulesPath) = try setUp(folder, rules: rules)
+        let output = folder.url("out.sqlite")
+        let result = fixturekit(["anonymize", store.path, "--rules", rulesPath, "-o", output], environment: Self.environment)
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix("fixturekit: anonymize: leak scan: \(output): a replaced value of users.email is still in the file at offset "), "\(result.standardError)")
+        #expect(result.standardError.hasSuffix(" more) (hint: another column keeps the same values: give it a rule too)\n"))
+        #expect(!result.standardError.contains("planted-mail"))
+        // Nothing is written when the scan fails, and nothing is left beside the output.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["live", "rules.json"])
+    }
+
+    @Test func theLeakScanFindsAValueAcrossReadsAndBatches() throws {
+        let folder = try TemporaryFolder()
+        let spool = try LeakSpool(folder: folder.path, utf16: false)
+        let values = (0..<5000).map { Array("value-number-\($0)-padding".utf8) }
+        for (index, value) in values.enumerated() {
+            value.withUnsafeBytes { spool.addOriginal(column: index % 2, $0, isText: true) }
+        }
+        // A file of filler with one planted value straddling the first read boundary.
+        var bytes = [UInt8](repeating: 0x2E, count: LeakScanner.readSize * 2)
+        let planted = values[4321]
+        let offset = LeakScanner.readSize - 5
+        bytes.replaceSubrange(offset..<(offset + planted.count), with: planted)
+        let file = try folder.write("file.bin", bytes)
+        let written = Array("value-number-17-padding".utf8)
+        written.withUnsafeBytes { spool.addWritten($0, isText: true) }
+        bytes.replaceSubrange(100..<(100 + written.count), with: written)
+        try folder.write("file.bin", bytes)
+        // Small batches: the patterns are searched in several passes.
+        let report = try LeakScanner.scan(spool, files: [(file, "file.bin")], columns: ["t.a", "t.b"], schemaText: [], batchBytes: 16 << 10)
+        #expect(report.hits == [LeakHit(file: "file.bin", offset: UInt64(offset), column: "t.b")])
+        #expect(report.valuesSearched == 4999 && report.valuesExempt == 1)
+    }
+
+    @Test func captureAppliesTheCorpusRulesBeforeInstalling() throws {
+        let folder = try TemporaryFolder()
+        let (store, _) = try setUp(folder)
+        try writeCorpus(folder)
+        let corpus = folder.url("corpus")
+        let result = fixturekit(["capture", store.path, "--version", "1.0.0", "--corpus", corpus], environment: Self.environment)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.hasSuffix("\(corpus)/1.0.0: anonymized by the corpus' rules: 11 columns with a rule, leak scan passed\n"))
+        #expect(try plantedValues(in: files(below: corpus)) == [])
+        let manifest = try Manifest.decode(try folder.read("corpus/1.0.0/manifest.json"))
+        let rulesHash = try SHA256.hash(try folder.read("corpus/anonymize.json")).hex
+        #expect(manifest.anonymization?.mode == "rules")
+        #expect(manifest.anonymization?.rules == rulesHash)
+        #expect(manifest.anonymization?.columns?["users.email"] == "pseudonym")
+        #expect(manifest.anonymization?.columns?["users.id"] == "keep")
+        #expect(manifest.tables["users"] == 41)
+        #expect(!String(decoding: try folder.read("corpus/1.0.0/manifest.json"), as: UTF8.self).contains(Self.key))
+        #expect(fixturekit("verify", "--deep", corpus + "/1.0.0").status == 0)
+
+        // Anonymizing folds the -wal away: raw mode is refused, unless the store is declared synthetic.
+        let raw = fixturekit(["capture", store.path, "--version", "1.1.0", "--corpus", corpus, "--mode", "raw"], environment: Self.environment)
+        #expect(raw.status == 2)
+        #expect(raw.standardError == "fixturekit: capture: \(store.path): the corpus anonymizes its fixtures (\(corpus)/anonymize.json), and anonymizing folds the -wal away: --mode raw cannot keep it (hint: capture with --mode snapshot, or --no-anonymize for a store that holds synthetic data only)\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: corpus).sorted() == ["1.0.0", "anonymize.json", "fixturekit.json"])
+        let optedOut = fixturekit(["capture", store.path, "--version", "1.1.0", "--corpus", corpus, "--mode", "raw", "--no-anonymize"], environment: Self.environment)
+        #expect(optedOut.status == 0)
+        #expect(try Manifest.decode(try folder.read("corpus/1.1.0/manifest.json")).anonymization == Manifest.Anonymization(mode: "opted-out"))
+    }
+
+    @Test func aFixtureFolderIsAnonymizedInPlaceAndStillVerifies() throws {
+        let folder = try TemporaryFolder()
+        let (store, rules) = try setUp(folder)
+        let fixture = folder.url("corpus/1.0.0")
+        #expect(fixturekit("capture", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--mode", "raw").status == 0)
+        #expect(try distinctPlantedValues(in: files(below: fixture)) == Set(PlantedStore.planted))
+        let result = fixturekit(["anonymize", fixture, "--rules", rules], environment: Self.environment)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: fixture).sorted() == ["App.sqlite", "SHA256SUMS", "manifest.json"])
+        #expect(try plantedValues(in: files(below: folder.url("corpus"))) == [])
+        let manifest = try Manifest.decode(try folder.read("corpus/1.0.0/manifest.json"))
+        #expect(manifest.sidecars == [] && manifest.wal == nil && manifest.anonymization?.mode == "rules")
+        #expect(manifest.tables == ["badges": 3000, "orders": 5, "users": 41])
+        #expect(fixturekit("verify", "--deep", fixture).status == 0)
+        #expect(try run(["sha256sum", "-c", "--quiet", "SHA256SUMS"], in: fixture).status == 0)
+    }
+
+    @Test func anOutputThatIsTheInputOrExistsIsRefused() throws {
+        let folder = try TemporaryFolder()
+        let (store, rules) = try setUp(folder)
+        let same = fixturekit(["anonymize", store.path, "--rules", rules, "-o", store.path], environment: Self.environment)
+        #expect(same.status == 2)
+        #expect(same.standardError == "fixturekit: anonymize: \(store.path): is the input store: anonymize never rewrites a store in place (hint: name another file with --output)\n")
+        try folder.write("exists.sqlite", "x")
+        let exists = fixturekit(["anonymize", store.path, "--rules", rules, "-o", folder.url("exists.sqlite")], environment: Self.environment)
+        #expect(exists.standardError == "fixturekit: anonymize: \(folder.url("exists.sqlite")): the file exists (hint: --force replaces it)\n")
+        #expect(fixturekit(["anonymize", store.path, "--rules", rules, "-o", folder.url("exists.sqlite"), "--force"], environment: Self.environment).status == 0)
+        let usage = fixturekit(["anonymize", store.path, "--rules", rules])
+        #expect(usage.status == 64)
+        #expect(usage.standardError.hasPrefix("Error: missing required option '--output <FILE>' for a store (it is never rewritten in place)\n"))
+    }
+
+    @Test(arguments: [
+        ("{\"tables\": {}, \"strickt\": true}", "unknown key \"strickt\""),
+        ("{\"tables\": {\"users\": {\"phone\": {\"strategy\": \"mask\", \"keeplast\": 2}}}}", "tables.users.phone: unknown key \"keeplast\" for strategy mask"),
+        ("{\"tables\": {\"users\": {\"phone\": \"scramble\"}}}", "tables.users.phone: unknown strategy \"scramble\" (one of pseudonym, fake, mask, null, value, shift-date, noise, keep)"),
+        ("{\"tables\": {\"users\": {\"email\": {\"strategy\": \"pseudonym\", \"format\": \"base64\"}}}}", "tables.users.email: \"format\" must be one of hex, uuid, email, name, digits, not \"base64\""),
+        ("{\"tables\": {\"users\": {\"a\": {\"strategy\": \"pseudonym\", \"domain\": \"d\"}, \"b\": {\"strategy\": \"pseudonym\", \"format\": \"uuid\", \"domain\": \"d\"}}}}", "tables.users.b: domain \"d\" is uuid here and hex in tables.users.a: one domain, one format"),
+        ("{\"strict\": true}", "\"tables\" is missing"),
+        ("[1, 2]", "the top level has the wrong type"),
+    ])
+    func aMalformedRulesFileIsRefusedWithItsReason(rules: String, why: String) throws {
+        let folder = try TemporaryFolder()
+        let path = try folder.write("rules.json", rules)
+        let result = fixturekit(["anonymize", folder.url("App.sqlite"), "--rules", path, "-o", folder.url("out.sqlite")], environment: Self.environment)
+        #expect(result.status == 2)
+        #expect(result.standardError == "fixturekit: read rules: \(path): \(why)\n")
+    }
+
+    @Test func aContentlessFullTextIndexIsRefused() throws {
+        let folder = try TemporaryFolder()
+        let database = try Database(path: folder.url("App.sqlite"), options: .init(create: true))
+        try database.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); CREATE VIRTUAL TABLE search USING fts5(body, content='')")
+        try database.execute("INSERT INTO notes VALUES (1, 'Zebulon confided his xylophonic divorce'); INSERT INTO search (rowid, body) VALUES (1, 'Zebulon confided his xylophonic divorce')")
+        try database.close()
+        let rules = try folder.write("rules.json", "{\"tables\": {\"notes\": {\"body\": {\"strategy\": \"fake\"}}}}")
+        let result = fixturekit(["anonymize", folder.url("App.sqlite"), "--rules", rules, "-o", folder.url("out.sqlite")], environment: Self.environment)
+        #expect(result.status == 2)
+        #expect(result.standardError.hasPrefix("fixturekit: anonymize: \(folder.url("App.sqlite")): FTS table search cannot be rebuilt from the anonymized text (it keeps no text of its own: contentless, or its content table is gone): SQLite error 1: 'rebuild' may not be used with a contentless fts5 table"), "\(result.standardError)")
+        #expect(result.standardError.hasSuffix("(hint: a contentless FTS index (content='') keeps tokens of the old values that only dropping it removes)\n"))
+        #expect(!FileManager.default.fileExists(atPath: folder.url("out.sqlite")))
+    }
+
+    @Test func aUTF16StoreIsScannedInItsOwnEncoding() throws {
+        let folder = try TemporaryFolder()
+        let database = try Database(path: folder.url("App.sqlite"), options: .init(create: true))
+        try database.execute("PRAGMA encoding = 'UTF-16le'; CREATE TABLE users (email TEXT, copy TEXT)")
+        try database.execute("INSERT INTO users VALUES ('zebulon.quackenbush@planted-mail.org', 'zebulon.quackenbush@planted-mail.org')")
+        try database.close()
+        let rules = try folder.write("rules.json", "{\"tables\": {\"users\": {\"email\": {\"strategy\": \"pseudonym\", \"format\": \"email\"}, \"copy\": \"keep\"}}}")
+        let result = fixturekit(["anonymize", folder.url("App.sqlite"), "--rules", rules, "-o", folder.url("out.sqlite")], environment: Self.environment)
+        // The kept copy holds the replaced address, in UTF-16: the scan finds it there.
+        #expect(result.status == 1)
+        #expect(result.standardError.hasPrefix("fixturekit: anonymize: leak scan: \(folder.url("out.sqlite")): a replaced value of users.email is still in the file at offset "), "\(result.standardError)")
+    }
+
+    @Test func datesShiftInTheirOwnFormat() throws {
+        func shifted(_ text: String, _ days: Int) -> String? {
+            var output: [UInt8] = []
+            let bytes = Array(text.utf8)
+            let ok = bytes.withUnsafeBufferPointer { DateShift.shift($0, days: days, into: &output) }
+            return ok ? String(decoding: output, as: UTF8.self) : nil
+        }
+        #expect(shifted("2024-02-28", 1) == "2024-02-29")
+        #expect(shifted("2023-12-31T23:59:59.123+02:00", 1) == "2024-01-01T23:59:59.123+02:00")
+        #expect(shifted("2000-03-01 08:00", -1) == "2000-02-29 08:00")
+        #expect(shifted("2001-02-29", 1) == nil)
+        #expect(shifted("yesterday!", 1) == nil)
+        #expect(shifted("2021-01-01T25:00", 1) == nil)
+    }
+
+    /// A corpus whose fixturekit.json names the planted store's rules.
+    func writeCorpus(_ folder: TemporaryFolder) throws {
+        try folder.write("corpus/anonymize.json", PlantedStore.rules)
+        try folder.write("corpus/fixturekit.json", """
+            {"store": "App.sqlite", "current": "2.0.0", "supported": ["1.0.0"], "stages": [], "anonymize": "anonymize.json"}
+            """)
+    }
+}
