@@ -6,7 +6,8 @@
 #   scripts/make-example-corpus.sh [TOOL] [CORPUS]
 #
 # TOOL defaults to .build/release/fixturekit, CORPUS to MigrationFixtures (its
-# fixturekit.json and migrations/ are kept as they are). SQLite's random numbers
+# fixturekit.json, anonymize.json and migrations/ are kept as they are). 1.0.0
+# and 3.0.0 are anonymized with the corpus' example rules. SQLite's random numbers
 # (the WAL's salts) are seeded, so the raw 2.0.0 fixture is reproducible too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,9 @@ sql=scripts/example-corpus
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export SOURCE_DATE_EPOCH=0
+# The example corpus is synthetic: its anonymization key is no secret, and a
+# fixed key keeps the anonymized fixtures reproducible.
+export FIXTUREKIT_ANON_KEY=${FIXTUREKIT_ANON_KEY:-example-corpus-key-not-a-secret}
 
 build() { # VERSION: a store built from its SQL, closed cleanly
   mkdir -p "$work/$1"
@@ -27,6 +31,7 @@ build 1.0.0
 
 # 2.0.0 is captured raw: its last commits stay in App.sqlite-wal (no checkpoint
 # on close, automatic checkpoints off), as in a store copied out of a running app.
+# Anonymizing folds a WAL away, so this synthetic store opts out of the rules.
 build 2.0.0
 {
   echo ".testctrl prng_seed 20"
@@ -35,7 +40,7 @@ build 2.0.0
   echo "PRAGMA wal_autocheckpoint = 0;"
   cat "$sql/2.0.0-wal.sql"
 } | sqlite3 -bail "$work/2.0.0/App.sqlite" > /dev/null
-"$tool" capture "$work/2.0.0/App.sqlite" --version 2.0.0 --corpus "$corpus" --mode raw --force
+"$tool" capture "$work/2.0.0/App.sqlite" --version 2.0.0 --corpus "$corpus" --mode raw --no-anonymize --force
 
 build 3.0.0
 "$tool" capture "$work/3.0.0/App.sqlite" --version 3.0.0 --corpus "$corpus" --force

@@ -32,6 +32,7 @@ import Testing
         let copy = folder.url("MigrationFixtures")
         try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
         try FileManager.default.copyItem(atPath: Self.corpus + "/fixturekit.json", toPath: copy + "/fixturekit.json")
+        try FileManager.default.copyItem(atPath: Self.corpus + "/anonymize.json", toPath: copy + "/anonymize.json")
         let result = try run([Self.repository + "/scripts/make-example-corpus.sh", toolExecutable, copy], in: Self.repository)
         #expect(result.status == 0, "\(result.standardError)")
         for version in ["1.0.0", "2.0.0", "3.0.0"] {
