@@ -3,8 +3,10 @@ PREFIX ?= /usr/local
 SWIFT ?= swift
 SWIFT_FLAGS ?=
 RELEASE_BIN = .build/release/fixturekit
+FUZZ_SECONDS ?= 150
+FUZZ_SECONDS_IN_TEST ?= 10
 
-.PHONY: all bootstrap build release test demo bench install clean
+.PHONY: all bootstrap build release test demo bench fuzz install clean
 
 all: build
 
@@ -24,6 +26,8 @@ test: bootstrap
 	@# The suite must leave the example corpus exactly as committed.
 	@for fixture in MigrationFixtures/*/SHA256SUMS; do (cd "$$(dirname "$$fixture")" && sha256sum --quiet --strict -c SHA256SUMS) || exit 1; done
 	@echo "example corpus: SHA256SUMS intact"
+	@# Each fuzz target briefly; `make fuzz` runs them for longer.
+	@scripts/fuzz.sh $(FUZZ_SECONDS_IN_TEST)
 
 # The main job on the example corpus.
 demo: release
@@ -32,6 +36,10 @@ demo: release
 bench: release
 	@scripts/bootstrap.sh bench
 	@bench/run.sh $(RELEASE_BIN)
+
+# Every parser of outside bytes under libFuzzer, FUZZ_SECONDS each.
+fuzz: bootstrap
+	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
 install: release
 	install -d $(DESTDIR)$(PREFIX)/bin

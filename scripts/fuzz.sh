@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Fuzzes every parser of outside bytes with libFuzzer (Swift's -sanitize=fuzzer,
+# with AddressSanitizer): the WAL, database-header and -shm readers (wal), the
+# SHA256SUMS reader (sums), the configuration, rules and manifest readers
+# (config), the archive reader (archive).
+#
+#   scripts/fuzz.sh [SECONDS] [TARGET...]      SECONDS per target, default 120
+#
+# Seeds come from the example corpus; inputs that crash are kept in
+# Fuzz/regressions/<target>/, which `make test` replays. Exit status: 0 no crash,
+# 1 a target crashed (its input is in Fuzz/regressions/), 2 could not build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-120}
+shift || true
+targets=("$@")
+[[ ${#targets[@]} -gt 0 ]] || targets=(wal sums config archive)
+binary=.build/fuzz/fixturekit-fuzz
+export SWIFT_BACKTRACE=enable=no # the backtracer stalls on each crash otherwise
+
+mkdir -p .build/fuzz
+sources=(Sources/FixtureKit/*/*.swift Fuzz/FuzzMain.swift)
+if [[ ! -x $binary ]] || [[ -n $(find "${sources[@]}" -newer "$binary" | head -1) ]]; then
+  echo "fuzz: building $binary" >&2
+  swiftc -sanitize=fuzzer,address -parse-as-library -module-name FixtureKit -O \
+    -I Sources/CSQLite -I Sources/CArchive -I Sources/CCrypto \
+    "${sources[@]}" -lsqlite3 -larchive -lcrypto -o "$binary" 2> .build/fuzz/build.log || {
+      echo "fuzz: the build failed; see .build/fuzz/build.log" >&2
+      exit 2
+    }
+fi
+
+seed() { # TARGET FILE...: copies the files into the target's working corpus
+  local corpus=.build/fuzz/corpus/$1
+  mkdir -p "$corpus"
+  shift
+  cp "$@" "$corpus/"
+}
+seed wal MigrationFixtures/2.0.0/App.sqlite-wal MigrationFixtures/2.0.0/App.sqlite-shm
+head -c 4096 MigrationFixtures/3.0.0/App.sqlite > .build/fuzz/corpus/wal/header
+seed sums MigrationFixtures/*/SHA256SUMS MigrationFixtures/*.sha256
+seed config MigrationFixtures/fixturekit.json MigrationFixtures/anonymize.json MigrationFixtures/*/manifest.json
+seed archive MigrationFixtures/App-3.0.0.tar.zst
+
+status=0
+for target in "${targets[@]}"; do
+  regressions=Fuzz/regressions/$target
+  mkdir -p "$regressions"
+  echo "fuzz: $target for ${seconds} s" >&2
+  if ! FIXTUREKIT_FUZZ_TARGET=$target "$binary" -max_total_time="$seconds" -max_len=262144 -timeout=10 \
+      -artifact_prefix="$regressions/" .build/fuzz/corpus/"$target" > ".build/fuzz/$target.log" 2>&1; then
+    echo "fuzz: $target crashed; the input is in $regressions/ (log: .build/fuzz/$target.log)" >&2
+    status=1
+  fi
+  grep -E "^#[0-9]+.*DONE|Done [0-9]+ runs" ".build/fuzz/$target.log" | tail -1 >&2 || true
+done
+exit $status
