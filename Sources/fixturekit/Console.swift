@@ -28,9 +28,16 @@ final class Console {
         write(text + "\n", to: STDOUT_FILENO)
     }
 
-    /// Writes `text` and a line feed to stderr.
+    /// Writes `text` as one line on stderr: a file name holding a line feed or
+    /// another control character is shown escaped, and stays on its line.
     func message(_ text: String) {
-        write(text + "\n", to: STDERR_FILENO)
+        let needsEscaping = text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
+        write((needsEscaping ? text.escapingControlCharacters() : text) + "\n", to: STDERR_FILENO)
+    }
+
+    /// Writes several lines on stderr, each as ``message(_:)`` does.
+    func lines(_ text: String) {
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) { message(String(line)) }
     }
 
     /// `fixturekit: <what>: <path>: <why>` on stderr, always one line: a file

@@ -45,6 +45,9 @@ extension Checksums {
                     hint: "a fixture holds regular files and folders only")
             }
         }
+        guard !files.isEmpty else {
+            throw FixtureKitError(what: "sums", path: folder, why: "no file to list", hint: "a fixture holds at least its store")
+        }
         let paths = files.map { folder.appendingPath($0.description) }
         var entries: [SHA256SumsEntry] = []
         for (index, result) in ParallelHasher.digests(of: paths, sizes: sizes, threads: threads).enumerated() {

@@ -85,7 +85,10 @@ public enum Checkpoint {
     /// - Returns: the frames in the WAL, and how many were written to the main file.
     /// - Throws: ``FixtureKitError``; exit 2 when readers or writers keep it from completing.
     public static func checkpointLiveStore(_ storePath: String, busyTimeout: Int32 = 5000) throws(FixtureKitError) -> Database.CheckpointResult {
-        _ = try StoreSet(storePath: storePath)
+        // SQLite would take an empty or foreign file for an empty database.
+        do { _ = try StoreSet(storePath: storePath).readHeader() } catch {
+            throw FixtureKitError(what: "checkpoint", path: storePath, why: error.why, hint: error.hint)
+        }
         let database: Database
         let counted: Database.CheckpointResult
         do {

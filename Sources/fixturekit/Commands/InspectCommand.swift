@@ -43,7 +43,7 @@ struct InspectCommand: Command {
             console.output(Formatting.json(contents))
         } else {
             let ratio = contents.compressedSize > 0 ? Double(contents.expandedSize) / Double(contents.compressedSize) : 0
-            console.message("""
+            console.lines("""
                 archive:      \(path)
                 format:       \(contents.format)
                 compression:  \(contents.compression)
@@ -52,7 +52,7 @@ struct InspectCommand: Command {
                 """)
             for entry in contents.entries {
                 let size = entry.kind == .folder ? "folder" : Formatting.bytes(entry.size)
-                console.message("  " + size.padding(toLength: 12, withPad: " ", startingAt: 0) + entry.path.escapingControlCharacters() + (entry.kind == .folder ? "/" : ""))
+                console.message("  " + size.padding(toLength: 12, withPad: " ", startingAt: 0) + entry.path + (entry.kind == .folder ? "/" : ""))
             }
             console.problems(verification, what: "inspect")
             let outcome = verification.passed
