@@ -6,7 +6,7 @@ RELEASE_BIN = .build/release/fixturekit
 FUZZ_SECONDS ?= 150
 FUZZ_SECONDS_IN_TEST ?= 10
 
-.PHONY: all bootstrap build release test demo bench fuzz install clean
+.PHONY: all bootstrap build release test demo bench fuzz torture install clean
 
 all: build
 
@@ -36,6 +36,13 @@ demo: release
 bench: release
 	@scripts/bootstrap.sh bench
 	@bench/run.sh $(RELEASE_BIN)
+
+# kill -9 at random moments of every command that writes, TORTURE_RUNS times each,
+# and the concurrency soak.
+TORTURE_RUNS ?= 100
+torture: bootstrap
+	$(SWIFT) build $(SWIFT_FLAGS)
+	FIXTUREKIT_TORTURE_RUNS=$(TORTURE_RUNS) $(SWIFT) test $(SWIFT_FLAGS) --filter 'TortureTests|ConcurrencyTests|UpgradeKillTests'
 
 # Every parser of outside bytes under libFuzzer, FUZZ_SECONDS each.
 fuzz: bootstrap

@@ -31,13 +31,13 @@ if [[ ! -x $binary ]] || [[ -n $(find "${sources[@]}" -newer "$binary" | head -1
 fi
 
 seed() { # TARGET FILE...: copies the files into the target's working corpus
-  local corpus=.build/fuzz/corpus/$1
+  local corpus=.build/fuzz/corpus/$1 file
   mkdir -p "$corpus"
   shift
-  cp "$@" "$corpus/"
+  for file in "$@"; do cp "$file" "$corpus/${file//\//_}"; done
 }
 seed wal MigrationFixtures/2.0.0/App.sqlite-wal MigrationFixtures/2.0.0/App.sqlite-shm
-head -c 4096 MigrationFixtures/3.0.0/App.sqlite > .build/fuzz/corpus/wal/header
+head -c 4096 MigrationFixtures/3.0.0/App.sqlite > .build/fuzz/corpus/wal/database-header
 seed sums MigrationFixtures/*/SHA256SUMS MigrationFixtures/*.sha256
 seed config MigrationFixtures/fixturekit.json MigrationFixtures/anonymize.json MigrationFixtures/*/manifest.json
 seed archive MigrationFixtures/App-3.0.0.tar.zst

@@ -43,7 +43,9 @@ enum FixtureFolder {
     }
 
     /// Renames the finished staging folder to `target`, replacing an existing
-    /// folder when `replace` is set.
+    /// folder when `replace` is set: the two are swapped in one step
+    /// (`RENAME_EXCHANGE`), so `target` always names a whole fixture, and the old
+    /// one, now under the staging name, is removed after.
     /// - Returns: whether a folder was replaced.
     @discardableResult
     static func install(_ staging: String, at target: String, replace: Bool) throws(FileSystemError) -> Bool {
@@ -52,14 +54,13 @@ enum FixtureFolder {
         let exists = try POSIX.lstatIfPresent(target) != nil
         if exists {
             guard replace else { throw FileSystemError("install", path: target, errno: EEXIST) }
-            try POSIX.rename(target, retiredPath(for: target))
-        }
-        try POSIX.rename(staging, target)
-        try POSIX.fsyncDirectory(parent)
-        if exists {
-            ScratchFolder.remove(retiredPath(for: target))
+            try POSIX.exchange(staging, target)
             try POSIX.fsyncDirectory(parent)
+            ScratchFolder.remove(staging)
+        } else {
+            try POSIX.renameNoReplace(staging, target)
         }
+        try POSIX.fsyncDirectory(parent)
         return exists
     }
 

@@ -81,12 +81,6 @@ final class ScratchFolder {
 
     /// Removes a folder and everything in it; missing is fine.
     static func remove(_ path: String) {
-        guard let info = try? POSIX.lstatIfPresent(path) else { return }
-        if (info.st_mode & S_IFMT) == S_IFDIR {
-            for name in (try? POSIX.listDirectory(path)) ?? [] { remove(path.appendingPath(String(pathBytes: name))) }
-            rmdir(path)
-        } else {
-            unlink(path)
-        }
+        try? POSIX.removeTree(path)
     }
 }
