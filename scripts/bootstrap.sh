@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages fixturekit needs that this machine lacks.
 #
-#   scripts/bootstrap.sh            build and test: compilers' libraries, sqlite3, archivers
+#   scripts/bootstrap.sh            build and test: compilers' libraries, sqlite3, archivers, chromium
 #   scripts/bootstrap.sh bench      also the tools the benchmarks measure against
 #
 # Idempotent and silent when everything is already there. When something is
@@ -11,8 +11,9 @@ set -euo pipefail
 
 build_packages=(libsqlite3-dev libarchive-dev libssl-dev pkg-config)
 # Peer tools the tests compare against: sha256sum (coreutils), shasum (perl),
-# sqlite3, GNU tar and bsdtar, the compressors.
-test_packages=(coreutils perl sqlite3 tar libarchive-tools zstd xz-utils gzip)
+# sqlite3, GNU tar and bsdtar, the compressors; headless Chromium and a font,
+# which render `migrate --html`'s page in the tests.
+test_packages=(coreutils perl sqlite3 tar libarchive-tools zstd xz-utils gzip chromium fonts-dejavu-core)
 bench_packages=(hyperfine time openssl)
 
 wanted=("${build_packages[@]}" "${test_packages[@]}")

@@ -17,6 +17,7 @@ enum Tool {
         FreezeCommand.self,
         MigrateCommand.self,
         DriftCommand.self,
+        StatusCommand.self,
     ] }
 
     static let abstract = "Freeze the SQLite stores of shipped app versions as checksummed fixtures, and prove they still migrate."

@@ -84,7 +84,7 @@ struct NotesCorpus {
     }
 
     /// A store of `version` built from `schema`, captured as its fixture.
-    private func make(_ version: String, schema: String, fill: (Database) throws -> Void) throws {
+    func make(_ version: String, schema: String, fill: (Database) throws -> Void = { _ in }) throws {
         let live = folder.url("live-\(version)")
         try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: true)
         let database = try Database(path: live + "/App.sqlite", options: .init(create: true))

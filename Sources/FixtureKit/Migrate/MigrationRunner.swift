@@ -239,7 +239,7 @@ public final class MigrationRunner: Sendable {
         if let known = fixtures.withLock({ $0[version] }) { return known }
         var state = FixtureState(folder: configuration.resolve(version))
         if !FixtureLocator.isFolder(state.folder) {
-            if let archive = archive(of: version) {
+            if let archive = configuration.archivePath(of: version) {
                 do {
                     let scratch = try ScratchFolder.create()
                     unpacked.withLock { $0.append(scratch) }
@@ -277,13 +277,6 @@ public final class MigrationRunner: Sendable {
         }
         fixtures.withLock { $0[version] = state }
         return state
-    }
-
-    /// The archive of `version` in the corpus, in any format, if there is one.
-    private func archive(of version: String) -> String? {
-        let base = configuration.store.split(separator: ".", omittingEmptySubsequences: false).dropLast().joined(separator: ".")
-        let name = (base.isEmpty ? configuration.store : base) + "-" + version
-        return ArchiveFormat.allCases.map { configuration.resolve(name + $0.suffix) }.first { (try? POSIX.lstatIfPresent($0)) != nil }
     }
 }
 

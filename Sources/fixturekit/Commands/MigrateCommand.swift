@@ -10,6 +10,8 @@ struct MigrateCommand: Command {
             taken through the chain of stages to the current version; every stage is also run on its
             own. Each copy is then checked: integrity_check, foreign_key_check, user_version, the schema
             against the current version's fixture, row counts, and the configuration's own checks.
+            --html writes the matrix as one HTML page (no script, no network): a grid of paths against
+            checks, and each failure with its statement, schema differences and data findings.
             Exit status: 0 every path passed, 1 one failed, 2 the configuration could not be read.
             """,
         options: [
@@ -18,6 +20,7 @@ struct MigrateCommand: Command {
             .option("--jobs", "-j", value: "N", help: "Paths run at once (default: every core)."),
             .option("--shard", value: "I/N", help: "Run the I-th of N equal shares of the matrix."),
             .option("--junit", value: "FILE", help: "Also write a JUnit XML report."),
+            .option("--html", value: "FILE", help: "Also write the matrix as one self-contained HTML page."),
             .option("--keep-failed", value: "DIR", help: "Keep each failed path's migrated copy, log and findings in DIR."),
             .json,
         ]
@@ -26,6 +29,7 @@ struct MigrateCommand: Command {
     var config: String
     var options: MigrationRunner.Options
     var junit: String?
+    var html: String?
     var json: Bool
 
     init(arguments: [String]) throws(UsageError) {
@@ -40,6 +44,7 @@ struct MigrateCommand: Command {
             options.shard = (parts[0], parts[1])
         }
         junit = parsed.value("--junit")
+        html = parsed.value("--html")
         json = parsed.flag("--json")
     }
 
@@ -51,6 +56,7 @@ struct MigrateCommand: Command {
         let report = MigrationRunner(configuration: corpus).run(options)
         for line in MigrationText.lines(report, config: config) { console.message(line) }
         if let junit { try report.writeJUnit(to: junit) }
+        if let html { try report.writeHTML(to: html, configuration: config) }
         if json { console.output(Formatting.json(report)) }
         return report.passed ? .success : .checkFailed
     }

@@ -1,0 +1,65 @@
+/// What one streaming pass over a fixture archive found, with the bytes of the
+/// two small files that describe the fixture: its `SHA256SUMS` and its
+/// `manifest.json`. Nothing is extracted; every other file is hashed and dropped.
+struct ArchiveMetadata: Sendable {
+    /// The pass' findings, including the check against the archive's own `SHA256SUMS`.
+    var contents: ArchiveContents
+    /// The archive's `SHA256SUMS`, as stored.
+    var sums: SHA256Sums
+    /// The archive's `manifest.json`, when it holds one no larger than ``MetadataSink/manifestLimit``.
+    var manifest: [UInt8]?
+
+    /// Reads `archive` once, as `verify` does (the same refusals, no size limits).
+    /// - Throws: ``FixtureKitError`` when the archive is refused: unreadable, malformed or unsafe.
+    static func read(_ archive: String, what: String) throws(FixtureKitError) -> ArchiveMetadata {
+        try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in
+            let sink = MetadataSink()
+            let contents = try ArchiveScanner(archive: archive, what: what, limits: .unlimited).scan(into: sink)
+            return ArchiveMetadata(contents: contents, sums: SHA256Sums(parsing: sink.sums ?? []), manifest: sink.manifest)
+        }
+    }
+}
+
+/// Keeps `SHA256SUMS` and `manifest.json` from an archive scan in memory.
+///
+/// ``ArchiveScanner`` calls ``beginFile(_:)`` and ``endFile()`` on its own thread and
+/// ``write(_:)`` on its background stage, one call after the other: the stage's
+/// handover orders them, as for the scanner's hasher.
+final class MetadataSink: ArchiveScanSink {
+    /// A manifest is a few KiB; one larger than this is not kept (and not read).
+    static let manifestLimit = 16 << 20
+    static let manifestPath = RelativePath(Manifest.fileName)
+
+    private(set) var sums: [UInt8]?
+    private(set) var manifest: [UInt8]?
+    private var current: RelativePath?
+    private var buffer: [UInt8] = []
+    private var overflowed = false
+
+    func beginFile(_ path: RelativePath) throws {
+        current = path == ArchiveScanner.sumsPath || path == Self.manifestPath ? path : nil
+        buffer = []
+        overflowed = false
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        guard current != nil, !overflowed else { return }
+        // SHA256SUMS is bounded by the scanner itself; the manifest here.
+        if current == Self.manifestPath && buffer.count + bytes.count > Self.manifestLimit {
+            overflowed = true
+            buffer = []
+            return
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    func endFile() throws {
+        switch current {
+        case ArchiveScanner.sumsPath?: sums = buffer
+        case Self.manifestPath? where !overflowed: manifest = buffer
+        default: break
+        }
+        current = nil
+        buffer = []
+    }
+}

@@ -1,0 +1,38 @@
+import FixtureKit
+
+/// `fixturekit status`: the support matrix at a glance.
+struct StatusCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "status",
+        abstract: "Show every version of the corpus: fixture, archive, model, rows, checksums, stage chain, problems.",
+        discussion: """
+            One row per version that the configuration names or the corpus holds: supported or not,
+            fixture folder, archive and its SHA-256, capture mode and sidecars, model identity, rows,
+            whether SHA256SUMS verifies (folders and archives, not --deep), and the chain of stages to
+            the current version. Problems are listed in plain words. Nothing is written.
+            Exit status: 0 no problem, 1 a problem, 2 something could not be read (the configuration,
+            the corpus folder, an archive).
+            """,
+        options: [
+            .option("--config", value: "FILE", help: "The corpus configuration (default: MigrationFixtures/fixturekit.json)."),
+            .json,
+        ]
+    )
+
+    var config: String
+    var json: Bool
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try Self.configuration.parse(arguments)
+        config = parsed.value("--config") ?? "MigrationFixtures/fixturekit.json"
+        json = parsed.flag("--json")
+    }
+
+    func run(_ console: Console) throws -> ExitCode {
+        let status = try CorpusStatus.read(config: config)
+        for line in StatusText.lines(status, console: console) { console.message(line) }
+        if json { console.output(Formatting.json(status)) }
+        if status.passed { return .success }
+        return status.problems.contains(where: \.isUnreadable) ? .couldNotWork : .checkFailed
+    }
+}
