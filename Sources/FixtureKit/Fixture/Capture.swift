@@ -122,6 +122,9 @@ public enum Capture {
             try source.backup(to: copy)
             try copy.close()
             try source.close()
+        } catch where error.code == SQLITE_IOERR || error.code == SQLITE_FULL {
+            // Reading the source rarely fails this way; writing the copy does.
+            throw FixtureKitError(what: "snapshot: write", path: destination, why: "\(error.message) (disk full, or a file-size limit)")
         } catch {
             throw FixtureKitError(what: "snapshot", path: set.storePath, why: error.description, hint: hint(for: error))
         }
