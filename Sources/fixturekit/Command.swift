@@ -41,6 +41,21 @@ extension OptionDefinition {
 }
 
 extension ParsedArguments {
+    /// The required `--version V`.
+    func requiredVersion() throws(UsageError) -> String {
+        guard let version = value("--version") else { throw UsageError("missing required option '--version <V>'") }
+        return version
+    }
+
+    /// `--mode snapshot|checkpoint|raw`, snapshot when absent.
+    func captureMode() throws(UsageError) -> CaptureMode {
+        let name = value("--mode") ?? CaptureMode.snapshot.rawValue
+        guard let mode = CaptureMode(rawValue: name) else {
+            throw UsageError("'--mode' must be snapshot, checkpoint or raw, not '\(name)'")
+        }
+        return mode
+    }
+
     /// `--jobs N` as a positive number.
     func jobs() throws(UsageError) -> Int? {
         guard let text = value("--jobs") else { return nil }

@@ -47,15 +47,7 @@ final class ArchiveScanner {
     /// - Throws: ``FixtureKitError`` when the file cannot be opened or libarchive
     ///   cannot start reading it.
     init(archive: String, what: String, limits: ArchiveLimits) throws(FixtureKitError) {
-        do {
-            reader = try ArchiveReader(path: archive)
-        } catch let error as ArchiveError {
-            throw FixtureKitError(what: what, path: archive, why: error.reason)
-        } catch let error as FileSystemError where error.errno == ENOENT {
-            throw FixtureKitError(what: what, path: archive, why: "no such file")
-        } catch {
-            throw FixtureKitError.wrapping(error, what: what, path: archive)
-        }
+        reader = try ArchiveReader.open(archive, what: what)
         self.archivePath = archive
         self.what = what
         self.limits = limits

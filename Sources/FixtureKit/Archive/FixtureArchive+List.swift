@@ -71,16 +71,7 @@ extension FixtureArchive {
 
     private static func listEntries(_ archive: String, each: (ListedEntry) -> Void) throws(FixtureKitError) -> ArchiveListing {
         let what = "list"
-        let reader: ArchiveReader
-        do {
-            reader = try ArchiveReader(path: archive)
-        } catch let error as ArchiveError {
-            throw FixtureKitError(what: what, path: archive, why: error.reason)
-        } catch let error as FileSystemError where error.errno == ENOENT {
-            throw FixtureKitError(what: what, path: archive, why: "no such file")
-        } catch {
-            throw FixtureKitError.wrapping(error, what: what, path: archive)
-        }
+        let reader = try ArchiveReader.open(archive, what: what)
         var entries: [ListedEntry] = []
         var previous: String?
         while true {

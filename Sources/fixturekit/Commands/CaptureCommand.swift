@@ -36,14 +36,9 @@ struct CaptureCommand: Command {
     init(arguments: [String]) throws(UsageError) {
         let parsed = try Self.configuration.parse(arguments)
         store = parsed.positionals[0]
-        guard let version = parsed.value("--version") else { throw UsageError("missing required option '--version <V>'") }
-        self.version = version
+        version = try parsed.requiredVersion()
         corpus = parsed.value("--corpus") ?? "MigrationFixtures"
-        let modeName = parsed.value("--mode") ?? CaptureMode.snapshot.rawValue
-        guard let mode = CaptureMode(rawValue: modeName) else {
-            throw UsageError("'--mode' must be snapshot, checkpoint or raw, not '\(modeName)'")
-        }
-        self.mode = mode
+        mode = try parsed.captureMode()
         force = parsed.flag("--force")
         noAnonymize = parsed.flag("--no-anonymize")
         json = parsed.flag("--json")
