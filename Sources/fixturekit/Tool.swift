@@ -15,6 +15,9 @@ enum Tool {
         ListCommand.self,
         MigrateCommand.self,
         DriftCommand.self,
+        UpgradeCommand.self,
+        BackupCommand.self,
+        RestoreCommand.self,
     ] }
 
     static let abstract = "Freeze the SQLite stores of shipped app versions as checksummed fixtures, and prove they still migrate."

@@ -25,9 +25,12 @@ final class StageRunner {
     private let connect: Connect
     private var database: Database?
 
-    init(storePath: String, logFolder: String, connect: @escaping Connect) {
+    /// - Parameter database: a connection already open on the store, used until
+    ///   a program needs the store to itself.
+    init(storePath: String, logFolder: String, database: Database? = nil, connect: @escaping Connect) {
         self.storePath = storePath
         self.logFolder = logFolder
+        self.database = database
         self.connect = connect
     }
 
