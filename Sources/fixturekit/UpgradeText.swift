@@ -5,8 +5,9 @@ enum UpgradeText {
     static func lines(_ result: UpgradeResult) -> [String] {
         var lines: [String] = []
         if let recovery = result.recovery { lines.append(line(recovery, store: result.store)) }
+        let removed = result.removedBackups.isEmpty ? "" : ", removed \(Formatting.count(result.removedBackups.count, "older backup"))"
         guard result.outcome != .current else {
-            return lines + ["upgrade: \(result.store): already at \(result.to): nothing to do"]
+            return lines + ["upgrade: \(result.store): already at \(result.to): nothing to do\(removed)"]
         }
         lines.append("upgrade: \(result.store): \(result.from ?? "?") -> \(result.to), \(Formatting.count(result.stages.count, "stage"))")
         if let backup = result.backup {
@@ -19,7 +20,6 @@ enum UpgradeText {
             if let statement = check.statement { lines.append("      statement: \(statement.escapingControlCharacters())") }
         }
         if let restore = result.restore { lines.append(line(restore)) }
-        let removed = result.removedBackups.isEmpty ? "" : ", removed \(Formatting.count(result.removedBackups.count, "older backup"))"
         switch result.outcome {
         case .upgraded: lines.append("upgrade: \(result.store): upgraded to \(result.to)\(removed)")
         case .restored: lines.append("upgrade: \(result.store): not upgraded, back at \(result.from ?? "?")\(removed)")

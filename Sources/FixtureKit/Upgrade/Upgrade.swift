@@ -129,13 +129,17 @@ public enum Upgrade {
         let database = lock.database
         let (version, before) = try preflight(database, configuration: configuration, storePath: storePath, what: what)
         result.from = version
-        guard version != current else { return result }
+        let backups = options.backups ?? StoreBackup.defaultFolder(forStore: storePath)
+        guard version != current else {
+            // Left alone; the backups of earlier runs (one a killed run took) kept to N.
+            if FixtureLocator.isFolder(backups) { result.removedBackups = try prune(set, backups: backups, keep: options.keep, what: what) }
+            return result
+        }
         let (chain, gap) = configuration.chainOfStages(from: version, to: current)
         if let gap {
             throw FixtureKitError(what: what, path: storePath, why: "the store is at \(version), and there is no way to \(current): \(gap)", hint: "add the missing stage to the configuration")
         }
         result.stages = chain.map { "\($0.from) -> \($0.to)" }
-        let backups = options.backups ?? StoreBackup.defaultFolder(forStore: storePath)
         try checkSpace(set, backups: backups, options: options, what: what)
 
         // The backup: the files as they are, read while the lock keeps them so.
