@@ -4,7 +4,7 @@ SWIFT ?= swift
 SWIFT_FLAGS ?=
 RELEASE_BIN = .build/release/fixturekit
 
-.PHONY: all bootstrap build release test demo bench install clean
+.PHONY: all bootstrap build release test torture demo bench install clean
 
 all: build
 
@@ -24,6 +24,13 @@ test: bootstrap
 	@# The suite must leave the example corpus exactly as committed.
 	@for fixture in MigrationFixtures/*/SHA256SUMS; do (cd "$$(dirname "$$fixture")" && sha256sum --quiet --strict -c SHA256SUMS) || exit 1; done
 	@echo "example corpus: SHA256SUMS intact"
+
+# The kill test of `upgrade` at length: 500 kills of a passing upgrade and 200 of a
+# failing one (the default suite runs 50 and 20).
+TORTURE_KILLS ?= 500
+torture: bootstrap
+	$(SWIFT) build $(SWIFT_FLAGS)
+	FIXTUREKIT_TORTURE=$(TORTURE_KILLS) $(SWIFT) test $(SWIFT_FLAGS) --filter UpgradeKillTests
 
 # The main job on the example corpus.
 demo: release

@@ -215,6 +215,7 @@ public enum Upgrade {
         try marker.write(forStore: storePath)
         do {
             result.restore = try StoreRestore.restore(marker, store: storePath, what: "restore")
+            result.restore?.archive = backup.path
         } catch {
             throw FixtureKitError(
                 what: what, path: storePath, why: "\(failure.name) failed, and restoring the backup failed too: \(error.description)",
