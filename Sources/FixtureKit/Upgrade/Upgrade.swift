@@ -168,26 +168,24 @@ public enum Upgrade {
             try ExclusiveStore.connect(absoluteStore, timeout: timeout)
         }
         var log: [String] = []
-        var failure: CheckResult?
         for stage in chain {
             let name = "stage \(stage.from) -> \(stage.to)"
             if let failed = stages.run(stage, configuration: configuration, log: &log) {
-                failure = CheckResult(name: name, passed: false, message: failed.message, statement: failed.statement)
-                result.checks.append(failure!)
+                result.checks.append(CheckResult(name: name, passed: false, message: failed.message, statement: failed.statement))
                 break
             }
             result.checks.append(CheckResult(name: name, passed: true))
         }
-        if failure == nil {
+        if result.checks.allSatisfy(\.passed) {
             do {
                 let migrated = try stages.open()
                 result.checks += checks(migrated, configuration: configuration, from: version, marker: marker)
-                failure = result.checks.first { !$0.passed }
             } catch {
-                failure = CheckResult(name: "lock the store after the stages", passed: false, message: ExclusiveStore.describe(error, what: what, path: storePath).why)
-                result.checks.append(failure!)
+                let why = ExclusiveStore.describe(error, what: what, path: storePath).why
+                result.checks.append(CheckResult(name: "lock the store after the stages", passed: false, message: why))
             }
         }
+        let failure = result.checks.first { !$0.passed }
 
         guard let failure else {
             marker.phase = .migrated
@@ -213,6 +211,13 @@ public enum Upgrade {
         stages.close()
         marker.phase = .restoring
         try marker.write(forStore: storePath)
+        // Only over a store nobody else has open: a process that got in while a
+        // program stage ran keeps the restore pending.
+        if ExclusiveStore.isInUse(storePath, timeout: options.lockTimeout) {
+            throw FixtureKitError(
+                what: what, path: storePath, why: "\(failure.name) failed, and another process has opened the store since: the backup is not restored yet",
+                hint: "close the app that uses the store, then `fixturekit restore --pending \(storePath)` restores it")
+        }
         do {
             result.restore = try StoreRestore.restore(marker, store: storePath, what: "restore")
             result.restore?.archive = backup.path
