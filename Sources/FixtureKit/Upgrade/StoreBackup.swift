@@ -87,8 +87,8 @@ public enum StoreBackup {
     /// How ``write(_:mode:version:folder:)`` copies the store set.
     enum Mode {
         /// The files named, as they are; the caller holds the store's exclusive
-        /// lock and gives each file's digest, taken under it.
-        case raw(members: [String], digests: [String: SHA256Digest])
+        /// lock and gives each file's digest and the store's contents, read under it.
+        case raw(members: [String], digests: [String: SHA256Digest], contents: StoreContents)
         /// SQLite's online backup API, and the `_SUPPORT` folder.
         case snapshot
 
@@ -110,10 +110,11 @@ public enum StoreBackup {
         let archivePath = folder.appendingPath(name)
         defer { ScratchFolder.remove(staging) }
         let sums: SHA256Sums
+        let packed: PackResult
         do {
             try wrap("create folder", staging) { () throws(FileSystemError) in try POSIX.makeFolder(staging, mode: folderMode) }
             switch mode {
-            case .raw(let members, _):
+            case .raw(let members, _, _):
                 for member in members {
                     try wrap("copy", set.folder.appendingPath(member)) { () throws(FileSystemError) in
                         if member == set.fileName(of: .support) {
@@ -131,28 +132,36 @@ public enum StoreBackup {
                     }
                 }
             }
-            let inspection = try StoreInspection(storePath: staging.appendingPath(set.storeName))
+            var inspection: StoreInspection
+            if case .raw(_, _, let contents) = mode {
+                // The very bytes of the store, whose contents the caller read under its lock.
+                inspection = try StoreInspection(storePath: staging.appendingPath(set.storeName), readContents: false)
+                inspection.contents = contents
+            } else {
+                inspection = try StoreInspection(storePath: staging.appendingPath(set.storeName))
+            }
             let manifest = try Manifest(version: version, mode: mode.name, inspection: inspection)
             try wrap("write manifest", staging) { () throws(FileSystemError) in
                 try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))
             }
             sums = try Checksums.writeSums(for: staging)
-            if case .raw(_, let digests) = mode {
+            if case .raw(_, let digests, _) = mode {
                 // The copies must be the very bytes of the store's files.
                 for (file, digest) in digests.sorted(by: { $0.key < $1.key }) where sums.entries.first(where: { $0.path.description == file })?.digest != digest {
                     throw FixtureKitError(what: "copy", path: set.folder.appendingPath(file), why: "the copy differs from the file")
                 }
             }
-            _ = try FixtureArchive.pack(staging, options: PackOptions(format: format, output: archivePath))
+            packed = try FixtureArchive.pack(staging, options: PackOptions(format: format, output: archivePath))
         }
         ScratchFolder.remove(staging)
-        return try verify(archivePath, sums: sums, store: set.storeName, version: version, mode: mode.name)
+        return try verify(packed, sums: sums, store: set.storeName, version: version, mode: mode.name)
     }
 
     /// Reads the archive back: every entry against the `SHA256SUMS` inside it, and
     /// that one against what was written. A backup that fails is removed.
-    private static func verify(_ archive: String, sums: SHA256Sums, store: String, version: String, mode: String) throws(FixtureKitError) -> BackupArchive {
+    private static func verify(_ packed: PackResult, sums: SHA256Sums, store: String, version: String, mode: String) throws(FixtureKitError) -> BackupArchive {
         let what = "verify backup"
+        let archive = packed.archive
         func refuse(_ why: String) -> FixtureKitError {
             unlink(archive)
             unlink(archive + FixtureArchive.checksumSuffix)
@@ -173,17 +182,13 @@ public enum StoreBackup {
         for entry in sums.entries where read[entry.path.description] != entry.digest.hex {
             throw refuse("\(entry.path.description) is not what was written")
         }
-        let digest: FileDigest
-        do { digest = try FileHasher().digest(ofFileAt: archive) } catch {
-            throw FixtureKitError.wrapping(error, what: what, path: archive)
-        }
         var files: [String: String] = [:]
         var bytes: UInt64 = 0
         for entry in contents.entries where entry.kind == .file && isStoreFile(entry.path, store: store) {
             files[entry.path] = entry.sha256
             bytes += entry.size
         }
-        return BackupArchive(path: archive, sha256: digest.digest.hex, size: digest.size, files: files, bytes: bytes, version: version, mode: mode)
+        return BackupArchive(path: archive, sha256: packed.sha256, size: packed.size, files: files, bytes: bytes, version: version, mode: mode)
     }
 
     /// Whether a path of a backup belongs to the store set: the main file, its

@@ -146,7 +146,7 @@ public enum Upgrade {
         let backup: BackupArchive
         do {
             let (members, digests) = try memberDigests(set)
-            backup = try StoreBackup.write(set, mode: .raw(members: members, digests: digests), version: version, folder: backups)
+            backup = try StoreBackup.write(set, mode: .raw(members: members, digests: digests, contents: before), version: version, folder: backups)
         } catch {
             throw error.within("\(what): backup before migrate")
         }
