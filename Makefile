@@ -37,12 +37,14 @@ bench: release
 	@scripts/bootstrap.sh bench
 	@bench/run.sh $(RELEASE_BIN)
 
-# kill -9 at random moments of every command that writes, TORTURE_RUNS times each,
-# and the concurrency soak.
+# kill -9 at random moments of every command that writes, TORTURE_RUNS times each;
+# the kill test of `upgrade` at length (TORTURE_KILLS kills of a passing upgrade,
+# 2/5 of that of a failing one; the default suite runs 50 and 20); the concurrency soak.
 TORTURE_RUNS ?= 100
+TORTURE_KILLS ?= 500
 torture: bootstrap
 	$(SWIFT) build $(SWIFT_FLAGS)
-	FIXTUREKIT_TORTURE_RUNS=$(TORTURE_RUNS) $(SWIFT) test $(SWIFT_FLAGS) --filter 'TortureTests|ConcurrencyTests|UpgradeKillTests'
+	FIXTUREKIT_TORTURE_RUNS=$(TORTURE_RUNS) FIXTUREKIT_TORTURE=$(TORTURE_KILLS) $(SWIFT) test $(SWIFT_FLAGS) --filter 'TortureTests|ConcurrencyTests|UpgradeKillTests'
 
 # Every parser of outside bytes under libFuzzer, FUZZ_SECONDS each.
 fuzz: bootstrap

@@ -17,6 +17,9 @@ enum Tool {
         FreezeCommand.self,
         MigrateCommand.self,
         DriftCommand.self,
+        UpgradeCommand.self,
+        BackupCommand.self,
+        RestoreCommand.self,
         StatusCommand.self,
     ] }
 

@@ -119,6 +119,13 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
             throw fail("\"supported\" lists \(duplicate) twice")
         }
         if supported.contains(current) { throw fail("\"supported\" lists the current version \(current)") }
+        for label in (userVersions ?? [:]).keys.sorted() where Version(label) == nil {
+            throw fail("userVersions: \"\(label)\" is not a version label")
+        }
+        let byNumber = Dictionary(grouping: (userVersions ?? [:]).keys.sorted(), by: { userVersions?[$0] ?? 0 })
+        if let shared = byNumber.sorted(by: { $0.key < $1.key }).first(where: { $0.value.count > 1 }) {
+            throw fail("userVersions gives \(shared.value.joined(separator: " and ")) the same user_version \(shared.key): a store's version could not be told")
+        }
         for (name, change) in (changes ?? [:]).sorted(by: { $0.key < $1.key }) where DeclaredChange(rawValue: change) == nil {
             throw fail("changes[\"\(name)\"] is \"\(change)\"; it must be derived, dropped, unordered or excluded")
         }

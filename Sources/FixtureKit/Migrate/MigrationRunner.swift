@@ -127,15 +127,8 @@ public final class MigrationRunner: Sendable {
             return
         }
         do {
-            let integrity = try database.rows("PRAGMA integrity_check(20)").compactMap { $0.first?.text }
-            integrity == ["ok"] ? run.pass("integrity_check") : run.fail("integrity_check", integrity.joined(separator: "\n"), statement: "PRAGMA integrity_check")
-            let violations = try database.rows("PRAGMA foreign_key_check")
-            if violations.isEmpty {
-                run.pass("foreign_key_check")
-            } else {
-                let lines = violations.prefix(5).map { "\($0[0]) rowid \($0[1]) -> \($0[2])" }
-                run.fail("foreign_key_check", "\(violations.count) \(violations.count == 1 ? "row violates" : "rows violate") a foreign key: " + lines.joined(separator: "; "), statement: "PRAGMA foreign_key_check")
-            }
+            run.checks.append(try MigrationChecks.integrity(database))
+            run.checks.append(try MigrationChecks.foreignKeys(database))
         } catch {
             run.fail("integrity_check", error.description, statement: error.sql)
             return
@@ -160,24 +153,14 @@ public final class MigrationRunner: Sendable {
             run.fail("schema matches \(path.target)", "no fixture of \(path.target) to compare with: \(reference.problem ?? "missing")")
         }
 
-        let counts = countProblems(source: path.source, before: sourceCounts, after: migrated.tables, atCurrent: path.target == configuration.current)
-        counts.isEmpty ? run.pass("row counts") : run.fail("row counts", counts.joined(separator: "\n"))
+        run.checks.append(MigrationChecks.counts(
+            rules: configuration.counts ?? [:], source: path.source, before: sourceCounts, after: migrated.tables,
+            atCurrent: path.target == configuration.current))
         checkPreservation(path, database: database, migrated: migrated.schema, into: &run)
 
         // The configuration's own checks describe the current version.
         guard path.target == configuration.current else { return }
-        for check in configuration.checks ?? [] {
-            do {
-                let rows = try database.rows(check.sql)
-                if let mismatch = ExpectedResult.mismatch(rows, expect: check.expect) {
-                    run.fail(check.name, mismatch, statement: check.sql)
-                } else {
-                    run.pass(check.name)
-                }
-            } catch {
-                run.fail(check.name, error.description, statement: check.sql)
-            }
-        }
+        run.checks += MigrationChecks.configured(configuration.checks ?? [], on: database)
     }
 
     /// Every surviving value, by key, against a second copy of the source fixture.
@@ -205,28 +188,6 @@ public final class MigrationRunner: Sendable {
         }
         let findings = run.preservation.compactMap(\.finding)
         findings.isEmpty ? run.pass("data preserved") : run.fail("data preserved", findings.joined(separator: "\n"))
-    }
-
-    /// Tables whose row count changed without the configuration saying it may.
-    private func countProblems(source: String, before: [String: Int], after: [String: Int], atCurrent: Bool) -> [String] {
-        var problems: [String] = []
-        let rules = configuration.counts ?? [:]
-        for (table, count) in before.sorted(by: { $0.key < $1.key }) {
-            let rule = rules[table] ?? .preserved
-            switch (after[table], rule) {
-            case (nil, .dropped), (_, .changes):
-                continue
-            case (nil, .preserved):
-                if count > 0 { problems.append("\(table): \(count) rows in \(source), the table is gone (declare it \"dropped\" in counts)") }
-            case (.some(let now), .preserved) where now != count:
-                problems.append("\(table): \(count) rows in \(source), \(now) after the migration")
-            case (.some, .dropped) where atCurrent:
-                problems.append("\(table): declared dropped, still there")
-            default:
-                continue
-            }
-        }
-        return problems
     }
 
     // MARK: - Fixtures

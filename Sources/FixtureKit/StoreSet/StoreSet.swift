@@ -67,6 +67,11 @@ public struct StoreSet: Sendable, Equatable {
 
     /// `App.sqlite-wal`, or `.App_SUPPORT` for Core Data's folder.
     public func fileName(of sidecar: Sidecar) -> String {
+        Self.fileName(of: sidecar, storeName: storeName)
+    }
+
+    /// The name of a sidecar of the store named `storeName`.
+    static func fileName(of sidecar: Sidecar, storeName: String) -> String {
         switch sidecar {
         case .support:
             // Core Data names the folder after the store without its extension.

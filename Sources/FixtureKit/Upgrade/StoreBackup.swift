@@ -1,0 +1,342 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One backup archive of a live store.
+public struct BackupArchive: Codable, Equatable, Sendable {
+    /// The archive's path.
+    public var path: String
+    /// The archive's SHA-256, as in its `.sha256` file.
+    public var sha256: String
+    /// The archive's size in bytes.
+    public var size: UInt64
+    /// The files of the store set it holds, relative to the store's folder, and
+    /// their SHA-256.
+    public var files: [String: String]
+    /// The bytes of those files.
+    public var bytes: UInt64
+    /// The store's version, as its manifest records it (`unknown` when no
+    /// configuration told it).
+    public var version: String
+    /// How it was taken: `raw` or `snapshot` (see ``StoreBackup``).
+    public var mode: String
+}
+
+/// What `fixturekit backup` did.
+public struct BackupResult: Codable, Equatable, Sendable {
+    public var store: String
+    public var archive: BackupArchive
+    /// Older backups removed to keep the last N.
+    public var removed: [String]
+}
+
+/// Backups of a live store: fixture archives (`manifest.json` and `SHA256SUMS`
+/// inside, and a detached `.sha256`) in a backup folder, by default
+/// `.fixturekit-backups/` beside the store, named `App.sqlite.backup-<UTC time>.tar.zst`.
+///
+/// Two ways to take one. `raw`, what `upgrade` does while it holds the store's
+/// exclusive lock: the main file and its `-wal` as they are, byte for byte, so
+/// that a restore gives back exactly the files that were there. `snapshot`, what
+/// `fixturekit backup` does on a store an app may be writing: SQLite's online
+/// backup API, one consistent copy with every committed transaction, the `-wal`'s
+/// included, in one main file. Neither holds the `-shm` (SQLite's index of the
+/// `-wal`, rebuilt by the first connection) nor a `-journal`.
+///
+/// Each archive is built in a hidden staging folder beside it, packed, read back
+/// and checked against the digests of what was copied before it counts; leftovers
+/// of a killed run are removed by the next one. Only the last N backups of a
+/// store are kept (``defaultKeep``).
+public enum StoreBackup {
+    /// The backup folder's name beside the store.
+    public static let defaultFolderName = ".fixturekit-backups"
+    /// How many backups of a store are kept.
+    public static let defaultKeep = 3
+    /// The version label of a backup taken without a configuration.
+    public static let unknownVersion = "unknown"
+    /// Between the store's name and the time in a backup's name.
+    static let nameInfix = ".backup-"
+    /// Backups are zstd archives.
+    static let format = ArchiveFormat.tarZstd
+    /// The backup folder is private: it holds the user's data.
+    static let folderMode: mode_t = 0o700
+
+    /// `<store's folder>/.fixturekit-backups`.
+    public static func defaultFolder(forStore storePath: String) -> String {
+        AtomicFile.parentFolder(of: storePath).appendingPath(defaultFolderName)
+    }
+
+    /// `fixturekit backup STORE`: a snapshot of the store into `folder`, verified,
+    /// and the last `keep` backups kept.
+    /// - Throws: ``FixtureKitError``.
+    public static func backup(store storePath: String, to folder: String? = nil, keep: Int = defaultKeep) throws(FixtureKitError) -> BackupResult {
+        let what = "backup"
+        let set = try StoreSet(storePath: storePath)
+        do { _ = try set.readHeader() } catch {
+            throw FixtureKitError(what: what, path: storePath, why: error.why)
+        }
+        let folder = folder ?? defaultFolder(forStore: storePath)
+        do {
+            let archive = try write(set, mode: .snapshot, version: unknownVersion, folder: folder)
+            let removed = try prune(store: set.storeName, in: folder, keep: keep)
+            return BackupResult(store: storePath, archive: archive, removed: removed)
+        } catch {
+            throw error.within(what)
+        }
+    }
+
+    /// How ``write(_:mode:version:folder:)`` copies the store set.
+    enum Mode {
+        /// The files named, as they are; the caller holds the store's exclusive
+        /// lock and gives each file's digest and the store's contents, read under it.
+        case raw(members: [String], digests: [String: SHA256Digest], contents: StoreContents)
+        /// SQLite's online backup API, and the `_SUPPORT` folder.
+        case snapshot
+
+        var name: String {
+            switch self {
+            case .raw: CaptureMode.raw.rawValue
+            case .snapshot: CaptureMode.snapshot.rawValue
+            }
+        }
+    }
+
+    /// Writes one backup archive of `set` into `folder` and verifies it.
+    /// - Throws: ``FixtureKitError``; nothing is left under the archive's name.
+    static func write(_ set: StoreSet, mode: Mode, version: String, folder: String) throws(FixtureKitError) -> BackupArchive {
+        let lock = try BackupFolderLock(folder: folder, store: set.storeName)
+        defer { lock.release() }
+        lock.removeLeftovers()
+        let (name, staging) = try lock.freshName()
+        let archivePath = folder.appendingPath(name)
+        defer { ScratchFolder.remove(staging) }
+        let sums: SHA256Sums
+        let packed: PackResult
+        do {
+            try wrap("create folder", staging) { () throws(FileSystemError) in try POSIX.makeFolder(staging, mode: folderMode) }
+            switch mode {
+            case .raw(let members, _, _):
+                for member in members {
+                    try wrap("copy", set.folder.appendingPath(member)) { () throws(FileSystemError) in
+                        if member == set.fileName(of: .support) {
+                            try FileCopy.copyFolder(from: set.folder.appendingPath(member), to: staging.appendingPath(member))
+                        } else {
+                            try FileCopy.copy(from: set.folder.appendingPath(member), to: staging.appendingPath(member))
+                        }
+                    }
+                }
+            case .snapshot:
+                try Capture.snapshot(set, to: staging.appendingPath(set.storeName))
+                if set.has(.support) {
+                    try wrap("copy", set.path(of: .support)) { () throws(FileSystemError) in
+                        try FileCopy.copyFolder(from: set.path(of: .support), to: staging.appendingPath(set.fileName(of: .support)))
+                    }
+                }
+            }
+            var inspection: StoreInspection
+            if case .raw(_, _, let contents) = mode {
+                // The very bytes of the store, whose contents the caller read under its lock.
+                inspection = try StoreInspection(storePath: staging.appendingPath(set.storeName), readContents: false)
+                inspection.contents = contents
+            } else {
+                inspection = try StoreInspection(storePath: staging.appendingPath(set.storeName))
+            }
+            let manifest = try Manifest(version: version, mode: mode.name, inspection: inspection)
+            try wrap("write manifest", staging) { () throws(FileSystemError) in
+                try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))
+            }
+            sums = try Checksums.writeSums(for: staging)
+            if case .raw(_, let digests, _) = mode {
+                // The copies must be the very bytes of the store's files.
+                for (file, digest) in digests.sorted(by: { $0.key < $1.key }) where sums.entries.first(where: { $0.path.description == file })?.digest != digest {
+                    throw FixtureKitError(what: "copy", path: set.folder.appendingPath(file), why: "the copy differs from the file")
+                }
+            }
+            packed = try FixtureArchive.pack(staging, options: PackOptions(format: format, output: archivePath))
+        }
+        ScratchFolder.remove(staging)
+        return try verify(packed, sums: sums, store: set.storeName, version: version, mode: mode.name)
+    }
+
+    /// Reads the archive back: every entry against the `SHA256SUMS` inside it, and
+    /// that one against what was written. A backup that fails is removed.
+    private static func verify(_ packed: PackResult, sums: SHA256Sums, store: String, version: String, mode: String) throws(FixtureKitError) -> BackupArchive {
+        let what = "verify backup"
+        let archive = packed.archive
+        func refuse(_ why: String) -> FixtureKitError {
+            unlink(archive)
+            unlink(archive + FixtureArchive.checksumSuffix)
+            return FixtureKitError(what: what, path: archive, why: why)
+        }
+        let contents: ArchiveContents
+        do {
+            contents = try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in
+                try ArchiveScanner(archive: archive, what: what, limits: .unlimited).scan(into: nil)
+            }
+        } catch {
+            throw refuse(error.why)
+        }
+        guard contents.verification.passed else {
+            throw refuse("it fails its SHA256SUMS: " + FixtureArchive.summary(of: contents.verification.problems))
+        }
+        let read = Dictionary(contents.entries.compactMap { entry in entry.sha256.map { (entry.path, $0) } }, uniquingKeysWith: { first, _ in first })
+        for entry in sums.entries where read[entry.path.description] != entry.digest.hex {
+            throw refuse("\(entry.path.description) is not what was written")
+        }
+        var files: [String: String] = [:]
+        var bytes: UInt64 = 0
+        for entry in contents.entries where entry.kind == .file && isStoreFile(entry.path, store: store) {
+            files[entry.path] = entry.sha256
+            bytes += entry.size
+        }
+        return BackupArchive(path: archive, sha256: packed.sha256, size: packed.size, files: files, bytes: bytes, version: version, mode: mode)
+    }
+
+    /// Whether a path of a backup belongs to the store set: the main file, its
+    /// sidecars, what is in its `_SUPPORT` folder (not `manifest.json`, `SHA256SUMS`).
+    static func isStoreFile(_ path: String, store: String) -> Bool {
+        let support = StoreSet.fileName(of: .support, storeName: store)
+        return path == store || StoreSet.Sidecar.allCases.contains { $0 != .support && path == store + $0.rawValue }
+            || path.hasPrefix(support + "/")
+    }
+
+    // MARK: - Retention
+
+    /// The backups of `store` in `folder`, oldest first.
+    public static func backups(of store: String, in folder: String) -> [String] {
+        let names = ((try? POSIX.listDirectory(folder)) ?? []).map { String(pathBytes: $0) }
+        return names.compactMap { name in BackupName(name, store: store).map { ($0, name) } }
+            .sorted { $0.0 < $1.0 }
+            .map { folder.appendingPath($0.1) }
+    }
+
+    /// Removes the oldest backups of `store` in `folder` (and their `.sha256`)
+    /// beyond the last `keep`; never `protecting`, the backup of a pending upgrade.
+    /// - Returns: the archives removed.
+    static func prune(store: String, in folder: String, keep: Int, protecting: String? = nil) throws(FixtureKitError) -> [String] {
+        let lock = try BackupFolderLock(folder: folder, store: store)
+        defer { lock.release() }
+        let all = backups(of: store, in: folder)
+        var removed: [String] = []
+        for archive in all.dropLast(max(keep, 1)) where archive != protecting {
+            try wrap("remove old backup", archive) { () throws(FileSystemError) in
+                try POSIX.unlinkIfPresent(archive + FixtureArchive.checksumSuffix)
+                try POSIX.unlinkIfPresent(archive)
+            }
+            removed.append(archive)
+        }
+        if !removed.isEmpty {
+            try wrap("remove old backup", folder) { () throws(FileSystemError) in try POSIX.fsyncDirectory(folder) }
+        }
+        return removed
+    }
+}
+
+/// A backup's file name, `App.sqlite.backup-20251130T110312.123456Z.tar.zst`
+/// (`-2`, `-3` before the suffix when two are made in the same microsecond),
+/// ordered by time.
+struct BackupName: Comparable {
+    /// `20251130T110312.123456Z`: UTC, sorts as it reads.
+    let time: String
+    let sequence: Int
+
+    init?(_ name: String, store: String) {
+        let prefix = store + StoreBackup.nameInfix
+        let suffix = StoreBackup.format.suffix
+        guard name.hasPrefix(prefix), name.hasSuffix(suffix), name.count > prefix.count + suffix.count else { return nil }
+        let middle = name.dropFirst(prefix.count).dropLast(suffix.count)
+        let parts = middle.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts[0].count == Self.timeLength, parts[0].hasSuffix("Z"), parts[0].allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "T" || $0 == "." || $0 == "Z") }) else { return nil }
+        time = String(parts[0])
+        if parts.count == 2 {
+            guard let number = Int(parts[1]), number > 1 else { return nil }
+            sequence = number
+        } else {
+            sequence = 1
+        }
+    }
+
+    /// `yyyymmddThhmmss.uuuuuuZ`.
+    static let timeLength = 23
+
+    static func < (lhs: BackupName, rhs: BackupName) -> Bool {
+        lhs.time != rhs.time ? lhs.time < rhs.time : lhs.sequence < rhs.sequence
+    }
+
+    /// The name of a backup taken now, with `sequence` when it is above 1.
+    static func make(store: String, sequence: Int) -> String {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        var seconds = now.tv_sec
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        let time = pad(Int(parts.tm_year) + 1900, 4) + pad(Int(parts.tm_mon) + 1, 2) + pad(Int(parts.tm_mday), 2) + "T"
+            + pad(Int(parts.tm_hour), 2) + pad(Int(parts.tm_min), 2) + pad(Int(parts.tm_sec), 2) + "." + pad(Int(now.tv_nsec) / 1000, 6) + "Z"
+        return store + StoreBackup.nameInfix + time + (sequence > 1 ? "-\(sequence)" : "") + StoreBackup.format.suffix
+    }
+}
+
+/// `flock` on `.<store>.backup.lock` in the backup folder, held while a backup of
+/// the store is written or old ones removed: two runs never clean up each
+/// other's work in progress.
+final class BackupFolderLock {
+    let folder: String
+    let store: String
+    private var fd: Int32
+
+    init(folder: String, store: String) throws(FixtureKitError) {
+        self.folder = folder
+        self.store = store
+        let path = folder.appendingPath(".\(store).backup.lock")
+        do throws(FileSystemError) {
+            if try POSIX.lstatIfPresent(folder) == nil {
+                try FixtureFolder.createFolders(AtomicFile.parentFolder(of: folder))
+                if mkdir(folder, StoreBackup.folderMode) != 0 && errno != EEXIST {
+                    throw FileSystemError("create folder", path: folder, errno: errno)
+                }
+            }
+            fd = try POSIX.open(path, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
+        } catch {
+            throw FixtureKitError(what: error.operation, path: error.path, why: error.reason)
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            throw FixtureKitError(what: "lock", path: folder, why: "another backup of \(store) is being written there", hint: "wait for it, then try again")
+        }
+    }
+
+    deinit { release() }
+
+    func release() {
+        if fd >= 0 { close(fd) }
+        fd = -1
+    }
+
+    /// A name for a new backup that is not taken, and its staging folder.
+    func freshName() throws(FixtureKitError) -> (name: String, staging: String) {
+        for sequence in 1...Self.maxSequence {
+            let name = BackupName.make(store: store, sequence: sequence)
+            let staging = folder.appendingPath(AtomicFile.temporaryPath(for: "." + name))
+            if (try? POSIX.lstatIfPresent(folder.appendingPath(name))).flatMap({ $0 }) == nil,
+               (try? POSIX.lstatIfPresent(staging)).flatMap({ $0 }) == nil {
+                return (name, staging)
+            }
+        }
+        throw FixtureKitError(what: "name", path: folder, why: "no free name for a new backup")
+    }
+
+    private static let maxSequence = 100
+
+    /// Removes what a killed run left: staging folders, half-written archives.
+    func removeLeftovers() {
+        let temporary = AtomicFile.temporaryPath(for: "")
+        for name in ((try? POSIX.listDirectory(folder)) ?? []).map({ String(pathBytes: $0) }) where name.hasSuffix(temporary) {
+            if name.hasPrefix("." + store + StoreBackup.nameInfix) || name.hasPrefix(store + StoreBackup.nameInfix) {
+                ScratchFolder.remove(folder.appendingPath(name))
+            }
+        }
+    }
+}

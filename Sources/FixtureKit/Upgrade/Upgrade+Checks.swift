@@ -1,0 +1,44 @@
+extension Upgrade {
+    /// The checks of a migrated live store, on the locked connection: integrity,
+    /// foreign keys (no more violations than before the migration), the version,
+    /// the schema against the current version's fixture when the corpus has one,
+    /// row counts against those before, and the configuration's own checks.
+    static func checks(_ database: Database, configuration: CorpusConfiguration, from source: String, marker: UpgradeMarker) -> [CheckResult] {
+        let current = configuration.current
+        var results: [CheckResult] = []
+        do {
+            results.append(try MigrationChecks.integrity(database))
+            results.append(try MigrationChecks.foreignKeys(database, baseline: marker.foreignKeyViolations ?? 0))
+        } catch {
+            results.append(CheckResult(name: "integrity_check", passed: false, message: error.description, statement: error.sql))
+            return results
+        }
+        let versionCheck = "version \(current)"
+        do {
+            let version = try configuration.storeVersion(of: database)
+            results.append(version.label == current
+                ? CheckResult(name: versionCheck, passed: true)
+                : CheckResult(name: versionCheck, passed: false, message: "the store reads as \(version.description) after the stages"))
+        } catch {
+            results.append(CheckResult(name: versionCheck, passed: false, message: error.why))
+        }
+        let contents: StoreContents
+        do { contents = try StoreContents(database: database) } catch {
+            results.append(CheckResult(name: "read the migrated store", passed: false, message: error.why))
+            return results
+        }
+        if FixtureLocator.isFolder(configuration.resolve(current)) {
+            let name = "schema matches \(current)"
+            let reference = MigrationRunner(configuration: configuration).fixture(current)
+            if let expected = reference.contents {
+                let differences = SchemaDiff.differences(contents.schema, from: expected.schema, referenceName: current)
+                results.append(CheckResult(name: name, passed: differences.isEmpty, message: differences.isEmpty ? nil : differences.joined(separator: "\n")))
+            } else {
+                results.append(CheckResult(name: name, passed: false, message: reference.problem ?? "the fixture of \(current) cannot be read"))
+            }
+        }
+        results.append(MigrationChecks.counts(rules: configuration.counts ?? [:], source: source, before: marker.tables ?? [:], after: contents.tables, atCurrent: true))
+        results += MigrationChecks.configured(configuration.checks ?? [], on: database)
+        return results
+    }
+}
