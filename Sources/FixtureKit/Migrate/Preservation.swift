@@ -121,8 +121,8 @@ struct PreservationCheck {
             if declared == .dropped { continue }
             let s = "s.\(quoted)", m = "m.\(quoted)"
             switch declared {
-            case .derived: compared.append((column, "(\(s) IS NULL OR \(m) IS NOT NULL)"))
-            case .unordered: compared.append((column, "(\(Self.sortedJSON(s)) IS \(Self.sortedJSON(m)))"))
+            case .derived: compared.append((column, "(CASE WHEN \(s) IS NULL OR \(m) IS NOT NULL THEN 1 ELSE 0 END)"))
+            case .unordered: compared.append((column, "(CASE WHEN \(s) IS \(m) THEN 1 WHEN \(Self.sortedJSON(s)) IS \(Self.sortedJSON(m)) THEN 1 ELSE 0 END)"))
             default: compared.append((column, Self.sameValue(s, m)))
             }
         }
@@ -131,11 +131,15 @@ struct PreservationCheck {
         for (column, equal) in compared {
             let quoted = quotedIdentifier(column.name)
             let s = "s.\(quoted)", m = "m.\(quoted)"
+            // In a value, SQLite evaluates both sides of AND and OR; CASE stops
+            // at the first WHEN that holds, so the common case, equal values,
+            // costs one comparison and the date functions run only where needed.
+            let differs = "WHEN \(s) IS \(m) THEN 0 WHEN \(equal) THEN 0"
             sums += [
                 "coalesce(sum(\(equal)), 0)",
-                "coalesce(sum(NOT \(equal) AND \(s) IS NOT NULL AND \(m) IS NULL), 0)",
-                "coalesce(sum(NOT \(equal) AND typeof(\(s)) = 'text' AND \(s) <> '' AND \(m) = ''), 0)",
-                "coalesce(sum(NOT \(equal) AND typeof(\(s)) = 'text' AND typeof(\(m)) = 'text' AND \(m) <> '' AND length(\(m)) < length(\(s)) AND substr(\(s), 1, length(\(m))) = \(m)), 0)",
+                "coalesce(sum(CASE \(differs) WHEN \(s) IS NOT NULL AND \(m) IS NULL THEN 1 ELSE 0 END), 0)",
+                "coalesce(sum(CASE \(differs) WHEN typeof(\(s)) = 'text' AND \(s) <> '' AND \(m) = '' THEN 1 ELSE 0 END), 0)",
+                "coalesce(sum(CASE \(differs) WHEN typeof(\(s)) = 'text' AND typeof(\(m)) = 'text' AND \(m) <> '' AND length(\(m)) < length(\(s)) AND substr(\(s), 1, length(\(m))) = \(m) THEN 1 ELSE 0 END), 0)",
             ]
         }
         let row = try database.rows("SELECT count(*), \(sums.joined(separator: ", ")) FROM \(source) AS s JOIN \(target) AS m ON \(join)").first ?? []
@@ -148,7 +152,7 @@ struct PreservationCheck {
             let changed = matched - equal - nulled - emptied - truncated
             var examples: [String] = []
             if equal < matched {
-                examples = try database.rows("SELECT \(keyText) FROM \(source) AS s JOIN \(target) AS m ON \(join) WHERE NOT \(equalExpression) ORDER BY \(keyOrder) LIMIT \(Self.examples)").compactMap { $0.first?.text }
+                examples = try database.rows("SELECT \(keyText) FROM \(source) AS s JOIN \(target) AS m ON \(join) WHERE \(equalExpression) = 0 ORDER BY \(keyOrder) LIMIT \(Self.examples)").compactMap { $0.first?.text }
             }
             var parts: [String] = []
             if nulled > 0 { parts.append("\(nulled) became NULL") }
@@ -171,7 +175,12 @@ struct PreservationCheck {
     /// Equal as SQLite compares (`IS`, with affinity), or the same instant as date
     /// text on one side and INTEGER seconds on the other.
     static func sameValue(_ s: String, _ m: String) -> String {
-        "(\(s) IS \(m) OR (typeof(\(s)) = 'text' AND typeof(\(m)) = 'integer' AND strftime('%s', \(s)) = CAST(\(m) AS TEXT)) OR (typeof(\(s)) = 'integer' AND typeof(\(m)) = 'text' AND strftime('%s', \(m)) = CAST(\(s) AS TEXT)))"
+        """
+        (CASE WHEN \(s) IS \(m) THEN 1 \
+        WHEN typeof(\(s)) = 'text' AND typeof(\(m)) = 'integer' THEN coalesce(strftime('%s', \(s)) = CAST(\(m) AS TEXT), 0) \
+        WHEN typeof(\(s)) = 'integer' AND typeof(\(m)) = 'text' THEN coalesce(strftime('%s', \(m)) = CAST(\(s) AS TEXT), 0) \
+        ELSE 0 END)
+        """
     }
 
     /// A JSON array with its elements sorted, or the value itself when it is not one.
