@@ -27,9 +27,6 @@ public struct CaptureResult: Sendable {
 
 /// Freezes a live store into a fixture folder of a corpus.
 public enum Capture {
-    /// How much of the source a snapshot maps into memory, in bytes.
-    static let mmapSize = 1 << 30
-
     /// How long a locked source is waited for, in milliseconds.
     public static let busyTimeout: Int32 = 5000
     /// How long the write lock of `checkpoint` and `raw` captures is waited for,
@@ -113,10 +110,10 @@ public enum Capture {
     static func snapshot(_ set: StoreSet, to destination: String) throws(FixtureKitError) {
         do {
             let source = try openSource(set, readOnly: true)
-            // Memory-mapped reads of the source, and no journal nor sync on the
-            // staged copy: it is fsynced once at the end, and the staging folder
-            // is what makes the capture atomic.
-            try source.execute("PRAGMA mmap_size = \(mmapSize)")
+            // No journal nor sync on the staged copy: it is fsynced once at the
+            // end, and the staging folder is what makes the capture atomic. (The
+            // source is not memory-mapped: mapped pages count in the process'
+            // memory, up to the size of the store.)
             let copy = try Database(path: destination, options: .init(create: true))
             try copy.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
             try source.backup(to: copy)
