@@ -181,7 +181,7 @@ public enum Capture {
             guard clock.now < deadline else {
                 throw FixtureKitError(
                     what: "checkpoint", path: set.storePath,
-                    why: framesLeft < 0 ? "other checkpoints kept it busy" : "readers kept \(Formatting.frames(framesLeft)) from being checkpointed",
+                    why: framesLeft < 0 ? "other checkpoints kept it busy" : "readers kept \(StoreInspection.frames(framesLeft)) from being checkpointed",
                     hint: "close the app that uses the store, or capture with --mode snapshot")
             }
             // Outside the write lock, a checkpoint of another process that waits for

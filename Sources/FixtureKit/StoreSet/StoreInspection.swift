@@ -204,18 +204,13 @@ public struct StoreInspection: Codable, Sendable {
         return found
     }
 
-    static func frames(_ count: Int, capitalized: Bool = false) -> String { Formatting.frames(count, capitalized: capitalized) }
+    static func frames(_ count: Int, capitalized: Bool = false) -> String {
+        let text = "\(count) " + (count == 1 ? "frame" : "frames")
+        return capitalized ? text.prefix(1).uppercased() + text.dropFirst() : text
+    }
 
     static func transactions(_ count: Int, capitalized: Bool = false) -> String {
         let text = "\(count) committed " + (count == 1 ? "transaction" : "transactions")
-        return capitalized ? text.prefix(1).uppercased() + text.dropFirst() : text
-    }
-}
-
-/// Counted words for messages.
-enum Formatting {
-    static func frames(_ count: Int, capitalized: Bool = false) -> String {
-        let text = "\(count) " + (count == 1 ? "frame" : "frames")
         return capitalized ? text.prefix(1).uppercased() + text.dropFirst() : text
     }
 }
