@@ -29,26 +29,10 @@ readonly warmup=1 runs=5
 readonly rss_runs=3
 readonly rows=1000000
 
-die() {
-  echo "bench-anonymize: $*" >&2
-  exit 2
-}
-
-if [[ $# -ne 1 ]]; then
-  echo "usage: bench/bench-anonymize.sh BIN" >&2
-  exit 64
-fi
-bin_shown=$1
-case $bin_shown in
-  */*) bin=$(realpath -e -- "$bin_shown" 2>/dev/null) || die "$bin_shown: no such file" ;;
-  *) bin=$(command -v -- "$bin_shown") || die "$bin_shown: not found in PATH" ;;
-esac
-[[ -x $bin && ! -d $bin ]] || die "$bin_shown: not an executable file"
-
-for tool in hyperfine python3 sqlite3 lscpu realpath; do
-  command -v "$tool" >/dev/null || die "$tool not found; run \`scripts/bootstrap.sh bench\`"
-done
-/usr/bin/time --version 2>&1 | grep -q GNU || die "GNU time not found at /usr/bin/time; run \`scripts/bootstrap.sh bench\`"
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_init bench-anonymize "$@"
+require_tools hyperfine python3 sqlite3
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 readonly work=bench/work/anonymize results=bench/results
@@ -59,20 +43,8 @@ readonly out_python=$work/out-python.sqlite out_fixturekit=$work/out-fixturekit.
 # A fixed benchmark key: the figures do not depend on it.
 export FIXTUREKIT_ANON_KEY=bench-key-0123456789abcdef0123456789abcdef
 
-quote() { printf '%q' "$1"; }
-mean_of() { awk -F, -v row="$2" 'NR == row + 1 { print $2 }' "$1"; }
-stddev_of() { awk -F, -v row="$2" 'NR == row + 1 { print $3 }' "$1"; }
-verdict() {
-  awk -v measured="$1" -v op="$2" -v limit="$3" \
-    'BEGIN { ok = (op == ">=") ? (measured >= limit) : (measured < limit); print(ok ? "PASS" : "FAIL") }'
-}
-
 machine_facts() {
-  echo "machine:"
-  echo "  cpu:           $(lscpu | sed -n 's/^Model name: *//p' | sed -n 1p)"
-  echo "  nproc:         $(nproc)"
-  echo "  memory:        $(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
-  echo "  kernel:        $(uname -sr)"
+  host_facts
   echo "  load average:  $(cut -d' ' -f1-3 /proc/loadavg) (before the runs)"
   echo "  python:        $(python3 --version 2>&1), sqlite3 module on SQLite $(python3 -c 'import sqlite3; print(sqlite3.sqlite_version)')"
   echo "  sqlite3:       $(sqlite3 --version | cut -d' ' -f1)"

@@ -56,26 +56,10 @@ readonly generator_version=1 # bump when the generator below changes: rebuilds t
 readonly version_label=9.9.9 # the fixture's version label
 readonly mib=$((1024 * 1024))
 
-die() {
-  echo "bench-capture: $*" >&2
-  exit 2
-}
-
-if [[ $# -ne 1 ]]; then
-  echo "usage: bench/bench-capture.sh BIN" >&2
-  exit 64
-fi
-bin_shown=$1 # as given, for display
-case $bin_shown in
-  */*) bin=$(realpath -e -- "$bin_shown" 2>/dev/null) || die "$bin_shown: no such file" ;;
-  *) bin=$(command -v -- "$bin_shown") || die "$bin_shown: not found in PATH" ;;
-esac
-[[ -x $bin && ! -d $bin ]] || die "$bin_shown: not an executable file"
-
-for tool in hyperfine sqlite3 python3 sha256sum cp lscpu realpath; do
-  command -v "$tool" >/dev/null || die "$tool not found; run \`scripts/bootstrap.sh bench\`"
-done
-/usr/bin/time --version 2>&1 | grep -q GNU || die "GNU time not found at /usr/bin/time; run \`scripts/bootstrap.sh bench\`"
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_init bench-capture "$@"
+require_tools hyperfine sqlite3 python3 sha256sum cp
 python3 -c 'import sqlite3' 2>/dev/null || die "python3 has no sqlite3 module (needed to build the store)"
 
 # Every path below is relative to the repository's root.
@@ -92,40 +76,13 @@ readonly copy_dir=$out_dir/copy      # (c) writes $copy_dir/App.sqlite{,-wal,-sh
 readonly results=bench/results
 mkdir -p "$source_dir" "$out_dir" "$results"
 
-# Shell-quotes $1 for the commands hyperfine runs (with bash).
-quote() { printf '%q' "$1"; }
-
-# Mean and standard deviation in seconds of the command in row $2 (1-based) of the
-# hyperfine CSV export $1 (command names hold no comma).
-mean_of() { awk -F, -v row="$2" 'NR == row + 1 { print $2 }' "$1"; }
-stddev_of() { awk -F, -v row="$2" 'NR == row + 1 { print $3 }' "$1"; }
-
-# Prints "PASS" when `$1 $2 $3` holds (operator `<=` or `<`), else "FAIL".
-verdict() {
-  awk -v measured="$1" -v op="$2" -v limit="$3" \
-    'BEGIN { ok = (op == "<=") ? (measured <= limit) : (measured < limit); print(ok ? "PASS" : "FAIL") }'
-}
-
-size_of() { stat -c %s -- "$1"; }
-mib_of() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
-
 machine_facts() {
   local sha256sum_impl="its own C SHA-256 (does not link libcrypto)"
   if ldd "$(command -v sha256sum)" 2>/dev/null | grep -q libcrypto; then sha256sum_impl="libcrypto"; fi
-  local libsqlite cli_libsqlite sqlite_lib
-  libsqlite=$(ldd "$bin" 2>/dev/null | awk '/libsqlite3/ { print $3 }')
-  cli_libsqlite=$(ldd "$(command -v sqlite3)" 2>/dev/null | awk '/libsqlite3/ { print $3 }')
-  if [[ -n $libsqlite && -n $cli_libsqlite && $(realpath -- "$libsqlite") == $(realpath -- "$cli_libsqlite") ]]; then
-    sqlite_lib="the same $(basename "$libsqlite") as the CLI"
-  else
-    sqlite_lib="${libsqlite:+$(basename "$libsqlite")}${libsqlite:-its own SQLite}, the CLI ${cli_libsqlite:+$(basename "$cli_libsqlite")}${cli_libsqlite:-its own SQLite}"
-  fi
-  echo "machine:"
-  echo "  cpu:           $(lscpu | sed -n 's/^Model name: *//p' | sed -n 1p)"
-  echo "  nproc:         $(nproc)"
+  local sqlite_lib
+  sqlite_lib=$(sqlite_library_facts)
+  host_facts
   echo "  sha_ni:        $(if grep -qw sha_ni /proc/cpuinfo; then echo yes; else echo no; fi)"
-  echo "  memory:        $(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
-  echo "  kernel:        $(uname -sr)"
   echo "  file system:   $(findmnt -n -o FSTYPE -T "$out_dir" 2>/dev/null || echo unknown) (source and outputs)"
   echo "  load average:  $(cut -d' ' -f1-3 /proc/loadavg) (before the runs)"
   echo "  sqlite3:       $(sqlite3 --version | cut -d' ' -f1,2) (CLI); fixturekit links $sqlite_lib"

@@ -60,27 +60,11 @@ readonly generator_version=1 # bump when the build below changes: rebuilds the c
 
 readonly mib=$((1024 * 1024))
 
-die() {
-  echo "bench-migrate: $*" >&2
-  exit 2
-}
-
-if [[ $# -ne 1 ]]; then
-  echo "usage: bench/bench-migrate.sh BIN" >&2
-  exit 64
-fi
-bin_shown=$1 # as given, for display
-case $bin_shown in
-  */*) bin=$(realpath -e -- "$bin_shown" 2>/dev/null) || die "$bin_shown: no such file" ;;
-  *) bin=$(command -v -- "$bin_shown") || die "$bin_shown: not found in PATH" ;;
-esac
-[[ -x $bin && ! -d $bin ]] || die "$bin_shown: not an executable file"
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_init bench-migrate "$@"
 bin_sha256=$(sha256sum <"$bin" | cut -c1-64)
-
-for tool in hyperfine sqlite3 jq sha256sum cp lscpu realpath; do
-  command -v "$tool" >/dev/null || die "$tool not found; run \`scripts/bootstrap.sh bench\`"
-done
-/usr/bin/time --version 2>&1 | grep -q GNU || die "GNU time not found at /usr/bin/time; run \`scripts/bootstrap.sh bench\`"
+require_tools hyperfine sqlite3 jq sha256sum cp
 
 # Every path below is relative to the repository's root.
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -110,37 +94,10 @@ cp -- "$bin" "$out_dir/fixturekit.partial" && mv -f -- "$out_dir/fixturekit.part
 [[ $(sha256sum <"$out_dir/fixturekit" | cut -c1-64) == "$bin_sha256" ]] || die "$bin_shown changed while it was copied; run again"
 bin=$(realpath -- "$out_dir/fixturekit")
 
-# Shell-quotes $1 for the commands hyperfine runs (with bash).
-quote() { printf '%q' "$1"; }
-
-# Mean and standard deviation in seconds of the command in row $2 (1-based) of the
-# hyperfine CSV export $1 (command names hold no comma).
-mean_of() { awk -F, -v row="$2" 'NR == row + 1 { print $2 }' "$1"; }
-stddev_of() { awk -F, -v row="$2" 'NR == row + 1 { print $3 }' "$1"; }
-
-# Prints "PASS" when `$1 $2 $3` holds (operator `<=` or `<`), else "FAIL".
-verdict() {
-  awk -v measured="$1" -v op="$2" -v limit="$3" \
-    'BEGIN { ok = (op == "<=") ? (measured <= limit) : (measured < limit); print(ok ? "PASS" : "FAIL") }'
-}
-
-size_of() { stat -c %s -- "$1"; }
-mib_of() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
-
 machine_facts() {
-  local libsqlite cli_libsqlite sqlite_lib
-  libsqlite=$(ldd "$bin" 2>/dev/null | awk '/libsqlite3/ { print $3 }')
-  cli_libsqlite=$(ldd "$(command -v sqlite3)" 2>/dev/null | awk '/libsqlite3/ { print $3 }')
-  if [[ -n $libsqlite && -n $cli_libsqlite && $(realpath -- "$libsqlite") == $(realpath -- "$cli_libsqlite") ]]; then
-    sqlite_lib="the same $(basename "$libsqlite") as the CLI"
-  else
-    sqlite_lib="${libsqlite:+$(basename "$libsqlite")}${libsqlite:-its own SQLite}, the CLI ${cli_libsqlite:+$(basename "$cli_libsqlite")}${cli_libsqlite:-its own SQLite}"
-  fi
-  echo "machine:"
-  echo "  cpu:           $(lscpu | sed -n 's/^Model name: *//p' | sed -n 1p)"
-  echo "  nproc:         $(nproc)"
-  echo "  memory:        $(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
-  echo "  kernel:        $(uname -sr)"
+  local sqlite_lib
+  sqlite_lib=$(sqlite_library_facts)
+  host_facts
   echo "  file system:   $(findmnt -n -o FSTYPE -T "$out_dir" 2>/dev/null || echo unknown) (fixtures and every copy)"
   echo "  uptime:        $uptime_before (before the runs)"
   echo "  sqlite3:       $(sqlite3 --version | cut -d' ' -f1,2) (CLI); fixturekit links $sqlite_lib"

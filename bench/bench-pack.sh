@@ -44,26 +44,10 @@ readonly rss_runs=3                # peak RSS: the largest of this many runs
 readonly rows=2050000
 readonly mib=$((1024 * 1024))
 
-die() {
-  echo "bench-pack: $*" >&2
-  exit 2
-}
-
-if [[ $# -ne 1 ]]; then
-  echo "usage: bench/bench-pack.sh BIN" >&2
-  exit 64
-fi
-bin_shown=$1 # as given, for display
-case $bin_shown in
-  */*) bin=$(realpath -e -- "$bin_shown" 2>/dev/null) || die "$bin_shown: no such file" ;;
-  *) bin=$(command -v -- "$bin_shown") || die "$bin_shown: not found in PATH" ;;
-esac
-[[ -x $bin && ! -d $bin ]] || die "$bin_shown: not an executable file"
-
-for tool in hyperfine sqlite3 tar gzip zstd sha256sum lscpu realpath; do
-  command -v "$tool" >/dev/null || die "$tool not found; run \`scripts/bootstrap.sh bench\`"
-done
-/usr/bin/time --version 2>&1 | grep -q GNU || die "GNU time not found at /usr/bin/time; run \`scripts/bootstrap.sh bench\`"
+# shellcheck source=bench/lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_init bench-pack "$@"
+require_tools hyperfine sqlite3 tar gzip zstd sha256sum
 
 # Every path below is relative to the repository's root.
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -73,27 +57,8 @@ readonly out=bench/work/pack-out        # archives and extractions
 readonly results=bench/results
 mkdir -p "$corpus" "$out" "$results"
 
-# Shell-quotes $1 for the commands hyperfine runs (with bash).
-quote() { printf '%q' "$1"; }
-
-# Mean and standard deviation in seconds of the command in row $2 (1-based) of the
-# hyperfine CSV export $1 (command names hold no comma).
-mean_of() { awk -F, -v row="$2" 'NR == row + 1 { print $2 }' "$1"; }
-stddev_of() { awk -F, -v row="$2" 'NR == row + 1 { print $3 }' "$1"; }
-
-# Prints "PASS" when `$1 $2 $3` holds (operator `>=` or `<=` or `<`), else "FAIL".
-verdict() {
-  awk -v measured="$1" -v op="$2" -v limit="$3" 'BEGIN {
-    ok = (op == ">=") ? (measured >= limit) : (op == "<=") ? (measured <= limit) : (measured < limit)
-    print(ok ? "PASS" : "FAIL") }'
-}
-
 machine_facts() {
-  echo "machine:"
-  echo "  cpu:           $(lscpu | sed -n 's/^Model name: *//p' | sed -n 1p)"
-  echo "  nproc:         $(nproc)"
-  echo "  memory:        $(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
-  echo "  kernel:        $(uname -sr)"
+  host_facts
   echo "  file system:   $(df -T "$corpus" | awk 'NR == 2 { print $2 }') ($(df -h "$corpus" | awk 'NR == 2 { print $1 }'))"
   echo "  load average:  $(cut -d' ' -f1-3 /proc/loadavg) (before the runs)"
   echo "  tar:           $(tar --version | sed -n 1p)"
