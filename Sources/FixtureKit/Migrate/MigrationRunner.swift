@@ -27,8 +27,9 @@ public final class MigrationRunner: Sendable {
     public let configuration: CorpusConfiguration
     /// Each version's fixture, verified and read once for all the paths that use it.
     private let fixtures = Mutex<[String: FixtureState]>([:])
-    /// Temporary folders holding fixtures unpacked from archives, removed with the runner.
-    private let unpacked = Mutex<[String]>([])
+    /// Temporary folders, removed with the runner: fixtures unpacked from
+    /// archives, and each fixture's checkpointed copy.
+    private let temporaryFolders = Mutex<[String]>([])
 
     /// What the runner knows of one version's fixture.
     struct FixtureState: Sendable {
@@ -37,6 +38,9 @@ public final class MigrationRunner: Sendable {
         var problem: String?
         /// Its schema and counts, read from a temporary copy.
         var contents: StoreContents?
+        /// A checkpointed copy of its store, kept while the runner lives: the
+        /// reference every path from this version compares its values with.
+        var copy: String?
     }
 
     public init(configuration: CorpusConfiguration) {
@@ -44,7 +48,7 @@ public final class MigrationRunner: Sendable {
     }
 
     deinit {
-        for folder in unpacked.withLock({ $0 }) { ScratchFolder.remove(folder) }
+        for folder in temporaryFolders.withLock({ $0 }) { ScratchFolder.remove(folder) }
     }
 
     /// Runs the matrix (or the part `options` selects).
@@ -163,7 +167,7 @@ public final class MigrationRunner: Sendable {
         run.checks += MigrationChecks.configured(configuration.checks ?? [], on: database)
     }
 
-    /// Every surviving value, by key, against a second copy of the source fixture.
+    /// Every surviving value, by key, against the source fixture's copy.
     private func checkPreservation(_ path: MigrationPath, database: Database, migrated: SchemaSnapshot, into run: inout PathRun) {
         let clock = ContinuousClock()
         let start = clock.now
@@ -172,18 +176,13 @@ public final class MigrationRunner: Sendable {
             run.preservationSeconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         }
         let source = fixture(path.source)
-        guard let schema = source.contents?.schema else { return }
+        guard let schema = source.contents?.schema, let reference = source.copy else { return }
         do {
-            let reference = try ScratchStore(copying: try StoreSet(storePath: source.folder.appendingPath(configuration.store)), what: "copy fixture \(path.source)")
-            _ = try? reference.database.checkpoint(.truncate)
             let check = PreservationCheck(
                 database: database, keys: configuration.keys ?? [:], changes: configuration.declaredChanges, source: schema, migrated: migrated)
-            run.preservation = try check.run(sourcePath: reference.path)
-        } catch let error as FixtureKitError {
-            run.fail("data preserved", error.description)
-            return
+            run.preservation = try check.run(sourcePath: reference)
         } catch {
-            run.fail("data preserved", "\(error)")
+            run.fail("data preserved", error.description)
             return
         }
         let findings = run.preservation.compactMap(\.finding)
@@ -203,7 +202,7 @@ public final class MigrationRunner: Sendable {
             if let archive = configuration.archivePath(of: version) {
                 do {
                     let scratch = try ScratchFolder.create()
-                    unpacked.withLock { $0.append(scratch) }
+                    temporaryFolders.withLock { $0.append(scratch) }
                     let folder = scratch.appendingPath(version)
                     let result = try FixtureArchive.unpack(archive, to: folder)
                     if let first = result.contents.verification.problems.first {
@@ -228,9 +227,9 @@ public final class MigrationRunner: Sendable {
                 if let first = problems.first {
                     state.problem = "\(folder) does not verify: \(first.file): \(first.summary)" + (problems.count > 1 ? " (and \(problems.count - 1) more)" : "")
                 } else {
-                    let set = try StoreSet(storePath: folder.appendingPath(configuration.store))
-                    let scratch = try ScratchStore(copying: set, what: "read fixture")
-                    state.contents = try StoreContents(database: scratch.database)
+                    let (contents, copy) = try readCopy(of: StoreSet(storePath: folder.appendingPath(configuration.store)))
+                    state.contents = contents
+                    state.copy = copy
                 }
             } catch {
                 state.problem = error.description
@@ -238,6 +237,32 @@ public final class MigrationRunner: Sendable {
         }
         fixtures.withLock { $0[version] = state }
         return state
+    }
+
+    /// Copies a fixture's store set into a folder of the runner's, reads its
+    /// contents there and folds its WAL in, so that the copy is one file that
+    /// the paths can attach.
+    private func readCopy(of set: StoreSet) throws(FixtureKitError) -> (StoreContents, String) {
+        let path: String
+        do {
+            let folder = try ScratchFolder.create()
+            temporaryFolders.withLock { $0.append(folder) }
+            try set.copyMembers(to: folder, sync: false)
+            path = folder.appendingPath(set.storeName)
+        } catch {
+            throw FixtureKitError(what: "read fixture: copy: \(error.operation)", path: error.path, why: error.reason)
+        }
+        do {
+            let database = try Database(path: path, options: .init(busyTimeout: 0))
+            let contents = try StoreContents(database: database)
+            _ = try database.checkpoint(.truncate)
+            try database.close()
+            return (contents, path)
+        } catch let error as FixtureKitError {
+            throw error
+        } catch {
+            throw FixtureKitError(what: "read fixture", path: set.storePath, why: "\(error)")
+        }
     }
 }
 
