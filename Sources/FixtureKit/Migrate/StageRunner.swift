@@ -7,6 +7,9 @@ import Foundation
 /// `upgrade` runs it on the live store, with a connection that holds the
 /// store's exclusive lock (``ExclusiveStore``).
 final class StageRunner {
+    /// How many times a program stage is started before its start counts as failed.
+    static let startAttempts = 5
+
     /// What went wrong in a stage.
     struct Failure: Equatable {
         var message: String
@@ -89,26 +92,38 @@ final class StageRunner {
             return Failure(message: "\(argv[0]): \(exists ? "not executable (chmod +x it)" : "no such program")", statement: argv.joined(separator: " "))
         }
         log.append("exec " + argv.joined(separator: " "))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = Array(argv.dropFirst())
-        process.currentDirectoryURL = URL(fileURLWithPath: configuration.folder)
         var environment = ProcessInfo.processInfo.environment
         environment["FIXTUREKIT_STORE"] = storePath
         environment["FIXTUREKIT_FROM"] = stage.from
         environment["FIXTUREKIT_TO"] = stage.to
-        process.environment = environment
         let outputPath = logFolder.appendingPath(".stage-\(stage.from)-\(stage.to).log")
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         guard let output = FileHandle(forWritingAtPath: outputPath) else {
             return Failure(message: "cannot create \(outputPath)")
         }
         defer { try? output.close() }
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch {
-            return Failure(message: "\(argv[0]): cannot start: \(error.localizedDescription)", statement: argv.joined(separator: " "))
+        var process = Process()
+        // A program file that was just written may still be open for writing in a
+        // child that another thread forked meanwhile: exec fails with ETXTBSY
+        // until that child execs or exits. A few short retries ride it out.
+        for attempt in 1...Self.startAttempts {
+            process = Process()
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = Array(argv.dropFirst())
+            process.currentDirectoryURL = URL(fileURLWithPath: configuration.folder)
+            process.environment = environment
+            process.standardOutput = output
+            process.standardError = output
+            process.standardInput = FileHandle.nullDevice
+            do {
+                try process.run()
+                break
+            } catch {
+                guard attempt < Self.startAttempts else {
+                    return Failure(message: "\(argv[0]): cannot start: \(error.localizedDescription)", statement: argv.joined(separator: " "))
+                }
+                usleep(useconds_t(attempt) * 20_000)
+            }
         }
         process.waitUntilExit()
         let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
