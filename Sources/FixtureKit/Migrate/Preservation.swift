@@ -46,13 +46,20 @@ struct PreservationCheck {
     let changes: [String: DeclaredChange]
     let source: SchemaSnapshot
     let migrated: SchemaSnapshot
+    /// The source's row counts, when known: they spare a count of each table.
+    var sourceCounts: [String: Int] = [:]
     static let schemaName = "fixturekit_source"
     static let examples = 3
 
-    /// Compares every table of the source; the source store's path is attached for the time of the check.
-    func run(sourcePath: String) throws(SQLiteError) -> [ColumnPreservation] {
+    /// Compares every table of the source; the source store's path is attached
+    /// for the time of the check. With `changedPages`, the tables the migration
+    /// left byte for byte as they were (``UnchangedTables``) are equal row for
+    /// row without a join.
+    func run(sourcePath: String, changedPages: ChangedPages? = nil) throws(SQLiteError) -> [ColumnPreservation] {
         _ = try database.rows("ATTACH DATABASE ?1 AS \(Self.schemaName)", [.text(sourcePath)])
         defer { try? database.execute("DETACH DATABASE \(Self.schemaName)") }
+        var unchanged: Set<String> = []
+        if let changedPages { unchanged = try UnchangedTables.find(database: database, sourceSchema: Self.schemaName, changedPages: changedPages) }
         var results: [ColumnPreservation] = []
         let migratedTables = Dictionary(migrated.tables.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         for table in source.tables where table.kind == "table" {
@@ -60,7 +67,7 @@ struct PreservationCheck {
             if declared == .excluded { continue }
             guard let after = migratedTables[table.name.lowercased()] else {
                 // A table that went away: a loss unless declared, when it held rows.
-                let rows = Int(try database.scalar("SELECT count(*) FROM \(Self.schemaName).\(quotedIdentifier(table.name))")?.integer ?? 0)
+                let rows = try count(table.name)
                 let failed = rows > 0 && declared != .dropped
                 results.append(ColumnPreservation(
                     table: table.name, column: nil, compared: 0, equal: 0, lost: rows, nulled: 0, emptied: 0, truncated: 0, changed: 0,
@@ -68,9 +75,38 @@ struct PreservationCheck {
                     finding: failed ? "table \(table.name): gone with its \(rows) rows (declare it \"dropped\" in changes)" : nil))
                 continue
             }
-            results += try compare(table, after)
+            results += unchanged.contains(table.name.lowercased()) ? try untouched(table) : try compare(table, after)
         }
         return results
+    }
+
+    /// The source's row count of `table`.
+    private func count(_ table: String) throws(SQLiteError) -> Int {
+        if let known = sourceCounts[table] { return known }
+        return Int(try database.scalar("SELECT count(*) FROM \(Self.schemaName).\(quotedIdentifier(table))")?.integer ?? 0)
+    }
+
+    /// A table the migration did not touch: every row is there, every value equal.
+    private func untouched(_ table: SchemaSnapshot.Table) throws(SQLiteError) -> [ColumnPreservation] {
+        let rows = try count(table.name)
+        func equal(_ column: String?) -> ColumnPreservation {
+            ColumnPreservation(
+                table: table.name, column: column, compared: rows, equal: rows, lost: 0, nulled: 0, emptied: 0, truncated: 0, changed: 0,
+                exampleKeys: [], passed: true, finding: nil)
+        }
+        return [equal(nil)] + table.columns
+            .filter { $0.hidden == 0 && changes["\(table.name).\($0.name)".lowercased()] != .dropped }
+            .map { equal($0.name) }
+    }
+
+    /// Whether `key` is unique in `table` by construction: the rowid, or the
+    /// primary key of a WITHOUT ROWID table or an INTEGER PRIMARY KEY (the rowid
+    /// under another name). Other keys are counted.
+    private static func isUnique(_ key: [String], in table: SchemaSnapshot.Table) -> Bool {
+        if key.isEmpty { return true }
+        let primaryKey = table.columns.filter { $0.primaryKey > 0 }.sorted { $0.primaryKey < $1.primaryKey }
+        guard primaryKey.map({ $0.name.lowercased() }) == key.map({ $0.lowercased() }) else { return false }
+        return table.withoutRowID || (primaryKey.count == 1 && primaryKey[0].type == "INTEGER")
     }
 
     private func compare(_ table: SchemaSnapshot.Table, _ after: SchemaSnapshot.Table) throws(SQLiteError) -> [ColumnPreservation] {
@@ -88,22 +124,16 @@ struct PreservationCheck {
         let keyText = keyExpressions.map { "quote(s.\($0))" }.joined(separator: " || ', ' || ")
         let keyOrder = keyExpressions.map { "s.\($0)" }.joined(separator: ", ")
 
-        let total = Int(try database.scalar("SELECT count(*) FROM \(source)")?.integer ?? 0)
-        let distinct = Int(try database.scalar("SELECT count(*) FROM (SELECT DISTINCT \(keyExpressions.joined(separator: ", ")) FROM \(source))")?.integer ?? 0)
-        if distinct != total {
-            return [failure(name, "key (\(keyExpressions.joined(separator: ", "))) is not unique in the source: rows cannot be matched (declare \"keys\")")]
+        let total = try count(name)
+        if !Self.isUnique(keyColumns, in: table) {
+            let distinct = Int(try database.scalar("SELECT count(*) FROM (SELECT DISTINCT \(keyExpressions.joined(separator: ", ")) FROM \(source))")?.integer ?? 0)
+            if distinct != total {
+                return [failure(name, "key (\(keyExpressions.joined(separator: ", "))) is not unique in the source: rows cannot be matched (declare \"keys\")")]
+            }
         }
-        let lostCondition = "NOT EXISTS (SELECT 1 FROM \(target) AS m WHERE \(join))"
-        let lost = Int(try database.scalar("SELECT count(*) FROM \(source) AS s WHERE \(lostCondition)")?.integer ?? 0)
-        let lostKeys = try database.rows("SELECT \(keyText) FROM \(source) AS s WHERE \(lostCondition) ORDER BY \(keyOrder) LIMIT \(Self.examples)").compactMap { $0.first?.text }
-        var results: [ColumnPreservation] = []
-        results.append(ColumnPreservation(
-            table: name, column: nil, compared: total - lost, equal: total - lost, lost: lost, nulled: 0, emptied: 0, truncated: 0, changed: 0,
-            exampleKeys: lostKeys, passed: lost == 0,
-            finding: lost == 0 ? nil : "\(name): \(lost) of \(total) rows lost (keys \(lostKeys.joined(separator: "; ")))"))
 
-        // Every column in one pass of the join: per column, its equal, NULL-ed,
-        // emptied and truncated values.
+        // Which columns are compared, and how.
+        var results: [ColumnPreservation] = []
         var compared: [(column: SchemaSnapshot.Column, equal: String)] = []
         for column in table.columns where column.hidden == 0 {
             let label = "\(name).\(column.name)"
@@ -126,44 +156,60 @@ struct PreservationCheck {
             default: compared.append((column, Self.sameValue(s, m)))
             }
         }
-        guard !compared.isEmpty else { return results }
-        var sums: [String] = []
-        for (column, equal) in compared {
+
+        // One pass of the join: the rows matched, and each column's equal values.
+        let equalSums = compared.map { "coalesce(sum(\($0.equal)), 0)" }
+        let counts = (try database.rows("SELECT \((["count(*)"] + equalSums).joined(separator: ", ")) FROM \(source) AS s JOIN \(target) AS m ON \(join)").first ?? [])
+            .map { Int($0.integer ?? 0) }
+        guard counts.count == 1 + compared.count else { return results }
+        let matched = counts[0]
+
+        // Rows lost: the source rows the join did not match, when each source row
+        // matches at most one row (a key unique after the migration too), else counted.
+        let lostCondition = "NOT EXISTS (SELECT 1 FROM \(target) AS m WHERE \(join))"
+        let lost = Self.isUnique(keyColumns, in: after) && Self.isUnique(keyColumns, in: table)
+            ? total - matched
+            : Int(try database.scalar("SELECT count(*) FROM \(source) AS s WHERE \(lostCondition)")?.integer ?? 0)
+        let lostKeys = lost == 0 ? [] : try database.rows("SELECT \(keyText) FROM \(source) AS s WHERE \(lostCondition) ORDER BY \(keyOrder) LIMIT \(Self.examples)").compactMap { $0.first?.text }
+        results.insert(ColumnPreservation(
+            table: name, column: nil, compared: total - lost, equal: total - lost, lost: lost, nulled: 0, emptied: 0, truncated: 0, changed: 0,
+            exampleKeys: lostKeys, passed: lost == 0,
+            finding: lost == 0 ? nil : "\(name): \(lost) of \(total) rows lost (keys \(lostKeys.joined(separator: "; ")))"), at: 0)
+
+        for (index, (column, equalExpression)) in compared.enumerated() {
+            let equal = counts[1 + index]
+            let label = "\(name).\(column.name)"
+            guard equal < matched else {
+                results.append(ColumnPreservation(
+                    table: name, column: column.name, compared: matched, equal: equal, lost: 0, nulled: 0, emptied: 0, truncated: 0, changed: 0,
+                    exampleKeys: [], passed: true, finding: nil))
+                continue
+            }
+            // A column with differences: what kind, and the first keys.
             let quoted = quotedIdentifier(column.name)
             let s = "s.\(quoted)", m = "m.\(quoted)"
             // In a value, SQLite evaluates both sides of AND and OR; CASE stops
-            // at the first WHEN that holds, so the common case, equal values,
-            // costs one comparison and the date functions run only where needed.
-            let differs = "WHEN \(s) IS \(m) THEN 0 WHEN \(equal) THEN 0"
-            sums += [
-                "coalesce(sum(\(equal)), 0)",
+            // at the first WHEN that holds, so the date functions run only where needed.
+            let differs = "WHEN \(s) IS \(m) THEN 0 WHEN \(equalExpression) THEN 0"
+            let kinds = [
                 "coalesce(sum(CASE \(differs) WHEN \(s) IS NOT NULL AND \(m) IS NULL THEN 1 ELSE 0 END), 0)",
                 "coalesce(sum(CASE \(differs) WHEN typeof(\(s)) = 'text' AND \(s) <> '' AND \(m) = '' THEN 1 ELSE 0 END), 0)",
                 "coalesce(sum(CASE \(differs) WHEN typeof(\(s)) = 'text' AND typeof(\(m)) = 'text' AND \(m) <> '' AND length(\(m)) < length(\(s)) AND substr(\(s), 1, length(\(m))) = \(m) THEN 1 ELSE 0 END), 0)",
             ]
-        }
-        let row = try database.rows("SELECT count(*), \(sums.joined(separator: ", ")) FROM \(source) AS s JOIN \(target) AS m ON \(join)").first ?? []
-        let counts = row.map { Int($0.integer ?? 0) }
-        guard counts.count == 1 + 4 * compared.count else { return results }
-        let matched = counts[0]
-        for (index, (column, equalExpression)) in compared.enumerated() {
-            let base = 1 + 4 * index
-            let (equal, nulled, emptied, truncated) = (counts[base], counts[base + 1], counts[base + 2], counts[base + 3])
+            let breakdown = (try database.rows("SELECT \(kinds.joined(separator: ", ")) FROM \(source) AS s JOIN \(target) AS m ON \(join)").first ?? [])
+                .map { Int($0.integer ?? 0) }
+            let (nulled, emptied, truncated) = breakdown.count == 3 ? (breakdown[0], breakdown[1], breakdown[2]) : (0, 0, 0)
             let changed = matched - equal - nulled - emptied - truncated
-            var examples: [String] = []
-            if equal < matched {
-                examples = try database.rows("SELECT \(keyText) FROM \(source) AS s JOIN \(target) AS m ON \(join) WHERE \(equalExpression) = 0 ORDER BY \(keyOrder) LIMIT \(Self.examples)").compactMap { $0.first?.text }
-            }
+            let examples = try database.rows("SELECT \(keyText) FROM \(source) AS s JOIN \(target) AS m ON \(join) WHERE \(equalExpression) = 0 ORDER BY \(keyOrder) LIMIT \(Self.examples)").compactMap { $0.first?.text }
             var parts: [String] = []
             if nulled > 0 { parts.append("\(nulled) became NULL") }
             if emptied > 0 { parts.append("\(emptied) became empty") }
             if truncated > 0 { parts.append("\(truncated) truncated") }
             if changed > 0 { parts.append("\(changed) changed") }
-            let label = "\(name).\(column.name)"
             results.append(ColumnPreservation(
                 table: name, column: column.name, compared: matched, equal: equal, lost: 0, nulled: nulled, emptied: emptied,
-                truncated: truncated, changed: changed, exampleKeys: examples, passed: equal == matched,
-                finding: equal == matched ? nil : "\(label): \(parts.joined(separator: ", ")) of \(matched) values (keys \(examples.joined(separator: "; ")))"))
+                truncated: truncated, changed: changed, exampleKeys: examples, passed: false,
+                finding: "\(label): \(parts.joined(separator: ", ")) of \(matched) values (keys \(examples.joined(separator: "; ")))"))
         }
         return results
     }

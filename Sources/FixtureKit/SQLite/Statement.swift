@@ -60,6 +60,9 @@ public final class Statement {
         }
     }
 
+    /// Ends the statement's run (and the read it holds open) before its last row.
+    public func reset() { sqlite3_reset(handle) }
+
     /// Advances to the next row.
     /// - Returns: `true` when a row is available, `false` when the statement is done.
     public func step() throws(SQLiteError) -> Bool {

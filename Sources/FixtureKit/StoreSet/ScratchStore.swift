@@ -64,3 +64,8 @@ extension ScratchStore {
 func quotedIdentifier(_ name: String) -> String {
     "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
+
+/// Quotes an SQL string literal: `'text'`, with inner quotes doubled.
+func quotedLiteral(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+}

@@ -1,0 +1,119 @@
+import Foundation
+import Testing
+@testable import FixtureKit
+
+/// The shortcuts of the migration checks: tables a migration left byte for byte
+/// as they were skip the value join, and the integrity check splits by table.
+@Suite struct UnchangedTablesTests {
+    /// A source store of three tables (`big` spans many pages, with an index),
+    /// and a byte copy of it that `change` then migrates.
+    func stores(_ change: String) throws -> (folder: TemporaryFolder, source: String, migrated: String) {
+        let folder = try TemporaryFolder()
+        let source = folder.url("source.sqlite"), migrated = folder.url("migrated.sqlite")
+        let database = try Database(path: source, options: .init(create: true))
+        try database.execute("""
+            CREATE TABLE small (id INTEGER PRIMARY KEY, name TEXT);
+            CREATE TABLE big (id INTEGER PRIMARY KEY, body TEXT);
+            CREATE INDEX big_body ON big(body);
+            CREATE TABLE other (id INTEGER PRIMARY KEY, note TEXT);
+            INSERT INTO small (name) VALUES ('a'), ('b');
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)
+            INSERT INTO big (body) SELECT printf('%.300c', 'x') || i FROM n;
+            INSERT INTO other (note) VALUES ('kept');
+            """)
+        try database.close()
+        try FileManager.default.copyItem(atPath: source, toPath: migrated)
+        let target = try Database(path: migrated)
+        try target.execute(change)
+        try target.close()
+        return (folder, source, migrated)
+    }
+
+    func unchanged(_ source: String, _ migrated: String) throws -> Set<String>? {
+        guard let pages = ChangedPages.compare(migrated: migrated, source: source) else { return nil }
+        let database = try Database(path: migrated)
+        _ = try database.rows("ATTACH DATABASE ?1 AS src", [.text(source)])
+        return try UnchangedTables.find(database: database, sourceSchema: "src", changedPages: pages)
+    }
+
+    @Test func onlyTablesWhosePagesAndSchemaAreTheSameAreUnchanged() throws {
+        // One value of one row of a table that spans many pages.
+        let one = try stores("UPDATE big SET body = 'changed' WHERE id = 2999")
+        #expect(try unchanged(one.source, one.migrated) == ["small", "other"])
+        // A new column: the rows are not rewritten, but the table is not the same.
+        let column = try stores("ALTER TABLE small ADD COLUMN extra TEXT")
+        #expect(try unchanged(column.source, column.migrated) == ["big", "other"])
+        // A renamed column: no page of the table changes, its statement does.
+        let renamed = try stores("ALTER TABLE other RENAME COLUMN note TO text")
+        #expect(try unchanged(renamed.source, renamed.migrated) == ["small", "big"])
+        // A new index on an untouched table.
+        let indexed = try stores("CREATE INDEX small_name ON small(name)")
+        #expect(try unchanged(indexed.source, indexed.migrated) == ["big", "other"])
+        // A stage that changes nothing at all.
+        let nothing = try stores("PRAGMA user_version = 2")
+        #expect(try unchanged(nothing.source, nothing.migrated) == ["small", "big", "other"])
+    }
+
+    @Test func storesThatCannotBeComparedPageByPageAreNot() throws {
+        let resized = try stores("PRAGMA page_size = 8192; VACUUM")
+        #expect(ChangedPages.compare(migrated: resized.migrated, source: resized.source) == nil)
+        #expect(ChangedPages.compare(migrated: resized.migrated, source: resized.folder.url("missing")) == nil)
+        // A WAL the migrated store still has: its main file is not the whole store.
+        let folder = try TemporaryFolder()
+        let open = try Database(path: folder.url("wal.sqlite"), options: .init(create: true))
+        try open.execute("PRAGMA journal_mode = WAL; PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (x); INSERT INTO t VALUES (1)")
+        #expect(ChangedPages.compare(migrated: folder.url("wal.sqlite"), source: resized.source) == nil)
+        try open.close()
+    }
+
+    @Test func theShortcutGivesWhatTheJoinGives() throws {
+        let (folder, source, migrated) = try stores("UPDATE big SET body = NULL WHERE id IN (5, 6); DELETE FROM small WHERE id = 2")
+        defer { withExtendedLifetime(folder) {} }
+        let database = try Database(path: migrated)
+        let sourceSchema = try SchemaSnapshot(database: try Database(path: source, options: .init(readOnly: true)))
+        let check = PreservationCheck(
+            database: database, keys: [:], changes: [:], source: sourceSchema, migrated: try SchemaSnapshot(database: database))
+        let joined = try check.run(sourcePath: source)
+        let shortcut = try check.run(sourcePath: source, changedPages: try #require(ChangedPages.compare(migrated: migrated, source: source)))
+        #expect(shortcut == joined)
+        #expect(joined.compactMap(\.finding) == ["big.body: 2 became NULL of 3000 values (keys 5; 6)", "small: 1 of 2 rows lost (keys 2)"])
+        let other = try #require(shortcut.first { $0.table == "other" && $0.column == "note" })
+        #expect((other.compared, other.equal, other.passed) == (1, 1, true))
+    }
+
+    /// A store whose index `big_body` lost the entry of row 3000: the last byte
+    /// of its key is changed in place, to one that keeps the index in order.
+    func storeWithABrokenIndex() throws -> (TemporaryFolder, String) {
+        let (folder, source, _) = try stores("SELECT 1")
+        let database = try Database(path: source, options: .init(readOnly: true))
+        let pageSize = Int(try database.scalar("PRAGMA page_size")?.integer ?? 0)
+        try database.close()
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+        let key = Data((String(repeating: "x", count: 300) + "3000").utf8)
+        // The key occurs in the table's row and in the index entry; the index's
+        // copy is the second one (the index's pages follow the table's).
+        var offsets: [Int] = []
+        var start = 0
+        while let range = bytes.range(of: key, in: start..<bytes.count) {
+            offsets.append(range.lowerBound)
+            start = range.upperBound
+        }
+        #expect(offsets.count == 2 && offsets[1] / pageSize != offsets[0] / pageSize)
+        bytes[offsets[1] + key.count - 1] = UInt8(ascii: "/") // "...x300/" sorts between "...x300" and "...x301"
+        try bytes.write(to: URL(fileURLWithPath: source))
+        return (folder, source)
+    }
+
+    @Test func theSplitIntegrityCheckFindsWhatTheWholeOneFinds() throws {
+        let (folder, broken) = try storeWithABrokenIndex()
+        let whole = try MigrationChecks.integrity(try Database(path: broken, options: .init(readOnly: true)))
+        let split = MigrationChecks.integrity(path: broken, sizes: ["big": 3000, "small": 2], workers: 2).result()
+        #expect(!whole.passed && !split.passed)
+        #expect(split.message == whole.message)
+        #expect(split.message == "row 3000 missing from index big_body")
+        let good = try stores("SELECT 1")
+        #expect(MigrationChecks.integrity(path: good.source, sizes: [:], workers: 3).result() == CheckResult(name: "integrity_check", passed: true))
+        let missing = MigrationChecks.integrity(path: folder.url("missing.sqlite"), sizes: [:], workers: 1).result()
+        #expect(!missing.passed)
+    }
+}
