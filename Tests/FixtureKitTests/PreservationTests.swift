@@ -79,6 +79,28 @@ import Testing
         #expect(finding(result) == "notes: 2 of 40 rows lost (keys 'K5'; 'K6')")
     }
 
+    @Test func keysTheAnonymizationRulesMarkPersonalAreNeverShown() throws {
+        let lose = "DELETE FROM notes WHERE uuid IN ('K5', 'K6'); UPDATE notes SET title = NULL WHERE uuid = 'K7';"
+        func run(rules: String?) throws -> String? {
+            let notes = try NotesCorpus()
+            try notes.folder.write("MigrationFixtures/migrations/1.0.0-2.0.0.sql", NotesCorpus.stage1to2 + "\n" + lose + "\n")
+            if let rules { try notes.folder.write("MigrationFixtures/anonymize.json", rules) }
+            try notes.writeConfig {
+                $0["keys"] = ["notes": ["uuid"]]
+                if rules != nil { $0["anonymize"] = "anonymize.json" }
+            }
+            let report = try MigrationRunner.runMatrix(config: notes.config, options: .init(from: "1.0.0"))
+            return finding(try #require(report.paths.first { $0.kind == .hop }))
+        }
+        #expect(try run(rules: nil) == "notes: 2 of 40 rows lost (keys 'K5'; 'K6')\nnotes.title: 1 became NULL of 38 values (keys 'K7')")
+        let personal = #"{"strict": false, "tables": {"notes": {"uuid": {"strategy": "pseudonym", "format": "hex"}}}}"#
+        #expect(try run(rules: personal) == "notes: 2 of 40 rows lost (keys rowid 5; rowid 6)\nnotes.title: 1 became NULL of 38 values (keys rowid 7)")
+        let kept = #"{"strict": false, "tables": {"notes": {"uuid": "keep", "body": {"strategy": "null"}}}}"#
+        #expect(try run(rules: kept) == "notes: 2 of 40 rows lost (keys 'K5'; 'K6')\nnotes.title: 1 became NULL of 38 values (keys 'K7')")
+        // Rules that cannot be read: every key counts as personal.
+        #expect(try run(rules: "{") == "notes: 2 of 40 rows lost (keys rowid 5; rowid 6)\nnotes.title: 1 became NULL of 38 values (keys rowid 7)")
+    }
+
     @Test func unorderedJSONArraysCompareAfterSorting() throws {
         let notes = try NotesCorpus()
         _ = notes

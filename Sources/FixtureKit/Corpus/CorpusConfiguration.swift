@@ -138,6 +138,15 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
 
     /// The declared changes, by lower-cased `table.column` or `table`; a table
     /// whose count is declared `dropped` is a dropped table too.
+    /// The columns (`table.column`, lowercased) the anonymization rules mark as
+    /// personal: every rule but `keep`. `nil` when rules are named but cannot
+    /// be read: then every column counts as personal.
+    var personalColumns: Set<String>? {
+        guard let anonymize else { return [] }
+        guard let rules = try? AnonymizationRules.load(resolve(anonymize)) else { return nil }
+        return Set(rules.orderedRules.filter { $0.rule.strategy != .keep }.map { "\($0.table).\($0.column)".lowercased() })
+    }
+
     var declaredChanges: [String: DeclaredChange] {
         var declared = Dictionary((changes ?? [:]).compactMap { key, value in DeclaredChange(rawValue: value).map { (key.lowercased(), $0) } }, uniquingKeysWith: { first, _ in first })
         for (table, rule) in counts ?? [:] where rule == .dropped && declared[table.lowercased()] == nil {

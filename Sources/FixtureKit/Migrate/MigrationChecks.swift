@@ -19,7 +19,8 @@ enum MigrationChecks {
     }
 
     /// `integrity_check` of the store at `path`, split so that it uses `workers`
-    /// cores, each thread with its own read-only connection: `PRAGMA quick_check`
+    /// cores (the caller's thread is one, once it asks for the result), each
+    /// with its own read-only connection: `PRAGMA quick_check`
     /// of the whole file (the structure of every b-tree, the freelist, pages
     /// used twice or never), and `PRAGMA integrity_check(TABLE)` of one table at
     /// a time (its b-tree, its indexes, and their entries against its rows).
@@ -91,15 +92,22 @@ enum MigrationChecks {
 }
 
 /// An integrity check running on threads of its own while the caller goes on;
-/// ``result()`` waits for it. See ``MigrationChecks/integrity(path:sizes:workers:)``.
+/// ``result()`` has the caller take the tasks no thread has started, then
+/// waits. See ``MigrationChecks/integrity(path:sizes:workers:)``.
 final class ParallelIntegrityCheck: Sendable {
+    private let path: String
     private let done = DispatchGroup()
-    /// Each task's problems (nil: ran and found none), in task order.
-    private let outcomes: Mutex<[[String]?]>
+    /// `PRAGMA` statements, one a task, the longest first.
     private let tasks: [String]
+    private let next = Atomic<Int>(0)
+    /// Each task's problems (nil: not run), in task order.
+    private let outcomes: Mutex<[[String]?]>
+    /// Why a task could not run at all.
     private let failure = Mutex<String?>(nil)
 
+    /// Starts `workers - 1` threads: the caller is the last worker.
     fileprivate init(path: String, sizes: [String: Int], workers: Int) {
+        self.path = path
         var tables: [String] = []
         do throws(SQLiteError) {
             let database = try Database(path: path, options: .init(readOnly: true))
@@ -110,43 +118,47 @@ final class ParallelIntegrityCheck: Sendable {
         }
         // A name that reads as a number would be taken for the pragma's limit:
         // such a store gets the one whole-file check.
-        let split = !tables.contains { Int($0) != nil }
-        let bySize = tables.sorted { (sizes[$0] ?? 0, $1) > (sizes[$1] ?? 0, $0) }
         let limit = MigrationChecks.integrityProblemLimit
-        tasks = split
-            ? bySize.map { "PRAGMA integrity_check(\(quotedLiteral($0)))" } + ["PRAGMA quick_check(\(limit))"]
-            : ["PRAGMA integrity_check(\(limit))"]
+        let bySize = tables.sorted { (sizes[$0] ?? 0, $1) > (sizes[$1] ?? 0, $0) }
+        tasks = tables.contains { Int($0) != nil }
+            ? ["PRAGMA integrity_check(\(limit))"]
+            : bySize.map { "PRAGMA integrity_check(\(quotedLiteral($0)))" } + ["PRAGMA quick_check(\(limit))"]
         outcomes = Mutex(Array(repeating: nil, count: tasks.count))
-        let next = Atomic<Int>(0)
-        let tasks = self.tasks
-        for _ in 0..<max(1, min(workers, tasks.count)) {
+        for _ in 0..<max(0, min(workers, tasks.count) - 1) {
             done.enter()
-            let thread = Thread { [self] in
-                defer { done.leave() }
-                let database: Database
-                do throws(SQLiteError) { database = try Database(path: path, options: .init(readOnly: true)) } catch {
-                    failure.withLock { $0 = $0 ?? error.description }
-                    return
-                }
-                defer { try? database.close() }
-                while true {
-                    let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                    guard index < tasks.count else { return }
-                    do throws(SQLiteError) {
-                        let lines = try database.rows(tasks[index]).compactMap { $0.first?.text }.filter { $0 != "ok" }
-                        outcomes.withLock { $0[index] = lines }
-                    } catch {
-                        failure.withLock { $0 = $0 ?? error.description }
-                    }
-                }
-            }
-            thread.start()
+            Thread { [self] in
+                work()
+                done.leave()
+            }.start()
         }
     }
 
-    /// Waits for every task, then the check's result: its problems in task
-    /// order, each once, at most ``MigrationChecks/integrityProblemLimit``.
+    /// Runs tasks on a connection of its own until none is left.
+    private func work() {
+        guard next.load(ordering: .relaxed) < tasks.count else { return }
+        let database: Database
+        do throws(SQLiteError) { database = try Database(path: path, options: .init(readOnly: true)) } catch {
+            failure.withLock { $0 = $0 ?? error.description }
+            return
+        }
+        defer { try? database.close() }
+        while true {
+            let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+            guard index < tasks.count else { return }
+            do throws(SQLiteError) {
+                let lines = try database.rows(tasks[index]).compactMap { $0.first?.text }.filter { $0 != "ok" }
+                outcomes.withLock { $0[index] = lines }
+            } catch {
+                failure.withLock { $0 = $0 ?? error.description }
+            }
+        }
+    }
+
+    /// Works on what is left, waits for the threads, then the check's result:
+    /// the problems in task order, each once, at most
+    /// ``MigrationChecks/integrityProblemLimit``.
     func result() -> CheckResult {
+        work()
         done.wait()
         let name = "integrity_check"
         if let failure = failure.withLock({ $0 }) {

@@ -46,8 +46,12 @@ public final class MigrationRunner: Sendable {
     /// Threads each path's integrity check runs on: the cores the paths leave.
     private let integrityWorkers = Mutex<Int>(ParallelHasher.coreCount)
 
+    /// The columns the corpus' anonymization rules mark as personal.
+    private let personalColumns: Set<String>?
+
     public init(configuration: CorpusConfiguration) {
         self.configuration = configuration
+        personalColumns = configuration.personalColumns
     }
 
     deinit {
@@ -196,7 +200,7 @@ public final class MigrationRunner: Sendable {
         do {
             let check = PreservationCheck(
                 database: database, keys: configuration.keys ?? [:], changes: configuration.declaredChanges, source: schema, migrated: migrated,
-                sourceCounts: source.contents?.tables ?? [:])
+                sourceCounts: source.contents?.tables ?? [:], personal: personalColumns)
             run.preservation = try check.run(sourcePath: reference, changedPages: changedPages)
         } catch {
             run.fail("data preserved", error.description)
@@ -311,3 +315,4 @@ struct PathRun {
         try? AtomicFile.write(Array((result.schemaDifferences.joined(separator: "\n") + "\n").utf8), to: target.appendingPath("schema-diff.txt"))
     }
 }
+

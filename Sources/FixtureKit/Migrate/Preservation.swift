@@ -48,6 +48,9 @@ struct PreservationCheck {
     let migrated: SchemaSnapshot
     /// The source's row counts, when known: they spare a count of each table.
     var sourceCounts: [String: Int] = [:]
+    /// Columns (`table.column`, lowercased) whose values the report never shows
+    /// (the anonymization rules' personal columns); `nil`: every column.
+    var personal: Set<String>? = []
     static let schemaName = "fixturekit_source"
     static let examples = 3
 
@@ -121,7 +124,11 @@ struct PreservationCheck {
         }
         let keyExpressions = usesRowID ? ["rowid"] : keyColumns.map(quotedIdentifier)
         let join = keyExpressions.map { "s.\($0) = m.\($0)" }.joined(separator: " AND ")
-        let keyText = keyExpressions.map { "quote(s.\($0))" }.joined(separator: " || ', ' || ")
+        // Example keys name rows by their key, or by their rowid when the key
+        // holds personal values.
+        let personalKey = !usesRowID && keyColumns.contains { personal?.contains("\(name).\($0)".lowercased()) ?? true }
+        let keyText = !personalKey ? keyExpressions.map { "quote(s.\($0))" }.joined(separator: " || ', ' || ")
+            : table.withoutRowID ? "NULL" : "'rowid ' || s.rowid"
         let keyOrder = keyExpressions.map { "s.\($0)" }.joined(separator: ", ")
 
         let total = try count(name)
@@ -157,12 +164,25 @@ struct PreservationCheck {
             }
         }
 
-        // One pass of the join: the rows matched, and each column's equal values.
-        let equalSums = compared.map { "coalesce(sum(\($0.equal)), 0)" }
-        let counts = (try database.rows("SELECT \((["count(*)"] + equalSums).joined(separator: ", ")) FROM \(source) AS s JOIN \(target) AS m ON \(join)").first ?? [])
-            .map { Int($0.integer ?? 0) }
-        guard counts.count == 1 + compared.count else { return results }
-        let matched = counts[0]
+        // One pass of the join: the rows matched, and those whose every column
+        // is the same value, as `IS` compares (`NOT` and `AND` cost far less
+        // than the per-column sums below). When some differ, a second pass
+        // counts each column's equal values.
+        let sameRow = compared.isEmpty ? "1" : compared.map { entry in
+            let quoted = quotedIdentifier(entry.column.name)
+            return changes["\(name).\(entry.column.name)".lowercased()] == .derived
+                ? "(s.\(quoted) IS NULL OR m.\(quoted) IS NOT NULL)" : "s.\(quoted) IS m.\(quoted)"
+        }.joined(separator: " AND ")
+        let joined = "FROM \(source) AS s JOIN \(target) AS m ON \(join)"
+        let first = (try database.rows("SELECT count(*), coalesce(sum(\(sameRow)), 0) \(joined)").first ?? []).map { Int($0.integer ?? 0) }
+        guard first.count == 2 else { return results }
+        let matched = first[0]
+        var counts = [matched] + Array(repeating: matched, count: compared.count)
+        if first[1] < matched {
+            let equalSums = compared.map { "coalesce(sum(\($0.equal)), 0)" }
+            counts = (try database.rows("SELECT \((["count(*)"] + equalSums).joined(separator: ", ")) \(joined)").first ?? []).map { Int($0.integer ?? 0) }
+            guard counts.count == 1 + compared.count else { return results }
+        }
 
         // Rows lost: the source rows the join did not match, when each source row
         // matches at most one row (a key unique after the migration too), else counted.
@@ -174,7 +194,7 @@ struct PreservationCheck {
         results.insert(ColumnPreservation(
             table: name, column: nil, compared: total - lost, equal: total - lost, lost: lost, nulled: 0, emptied: 0, truncated: 0, changed: 0,
             exampleKeys: lostKeys, passed: lost == 0,
-            finding: lost == 0 ? nil : "\(name): \(lost) of \(total) rows lost (keys \(lostKeys.joined(separator: "; ")))"), at: 0)
+            finding: lost == 0 ? nil : "\(name): \(lost) of \(total) rows lost\(Self.keysNote(lostKeys))"), at: 0)
 
         for (index, (column, equalExpression)) in compared.enumerated() {
             let equal = counts[1 + index]
@@ -209,13 +229,18 @@ struct PreservationCheck {
             results.append(ColumnPreservation(
                 table: name, column: column.name, compared: matched, equal: equal, lost: 0, nulled: nulled, emptied: emptied,
                 truncated: truncated, changed: changed, exampleKeys: examples, passed: false,
-                finding: "\(label): \(parts.joined(separator: ", ")) of \(matched) values (keys \(examples.joined(separator: "; ")))"))
+                finding: "\(label): \(parts.joined(separator: ", ")) of \(matched) values\(Self.keysNote(examples))"))
         }
         return results
     }
 
     private func failure(_ table: String, _ finding: String) -> ColumnPreservation {
         ColumnPreservation(table: table, column: nil, compared: 0, equal: 0, lost: 0, nulled: 0, emptied: 0, truncated: 0, changed: 0, exampleKeys: [], passed: false, finding: finding)
+    }
+
+    /// ` (keys 1; 2; 3)`, or nothing when no key may be shown.
+    static func keysNote(_ keys: [String]) -> String {
+        keys.isEmpty ? "" : " (keys \(keys.joined(separator: "; ")))"
     }
 
     /// Equal as SQLite compares (`IS`, with affinity), or the same instant as date
