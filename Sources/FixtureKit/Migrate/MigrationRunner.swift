@@ -182,8 +182,11 @@ public final class MigrationRunner: Sendable {
             atCurrent: path.target == configuration.current))
         checkPreservation(path, database: database, migrated: migrated.schema, changedPages: changedPages, into: &run)
 
-        // The configuration's own checks describe the current version.
+        // The configuration's own checks describe the current version. They run
+        // once the integrity check is done: a check that writes must not wait
+        // for its readers.
         guard path.target == configuration.current else { return }
+        run.checks[integritySlot] = integrity.result()
         run.checks += MigrationChecks.configured(configuration.checks ?? [], on: database)
     }
 
