@@ -116,13 +116,10 @@ final class ParallelIntegrityCheck: Sendable {
         } catch {
             failure.withLock { $0 = error.description }
         }
-        // A name that reads as a number would be taken for the pragma's limit:
-        // such a store gets the one whole-file check.
-        let limit = MigrationChecks.integrityProblemLimit
+        // (A table whose name reads as a number gets the whole check: SQLite
+        // takes the number for the pragma's limit. That checks more, not less.)
         let bySize = tables.sorted { (sizes[$0] ?? 0, $1) > (sizes[$1] ?? 0, $0) }
-        tasks = tables.contains { Int($0) != nil }
-            ? ["PRAGMA integrity_check(\(limit))"]
-            : bySize.map { "PRAGMA integrity_check(\(quotedLiteral($0)))" } + ["PRAGMA quick_check(\(limit))"]
+        tasks = bySize.map { "PRAGMA integrity_check(\(quotedLiteral($0)))" } + ["PRAGMA quick_check(\(MigrationChecks.integrityProblemLimit))"]
         outcomes = Mutex(Array(repeating: nil, count: tasks.count))
         for _ in 0..<max(0, min(workers, tasks.count) - 1) {
             done.enter()
