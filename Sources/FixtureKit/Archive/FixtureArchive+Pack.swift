@@ -293,12 +293,14 @@ extension FixtureArchive {
         hasher: SHA256, stage: BackgroundStage, modificationTime: Int64
     ) throws -> SHA256Digest {
         let path = plan.folder.appendingPath(file.path.description)
+        FaultInjection.reached(.willOpen, path)
         let input = try POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
         defer { close(input) }
         var info = stat()
         guard fstat(input, &info) == 0 else { throw FileSystemError("stat", path: path, errno: errno) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw plan.failedCheck() }
         _ = posix_fadvise(input, 0, 0, POSIX_FADV_SEQUENTIAL)
+        FaultInjection.reached(.opened, path)
         let size = UInt64(info.st_size)
         try writer.beginFile(file.path, size: size, modificationTime: modificationTime)
         let reader = ChunkReader(fd: input, path: path, hasher: hasher)

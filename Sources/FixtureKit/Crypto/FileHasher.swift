@@ -34,6 +34,7 @@ final class FileHasher {
     /// - Throws: ``FileSystemError`` when the file cannot be opened or read, or is
     ///   not a regular file (a folder, a FIFO, a device, a link).
     func digest(ofFileAt path: String) throws -> FileDigest {
+        FaultInjection.reached(.willOpen, path)
         // O_NONBLOCK: opening a FIFO must not wait for a writer.
         let fd = try POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
         defer { close(fd) }
@@ -43,6 +44,7 @@ final class FileHasher {
             throw FileSystemError("read", path: path, message: Self.kindDescription(info.st_mode))
         }
         _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
+        FaultInjection.reached(.opened, path)
         var total: UInt64 = 0
         while true {
             let count = POSIX.retrying { read(fd, buffer.baseAddress, buffer.count) }

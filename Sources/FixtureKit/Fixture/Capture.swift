@@ -283,7 +283,9 @@ public enum Capture {
     }
 
     private static func openSource(_ set: StoreSet, readOnly: Bool) throws(SQLiteError) -> Database {
+        FaultInjection.reached(.willOpen, set.storePath)
         let database = try Database(path: set.storePath, options: .init(readOnly: readOnly, busyTimeout: busyTimeout))
+        FaultInjection.reached(.opened, set.storePath)
         try database.setCheckpointOnClose(false)
         return database
     }

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+@testable import FixtureKit
+
+/// Files that vanish or change while a command runs, at the moment a test names
+/// (``FaultInjection``: a file about to be opened, a file just opened), never by
+/// timing. A change during a run gets the answer the same change gets before the
+/// run, or a line that says the input moved under the command; exit 1 or 2;
+/// nothing half-written under a final name.
+@Suite struct VanishingFileTests {
+    // MARK: - Inputs
+
+    /// `folder/f`: three files of 300 KiB, and its SHA256SUMS.
+    static func hashedFolder() throws -> TemporaryFolder {
+        let folder = try TemporaryFolder()
+        for (index, name) in ["a", "b", "c"].enumerated() {
+            try folder.write("f/\(name)", [UInt8](repeating: UInt8(index), count: 300 << 10))
+        }
+        #expect(fixturekit("sums", folder.url("f")).status == 0)
+        return folder
+    }
+
+    /// What can be put where a file was.
+    enum Replacement: String, CaseIterable, Sendable {
+        case folder, fifo, symbolicLink
+
+        func put(at path: String) {
+            unlink(path)
+            switch self {
+            case .folder: mkdir(path, 0o755)
+            case .fifo: mkfifo(path, 0o644)
+            case .symbolicLink: symlink("/etc/hostname", path)
+            }
+        }
+
+        var why: String {
+            switch self {
+            case .folder: "is a folder, not a regular file"
+            case .fifo: "is a FIFO, not a regular file"
+            case .symbolicLink: "is a symbolic link, not a regular file"
+            }
+        }
+    }
+
+    /// Appends a byte to the file at `path`.
+    static func grow(_ path: String) {
+        let fd = open(path, O_WRONLY | O_APPEND)
+        var byte: UInt8 = 0x2A
+        _ = write(fd, &byte, 1)
+        close(fd)
+    }
+
+    /// The names below `folder`, hidden ones included.
+    static func names(_ folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).sorted()
+    }
+
+    /// `folder/corpus/1.0.0`: a capture of a store of 200 notes, committed in its `-wal`.
+    static func fixture(_ folder: TemporaryFolder, mode: CaptureMode) throws -> String {
+        try FileManager.default.createDirectory(atPath: folder.url("live"), withIntermediateDirectories: true)
+        let store = try HeldWALStore(in: folder.url("live"), notes: 200)
+        _ = try Capture.capture(store: store.path, version: "1.0.0", corpus: folder.url("corpus"), mode: mode)
+        return folder.url("corpus/1.0.0")
+    }
+
+    // MARK: - verify
+
+    @Test func verifyWhenAListedFileVanishesOrChangesAfterTheListing() throws {
+        let folder = try Self.hashedFolder()
+        let fixture = folder.url("f")
+        FaultInjection.at(.willOpen, of: fixture + "/a") { unlink(fixture + "/a") }
+        FaultInjection.at(.willOpen, of: fixture + "/b") { Replacement.fifo.put(at: fixture + "/b") }
+        FaultInjection.at(.opened, of: fixture + "/c") { Self.grow(fixture + "/c") }
+        let result = fixturekit("verify", "--quiet", fixture)
+        #expect(result.status == 1)
+        #expect(result.standardError == """
+            fixturekit: verify: \(fixture)/a: missing
+            fixturekit: verify: \(fixture)/b: unreadable: is a FIFO, not a regular file
+            fixturekit: verify: \(fixture)/c: changed
+            \(fixture): FAILED (3 problems)
+
+            """)
+    }
+
+    @Test func verifyWhenAListedFileIsSwappedForASymbolicLink() throws {
+        let folder = try Self.hashedFolder()
+        let fixture = folder.url("f")
+        FaultInjection.at(.willOpen, of: fixture + "/b") { Replacement.symbolicLink.put(at: fixture + "/b") }
+        let result = fixturekit("verify", "--quiet", fixture)
+        #expect(result.status == 1)
+        #expect(result.standardError == "fixturekit: verify: \(fixture)/b: unreadable: is a symbolic link, not a regular file\n\(fixture): FAILED (1 problem)\n")
+    }
+
+    // MARK: - unpack
+
+    @Test func unpackWhenTheArchiveIsTruncatedOrRemovedAfterItWasOpened() throws {
+        let folder = try TemporaryFolder()
+        // A snapshot, one file of the same bytes every time: the cut is always at one place.
+        let fixture = try Self.fixture(folder, mode: .snapshot)
+        let archive = folder.url("a.tar.zst")
+        #expect(fixturekit("pack", fixture, "-o", archive).status == 0)
+        let bytes = try folder.read("a.tar.zst")
+
+        // Cut in the middle of the store's entry, after unpack opened it.
+        FaultInjection.at(.opened, of: archive) { truncate(archive, off_t(bytes.count / 2)) }
+        let cut = fixturekit("unpack", archive, folder.url("out"))
+        #expect(cut.status == 2)
+        // The very line of an unpack of the archive as it is now.
+        let now = fixturekit("unpack", archive, folder.url("out"))
+        #expect(cut.standardError == now.standardError)
+        #expect(cut.standardError == "fixturekit: unpack: \(archive): truncated zstd input\n")
+        #expect(try Self.names(folder.path) == ["a.tar.zst", "a.tar.zst.sha256", "corpus", "live"])
+
+        // Removed after it was opened: unpack reads on from what it opened.
+        try folder.write("a.tar.zst", bytes)
+        FaultInjection.at(.opened, of: archive) { unlink(archive) }
+        let removed = fixturekit("unpack", archive, folder.url("out"))
+        #expect(removed.status == 0, "\(removed.standardError)")
+        #expect(try Verifier.verify(folder.url("out")).allSatisfy(\.passed))
+        #expect(try snapshotOfFiles(folder.url("out")) == (try snapshotOfFiles(fixture)))
+    }
+}
