@@ -119,4 +119,45 @@ import Testing
         #expect(try Verifier.verify(folder.url("out")).allSatisfy(\.passed))
         #expect(try snapshotOfFiles(folder.url("out")) == (try snapshotOfFiles(fixture)))
     }
+
+    // MARK: - sums
+
+    @Test func sumsWhenAListedFileVanishesBeforeItIsHashed() throws {
+        let folder = try Self.hashedFolder()
+        let sums = try folder.read("f/SHA256SUMS")
+        let file = folder.url("f/b")
+        FaultInjection.at(.willOpen, of: file) { unlink(file) }
+        let result = fixturekit("sums", folder.url("f"))
+        #expect(result.status == 2)
+        #expect(result.standardError == "fixturekit: hash: \(file): vanished while the folder was hashed (hint: run sums again when nothing writes to the folder)\n")
+        // The SHA256SUMS of before is there, whole; nothing else was written.
+        #expect(try folder.read("f/SHA256SUMS") == sums)
+        #expect(try Self.names(folder.url("f")) == ["SHA256SUMS", "a", "c"])
+    }
+
+    @Test(arguments: Replacement.allCases)
+    func sumsWhenAListedFileIsReplacedBeforeItIsHashed(by replacement: Replacement) throws {
+        let folder = try Self.hashedFolder()
+        let sums = try folder.read("f/SHA256SUMS")
+        let file = folder.url("f/b")
+        FaultInjection.at(.willOpen, of: file) { replacement.put(at: file) }
+        let result = fixturekit("sums", folder.url("f"))
+        #expect(result.status == 2)
+        // What sums says of such a file found when listing the folder.
+        #expect(result.standardError == "fixturekit: hash: \(file): \(replacement.why) (hint: a fixture holds regular files and folders only)\n")
+        #expect(try folder.read("f/SHA256SUMS") == sums)
+        #expect(try Self.names(folder.url("f")) == ["SHA256SUMS", "a", "b", "c"])
+    }
+
+    @Test func sumsWhenAFileGrowsWhileItIsHashed() throws {
+        let folder = try Self.hashedFolder()
+        let sums = try folder.read("f/SHA256SUMS")
+        let file = folder.url("f/c")
+        FaultInjection.at(.opened, of: file) { Self.grow(file) }
+        let result = fixturekit("sums", folder.url("f"))
+        #expect(result.status == 2)
+        #expect(result.standardError == "fixturekit: hash: \(file): changed while it was read (hint: run sums again when nothing writes to the folder)\n")
+        #expect(try folder.read("f/SHA256SUMS") == sums)
+        #expect(try Self.names(folder.url("f")) == ["SHA256SUMS", "a", "b", "c"])
+    }
 }
