@@ -160,4 +160,33 @@ import Testing
         #expect(try folder.read("f/SHA256SUMS") == sums)
         #expect(try Self.names(folder.url("f")) == ["SHA256SUMS", "a", "b", "c"])
     }
+
+    // MARK: - pack
+
+    @Test func packWhenAFileVanishesOrGrowsWhileThePackIsWritten() throws {
+        let folder = try TemporaryFolder()
+        let fixture = try Self.fixture(folder, mode: .raw)
+        let archive = folder.url("App-1.0.0.tar.zst")
+        let saved = try snapshotOfFiles(fixture)
+
+        // The -wal vanishes after the folder was checked against its SHA256SUMS.
+        FaultInjection.at(.willOpen, of: fixture + "/App.sqlite-wal") { unlink(fixture + "/App.sqlite-wal") }
+        let vanished = fixturekit("pack", fixture, "-o", archive)
+        #expect(vanished.status == 1)
+        // The very line of a pack of the folder as it is now.
+        let now = fixturekit("pack", fixture, "-o", archive)
+        #expect(vanished.standardError == now.standardError)
+        #expect(vanished.standardError == "fixturekit: pack: \(fixture): the folder fails its SHA256SUMS: App.sqlite-wal: missing (hint: `fixturekit verify \(fixture)` lists every problem)\n")
+        #expect(try Self.names(folder.path) == ["corpus", "live"])
+
+        // The main file grows while it is packed.
+        try FileManager.default.removeItem(atPath: fixture)
+        try FileManager.default.createDirectory(atPath: fixture, withIntermediateDirectories: false)
+        for (name, bytes) in saved { try folder.write("corpus/1.0.0/" + name, bytes) }
+        FaultInjection.at(.opened, of: fixture + "/App.sqlite") { Self.grow(fixture + "/App.sqlite") }
+        let grown = fixturekit("pack", fixture, "-o", archive)
+        #expect(grown.status == 1)
+        #expect(grown.standardError == "fixturekit: pack: \(fixture): the folder fails its SHA256SUMS: App.sqlite: changed (hint: `fixturekit verify \(fixture)` lists every problem)\n")
+        #expect(try Self.names(folder.path) == ["corpus", "live"])
+    }
 }

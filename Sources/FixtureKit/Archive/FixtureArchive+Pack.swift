@@ -294,7 +294,7 @@ extension FixtureArchive {
     ) throws -> SHA256Digest {
         let path = plan.folder.appendingPath(file.path.description)
         FaultInjection.reached(.willOpen, path)
-        let input = try POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+        let input = try open(path, of: plan)
         defer { close(input) }
         var info = stat()
         guard fstat(input, &info) == 0 else { throw FileSystemError("stat", path: path, errno: errno) }
@@ -326,6 +326,17 @@ extension FixtureArchive {
         }
         guard total == size else { throw plan.failedCheck() }
         return try hasher.finalize()
+    }
+
+    /// Opens a file of the plan to pack it. One that is gone, or a link now, since
+    /// the plan was made fails the check as it would have before.
+    private static func open(_ path: String, of plan: PackPlan) throws -> Int32 {
+        do {
+            return try POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+        } catch {
+            guard [ENOENT, ENOTDIR, ELOOP].contains(error.errno) else { throw error }
+            throw plan.failedCheck()
+        }
     }
 
     /// Writes a small file and flushes it, without renaming it.
