@@ -189,4 +189,38 @@ import Testing
         #expect(grown.standardError == "fixturekit: pack: \(fixture): the folder fails its SHA256SUMS: App.sqlite: changed (hint: `fixturekit verify \(fixture)` lists every problem)\n")
         #expect(try Self.names(folder.path) == ["corpus", "live"])
     }
+
+    // MARK: - capture
+
+    @Test func captureWhenTheStoreVanishesBeforeItIsOpened() throws {
+        let folder = try TemporaryFolder()
+        let store = try TortureTests.liveStore(folder)
+        FaultInjection.at(.willOpen, of: store) { unlink(store) }
+        let result = fixturekit("capture", store, "--version", "1.0.0", "--corpus", folder.url("corpus"))
+        #expect(result.status == 2)
+        #expect(result.standardError == "fixturekit: capture: \(store): vanished during the capture\n")
+        #expect(try Self.names(folder.url("corpus")) == [])
+    }
+
+    /// The store and its `-wal` are replaced by another store's (as a restore
+    /// does) after SQLite opened the main file: the capture must not mix them.
+    @Test(arguments: CaptureMode.allCases)
+    func captureWhenTheStoreIsReplacedAfterItWasOpened(mode: CaptureMode) throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.url("live"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: folder.url("other"), withIntermediateDirectories: true)
+        let live = try HeldWALStore(in: folder.url("live"), notes: 30)
+        let other = try HeldWALStore(in: folder.url("other"), notes: 70)
+        let store = live.path
+        let replacement = other.path
+        FaultInjection.at(.opened, of: store) {
+            rename(replacement + "-wal", store + "-wal")
+            rename(replacement, store)
+        }
+        let result = fixturekit("capture", store, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--mode", mode.rawValue)
+        #expect(result.status == 2, "\(result.standardError)")
+        #expect(result.standardError == "fixturekit: capture: \(store): replaced during the capture (hint: capture it again)\n")
+        #expect(try Self.names(folder.url("corpus")) == [])
+        _ = (live, other)
+    }
 }
