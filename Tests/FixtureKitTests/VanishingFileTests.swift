@@ -223,4 +223,25 @@ import Testing
         #expect(try Self.names(folder.url("corpus")) == [])
         _ = (live, other)
     }
+
+    // MARK: - migrate
+
+    /// The 2.0.0 -> 3.0.0 program also rewrites a title in fixture 1.0.0, which
+    /// the run verified before: the paths that start at 1.0.0 after that must
+    /// still migrate what was verified.
+    @Test func migrateWhenAFixtureChangesAfterItWasVerified() throws {
+        let notes = try NotesCorpus()
+        try notes.writeProgramStage(NotesCorpus.stage2to3 + """
+
+            sqlite3 1.0.0/App.sqlite "UPDATE notes SET title = 'Tampered' WHERE uuid = 'K1'"
+
+            """)
+        // One path at a time: 1.0.0 -> 2.0.0 -> 3.0.0, 2.0.0 -> 3.0.0, then hop 1.0.0 -> 2.0.0.
+        let result = fixturekit("migrate", "--config", notes.config, "--jobs", "1")
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.hasSuffix("migrate: 3 of 3 passed\n"))
+        // The fixture did change on disk.
+        let verify = fixturekit("verify", "--quiet", notes.corpus + "/1.0.0")
+        #expect(verify.standardError == "fixturekit: verify: \(notes.corpus)/1.0.0/App.sqlite: changed\n\(notes.corpus)/1.0.0: FAILED (1 problem)\n")
+    }
 }
