@@ -37,10 +37,11 @@ import Testing
         return killed
     }
 
-    /// Files under `folder` whose names say they are work in progress.
+    /// Files under `folder` whose names say they are work in progress: `*.tmp`,
+    /// `*.old`, and hidden work folders (`.1.0.0.tmp/`, `.fixturekit-raw/`).
     static func leftovers(_ folder: String) -> [String] {
         let names = (FileManager.default.enumerator(atPath: folder)?.allObjects as? [String]) ?? []
-        return names.filter { $0.hasSuffix(".tmp") || $0.contains("/.") && $0.hasSuffix(".tmp") || $0.hasSuffix(".old") }
+        return names.filter { $0.hasSuffix(".tmp") || $0.hasSuffix(".old") || $0.hasPrefix(".") || $0.contains("/.") }
     }
 
     /// One command tortured: `setUp` makes its input, `arguments` kills it
@@ -49,7 +50,8 @@ import Testing
         _ name: String, seed: UInt64, maxDelay: useconds_t,
         setUp: (TemporaryFolder) throws -> [String],
         check: (TemporaryFolder) throws -> Bool,
-        environment: [String: String] = [:]
+        environment: [String: String] = [:],
+        again: (([String]) -> [String])? = nil
     ) throws {
         var generator = SeededGenerator(state: seed)
         var killed = 0
@@ -61,8 +63,9 @@ import Testing
             // What is under its final name is whole (the old state or the new one).
             if try !check(folder) { broken += 1 }
             // The next run finishes the job and leaves no work in progress behind.
-            let again = fixturekit(arguments + (arguments.first == "capture" || arguments.first == "unpack" ? ["--force"] : []), environment: environment)
-            #expect(again.status == 0, "\(name): the run after the kill: \(again.standardError)")
+            let next = again?(arguments) ?? arguments + (arguments.first == "capture" || arguments.first == "unpack" ? ["--force"] : [])
+            let rerun = fixturekit(next, environment: environment)
+            #expect(rerun.status == 0, "\(name): the run after the kill: \(rerun.standardError)")
             #expect(try check(folder), "\(name): after the next run")
             #expect(Self.leftovers(folder.path).isEmpty, "\(name): left \(Self.leftovers(folder.path))")
         }
@@ -127,5 +130,120 @@ import Testing
             _ = try FixtureArchive.pack(folder.url("corpus/1.0.0"), options: PackOptions(output: folder.url("a.tar.zst")))
             return ["unpack", folder.url("a.tar.zst"), folder.url("out")]
         }, check: { folder in Self.fixtureVerifiesOrIsAbsent(folder.url("out")) })
+    }
+
+    // MARK: - anonymize
+
+    static let anonymizationKey = ["FIXTUREKIT_ANON_KEY": "a-torture-key-that-is-long-enough-0123"]
+    /// Every personal value of ``personalStore(in:)`` holds one of these.
+    static let personalMarkers = ["@planted-mail.org", "Quackenbush", "xylophonic"]
+    static let anonymizationRules = """
+        {"keyEnv": "FIXTUREKIT_ANON_KEY", "tables": {"people": {
+          "id": "keep",
+          "email": {"strategy": "pseudonym", "format": "email"},
+          "name": {"strategy": "fake", "kind": "name"},
+          "bio": {"strategy": "fake", "kind": "text"}}}}
+        """
+
+    /// `folder/App.sqlite`, a WAL store of 6000 people whose last 1000 live only
+    /// in its `-wal`: anonymizing it takes long enough for kills to land inside.
+    static func personalStore(in folder: String) throws -> String {
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let path = folder + "/App.sqlite"
+        let database = try Database(path: path, options: .init(create: true))
+        try database.execute("CREATE TABLE people (id INTEGER PRIMARY KEY, email TEXT NOT NULL UNIQUE, name TEXT, bio TEXT)")
+        func insert(_ first: Int, _ last: Int) -> String {
+            "WITH RECURSIVE n(i) AS (SELECT \(first) UNION ALL SELECT i + 1 FROM n WHERE i < \(last)) INSERT INTO people SELECT i, 'person' || i || '@planted-mail.org', 'Quackenbush ' || i, 'xylophonic note ' || i || ' ' || printf('%.100c', 'z') FROM n"
+        }
+        try database.execute(insert(1, 5000))
+        try database.execute("PRAGMA journal_mode = WAL")
+        database.disableAutomaticCheckpoint()
+        try database.setCheckpointOnClose(false)
+        try database.execute(insert(5001, 6000))
+        try database.close()
+        #expect(FileManager.default.fileExists(atPath: path + "-wal"))
+        return path
+    }
+
+    /// The personal markers found in the files below `folder`.
+    static func personalValues(below folder: String) throws -> [String] {
+        var found: [String] = []
+        for (name, bytes) in try snapshotOfFiles(folder).sorted(by: { $0.key < $1.key }) {
+            let data = Data(bytes)
+            for marker in personalMarkers where data.range(of: Data(marker.utf8)) != nil { found.append("\(marker) in \(name)") }
+        }
+        return found
+    }
+
+    /// Runs the built tool to its end; how long it took.
+    static func timedRun(_ arguments: [String], environment: [String: String]) throws -> Duration {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try run([toolExecutable] + arguments, environment: ProcessInfo.processInfo.environment.merging(environment) { _, new in new })
+        #expect(result.status == 0, "\(arguments): \(result.standardError)")
+        return clock.now - start
+    }
+
+    /// Kills land up to a little after a whole run would have ended.
+    static func killWindow(_ duration: Duration) -> useconds_t {
+        useconds_t(duration.components.seconds * 1_200_000 + duration.components.attoseconds / 833_333_333_333)
+    }
+
+    /// A store anonymized into `--output`: the output is absent or the whole
+    /// anonymized store (byte for byte the one an uninterrupted run writes, no
+    /// sidecar beside it), and the input store set is never touched.
+    @Test func anonymizeAStore() throws {
+        let template = try TemporaryFolder()
+        _ = try Self.personalStore(in: template.url("input"))
+        try template.write("rules.json", Self.anonymizationRules)
+        let input = try snapshotOfFiles(template.url("input"))
+        // An uninterrupted run: the reference bytes, and how long a run takes.
+        try FileManager.default.createDirectory(atPath: template.url("out"), withIntermediateDirectories: true)
+        let duration = try Self.timedRun(
+            ["anonymize", template.url("input/App.sqlite"), "--rules", template.url("rules.json"), "-o", template.url("out/Anon.sqlite")],
+            environment: Self.anonymizationKey)
+        let reference = try template.read("out/Anon.sqlite")
+        #expect(try Self.personalValues(below: template.url("out")) == [])
+        #expect(try Self.personalValues(below: template.url("input")).contains("Quackenbush in App.sqlite-wal"))
+
+        try torture("anonymize (store)", seed: 6, maxDelay: Self.killWindow(duration), setUp: { folder in
+            try FileManager.default.copyItem(atPath: template.url("input"), toPath: folder.url("input"))
+            try FileManager.default.copyItem(atPath: template.url("rules.json"), toPath: folder.url("rules.json"))
+            try FileManager.default.createDirectory(atPath: folder.url("out"), withIntermediateDirectories: true)
+            return ["anonymize", folder.url("input/App.sqlite"), "--rules", folder.url("rules.json"), "-o", folder.url("out/Anon.sqlite")]
+        }, check: { folder in
+            guard try snapshotOfFiles(folder.url("input")) == input else { return false }
+            let visible = try FileManager.default.contentsOfDirectory(atPath: folder.url("out")).filter { !$0.hasPrefix(".") }
+            if visible.isEmpty { return true }
+            guard visible == ["Anon.sqlite"] else { return false }
+            return try folder.read("out/Anon.sqlite") == reference
+        }, environment: Self.anonymizationKey, again: { $0 + ["--force"] })
+    }
+
+    /// A fixture anonymized in place: it is the original, byte for byte, or
+    /// anonymized (no personal value in any of its bytes), and it verifies.
+    @Test func anonymizeAFixture() throws {
+        let template = try TemporaryFolder()
+        _ = try Capture.capture(store: try Self.personalStore(in: template.url("live")), version: "1.0.0", corpus: template.url("corpus"), mode: .snapshot)
+        try template.write("rules.json", Self.anonymizationRules)
+        let original = try snapshotOfFiles(template.url("corpus/1.0.0"))
+        let timing = try TemporaryFolder()
+        try FileManager.default.copyItem(atPath: template.url("corpus"), toPath: timing.url("corpus"))
+        let duration = try Self.timedRun(["anonymize", timing.url("corpus/1.0.0"), "--rules", template.url("rules.json")], environment: Self.anonymizationKey)
+        #expect(try Self.personalValues(below: timing.url("corpus")) == [])
+
+        try torture("anonymize (fixture)", seed: 7, maxDelay: Self.killWindow(duration), setUp: { folder in
+            try FileManager.default.copyItem(atPath: template.url("corpus"), toPath: folder.url("corpus"))
+            try FileManager.default.copyItem(atPath: template.url("rules.json"), toPath: folder.url("rules.json"))
+            return ["anonymize", folder.url("corpus/1.0.0"), "--rules", folder.url("rules.json")]
+        }, check: { folder in
+            let fixture = folder.url("corpus/1.0.0")
+            // Never lost: the fixture is there, the original or the anonymized one.
+            guard FileManager.default.fileExists(atPath: fixture) else { return false }
+            if try snapshotOfFiles(fixture) == original { return true }
+            let manifest = try Manifest.decode(try folder.read("corpus/1.0.0/manifest.json"))
+            let leftInBytes = try Self.personalValues(below: fixture)
+            return manifest.anonymization?.mode == "rules" && leftInBytes.isEmpty && Self.fixtureVerifiesOrIsAbsent(fixture)
+        }, environment: Self.anonymizationKey)
     }
 }

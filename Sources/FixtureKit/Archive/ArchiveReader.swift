@@ -93,6 +93,7 @@ public final class ArchiveReader {
         self.handle = handle
         self.fileSize = UInt64(info.st_size)
         _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
+        FaultInjection.reached(.opened, path)
         // From here on deinit frees both, whatever fails.
         try check(archive_read_support_filter_zstd(handle), "archive_read_support_filter_zstd")
         try check(archive_read_support_filter_gzip(handle), "archive_read_support_filter_gzip")

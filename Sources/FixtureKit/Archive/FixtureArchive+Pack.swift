@@ -293,12 +293,14 @@ extension FixtureArchive {
         hasher: SHA256, stage: BackgroundStage, modificationTime: Int64
     ) throws -> SHA256Digest {
         let path = plan.folder.appendingPath(file.path.description)
-        let input = try POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+        FaultInjection.reached(.willOpen, path)
+        let input = try open(path, of: plan)
         defer { close(input) }
         var info = stat()
         guard fstat(input, &info) == 0 else { throw FileSystemError("stat", path: path, errno: errno) }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw plan.failedCheck() }
         _ = posix_fadvise(input, 0, 0, POSIX_FADV_SEQUENTIAL)
+        FaultInjection.reached(.opened, path)
         let size = UInt64(info.st_size)
         try writer.beginFile(file.path, size: size, modificationTime: modificationTime)
         let reader = ChunkReader(fd: input, path: path, hasher: hasher)
@@ -324,6 +326,17 @@ extension FixtureArchive {
         }
         guard total == size else { throw plan.failedCheck() }
         return try hasher.finalize()
+    }
+
+    /// Opens a file of the plan to pack it. One that is gone, or a link now, since
+    /// the plan was made fails the check as it would have before.
+    private static func open(_ path: String, of plan: PackPlan) throws -> Int32 {
+        do {
+            return try POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+        } catch {
+            guard [ENOENT, ENOTDIR, ELOOP].contains(error.errno) else { throw error }
+            throw plan.failedCheck()
+        }
     }
 
     /// Writes a small file and flushes it, without renaming it.

@@ -112,6 +112,8 @@ extension Checksums {
                 fileProblems.append(VerificationProblem(kind: .changed, file: file, expected: entry.digest.hex, actual: digest.digest.hex))
             case .failure(let error as FileSystemError) where error.message == nil && (error.errno == ENOENT || error.errno == ENOTDIR):
                 fileProblems.append(VerificationProblem(kind: .missing, file: file))
+            case .failure(let error as FileSystemError) where error.message == FileHasher.changedWhileRead:
+                fileProblems.append(VerificationProblem(kind: .changed, file: file, expected: entry.digest.hex))
             case .failure(let error as FileSystemError):
                 fileProblems.append(VerificationProblem(kind: .unreadable, file: file, detail: error.errno == ELOOP ? "is a symbolic link, not a regular file" : error.reason))
             case .failure(let error):

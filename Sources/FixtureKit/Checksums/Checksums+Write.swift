@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Writing and checking the SHA256SUMS of folders.
 public enum Checksums {}
 
@@ -40,9 +44,7 @@ extension Checksums {
                 files.append(item.path)
                 sizes.append(size)
             case .other(let description):
-                throw FixtureKitError(
-                    what: "hash", path: folder.appendingPath(item.path.description), why: description,
-                    hint: "a fixture holds regular files and folders only")
+                throw FixtureKitError(what: "hash", path: folder.appendingPath(item.path.description), why: description, hint: notRegularHint)
             }
         }
         guard !files.isEmpty else {
@@ -53,11 +55,33 @@ extension Checksums {
         for (index, result) in ParallelHasher.digests(of: paths, sizes: sizes, threads: threads).enumerated() {
             switch result {
             case .success(let file): entries.append(SHA256SumsEntry(path: files[index], digest: file.digest))
-            case .failure(let error): throw FixtureKitError.wrapping(error, what: "hash", path: paths[index])
+            case .failure(let error): throw movedFile(error, path: paths[index]) ?? FixtureKitError.wrapping(error, what: "hash", path: paths[index])
             }
         }
         return SHA256Sums(entries: entries)
     }
+
+    /// The error of a file that was listed and then vanished, changed while it
+    /// was read, or was replaced by something that is not a regular file: the
+    /// last with the words a listing that found it so would have used.
+    private static func movedFile(_ error: any Error, path: String) -> FixtureKitError? {
+        guard let error = error as? FileSystemError else { return nil }
+        let rerun = "run sums again when nothing writes to the folder"
+        switch (error.message, error.errno) {
+        case (nil, ENOENT), (nil, ENOTDIR):
+            return FixtureKitError(what: "hash", path: path, why: "vanished while the folder was hashed", hint: rerun)
+        case (FileHasher.changedWhileRead, _):
+            return FixtureKitError(what: "hash", path: path, why: FileHasher.changedWhileRead, hint: rerun)
+        case (nil, ELOOP):
+            return FixtureKitError(what: "hash", path: path, why: FileHasher.kindDescription(S_IFLNK), hint: notRegularHint)
+        case (let message?, _) where error.operation == "read":
+            return FixtureKitError(what: "hash", path: path, why: message, hint: notRegularHint)
+        default:
+            return nil
+        }
+    }
+
+    static let notRegularHint = "a fixture holds regular files and folders only"
 
     /// SHA256SUMS and the temporary name it is written under.
     static func isOwnFile(_ path: RelativePath) -> Bool {

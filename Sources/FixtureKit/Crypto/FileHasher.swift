@@ -29,11 +29,17 @@ final class FileHasher {
 
     deinit { buffer.deallocate() }
 
+    /// The reason given for a file whose size or modification time moved while it
+    /// was read: its digest is of bytes it may never have held at once.
+    static let changedWhileRead = "changed while it was read"
+
     /// The digest of the regular file at `path`; symbolic links are not followed.
     ///
-    /// - Throws: ``FileSystemError`` when the file cannot be opened or read, or is
-    ///   not a regular file (a folder, a FIFO, a device, a link).
+    /// - Throws: ``FileSystemError`` when the file cannot be opened or read, is
+    ///   not a regular file (a folder, a FIFO, a device, a link), or changed
+    ///   while it was read (``changedWhileRead``).
     func digest(ofFileAt path: String) throws -> FileDigest {
+        FaultInjection.reached(.willOpen, path)
         // O_NONBLOCK: opening a FIFO must not wait for a writer.
         let fd = try POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
         defer { close(fd) }
@@ -43,6 +49,7 @@ final class FileHasher {
             throw FileSystemError("read", path: path, message: Self.kindDescription(info.st_mode))
         }
         _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
+        FaultInjection.reached(.opened, path)
         var total: UInt64 = 0
         while true {
             let count = POSIX.retrying { read(fd, buffer.baseAddress, buffer.count) }
@@ -51,6 +58,12 @@ final class FileHasher {
             try hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             total += UInt64(count)
         }
+        // What tar calls "file changed as we read it": written to, grown or cut meanwhile.
+        var after = stat()
+        guard fstat(fd, &after) == 0 else { throw FileSystemError("stat", path: path, errno: errno) }
+        guard total == UInt64(info.st_size), after.st_size == info.st_size,
+            after.st_mtim.tv_sec == info.st_mtim.tv_sec, after.st_mtim.tv_nsec == info.st_mtim.tv_nsec
+        else { throw FileSystemError("read", path: path, message: Self.changedWhileRead) }
         return FileDigest(digest: try hasher.finalize(), size: total)
     }
 

@@ -50,6 +50,7 @@ public enum Capture {
         do { _ = try set.readHeader() } catch {
             throw FixtureKitError(what: "capture", path: storePath, why: error.why)
         }
+        let identity = try? POSIX.lstat(storePath)
         let target = corpus.appendingPath(version)
         // Anonymization (Anonymize/): the rules and key are loaded before anything is copied.
         let anonymization = try CorpusAnonymization(corpus: corpus, store: storePath, mode: mode, options: anonymize)
@@ -70,7 +71,7 @@ public enum Capture {
         } catch {
             throw FixtureKitError(what: "capture", path: target, why: "\(error)")
         }
-        do {
+        do throws(FixtureKitError) {
             let staged = staging.appendingPath(set.storeName)
             switch mode {
             case .snapshot: try snapshot(set, to: staged)
@@ -93,14 +94,32 @@ public enum Capture {
                 try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))
             }
             let sums = try Checksums.writeSums(for: staging)
+            if let moved = moved(storePath, since: identity) { throw moved }
             let replaced = try wrap("install fixture", target) { () throws(FileSystemError) in
                 try FixtureFolder.install(staging, at: target, replace: force)
             }
             return CaptureResult(fixture: target, manifest: manifest, sums: sums, replacedExisting: replaced)
         } catch {
             ScratchFolder.remove(staging)
+            // A store that moved is why whatever else failed did.
+            if let moved = moved(storePath, since: identity) { throw moved }
             throw error.within("capture")
         }
+    }
+
+    /// Why the file at `path` is no longer the store the capture started from:
+    /// removed, or another file renamed over it (as a restore does). SQLite may
+    /// then have read the old main file with the new `-wal`, and a raw copy
+    /// opens the files by name: the copy could mix two stores.
+    private static func moved(_ path: String, since start: stat?) -> FixtureKitError? {
+        guard let start else { return nil }
+        let now: stat?
+        do { now = try POSIX.lstatIfPresent(path) } catch { return nil }
+        guard let now else { return FixtureKitError(what: "capture", path: path, why: "vanished during the capture") }
+        guard now.st_dev == start.st_dev, now.st_ino == start.st_ino else {
+            return FixtureKitError(what: "capture", path: path, why: "replaced during the capture", hint: "capture it again")
+        }
+        return nil
     }
 
     // MARK: - Modes
@@ -283,7 +302,9 @@ public enum Capture {
     }
 
     private static func openSource(_ set: StoreSet, readOnly: Bool) throws(SQLiteError) -> Database {
+        FaultInjection.reached(.willOpen, set.storePath)
         let database = try Database(path: set.storePath, options: .init(readOnly: readOnly, busyTimeout: busyTimeout))
+        FaultInjection.reached(.opened, set.storePath)
         try database.setCheckpointOnClose(false)
         return database
     }

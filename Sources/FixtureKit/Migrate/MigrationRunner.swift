@@ -222,6 +222,7 @@ public final class MigrationRunner: Sendable {
     func fixture(_ version: String) -> FixtureState {
         if let known = fixtures.withLock({ $0[version] }) { return known }
         var state = FixtureState(folder: configuration.resolve(version))
+        var isOwnCopy = false
         if !FixtureLocator.isFolder(state.folder) {
             if let archive = configuration.archivePath(of: version) {
                 do {
@@ -233,6 +234,7 @@ public final class MigrationRunner: Sendable {
                         state.problem = "\(archive) does not verify: \(first.file): \(first.summary)"
                     }
                     state.folder = folder
+                    isOwnCopy = true
                 } catch let error as FileSystemError {
                     state.problem = error.description
                 } catch let error as FixtureKitError {
@@ -247,13 +249,19 @@ public final class MigrationRunner: Sendable {
         if state.problem == nil {
             let folder = state.folder
             do {
-                let problems = try Verifier.verify(folder).flatMap(\.problems)
+                // The paths read a copy that is verified as it was copied: a fixture
+                // that changes afterwards (another process, a stage program) cannot
+                // change what they migrate.
+                let copy = isOwnCopy ? .success(folder) : privateCopy(of: folder)
+                let problems = try Verifier.verify((try? copy.get()) ?? folder).flatMap(\.problems)
                 if let first = problems.first {
                     state.problem = "\(folder) does not verify: \(first.file): \(first.summary)" + (problems.count > 1 ? " (and \(problems.count - 1) more)" : "")
                 } else {
-                    let (contents, copy) = try readCopy(of: StoreSet(storePath: folder.appendingPath(configuration.store)))
+                    let verified = try copy.get()
+                    let (contents, reference) = try readCopy(of: StoreSet(storePath: verified.appendingPath(configuration.store)))
+                    state.folder = verified
                     state.contents = contents
-                    state.copy = copy
+                    state.copy = reference
                 }
             } catch {
                 state.problem = error.description
@@ -261,6 +269,24 @@ public final class MigrationRunner: Sendable {
         }
         fixtures.withLock { $0[version] = state }
         return state
+    }
+
+    /// Copies a fixture folder into a folder of the runner's, under its own name.
+    /// A folder holding something else than files and folders (a link, a FIFO),
+    /// or a file that vanishes meanwhile, cannot be copied: verifying the
+    /// fixture itself then says what is wrong with it.
+    private func privateCopy(of folder: String) -> Result<String, FixtureKitError> {
+        let copy: String
+        do throws(FileSystemError) {
+            let scratch = try ScratchFolder.create()
+            temporaryFolders.withLock { $0.append(scratch) }
+            let name = folder.trimmingTrailingSlashes.split(separator: "/").last.map(String.init) ?? ""
+            copy = scratch.appendingPath(["", ".", ".."].contains(name) ? "fixture" : name)
+            try FileCopy.copyFolder(from: folder, to: copy, sync: false)
+        } catch {
+            return .failure(FixtureKitError(what: "copy fixture: \(error.operation)", path: error.path, why: error.reason))
+        }
+        return .success(copy)
     }
 
     /// Copies a fixture's store set into a folder of the runner's, reads its

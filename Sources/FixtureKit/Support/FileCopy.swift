@@ -41,8 +41,9 @@ enum FileCopy {
         return copied
     }
 
-    /// Copies a folder's files and subfolders (Core Data's `_SUPPORT` folder).
-    static func copyFolder(from source: String, to destination: String) throws(FileSystemError) {
+    /// Copies a folder's files and subfolders (Core Data's `_SUPPORT` folder, a
+    /// fixture), each file fsynced when asked.
+    static func copyFolder(from source: String, to destination: String, sync: Bool = true) throws(FileSystemError) {
         guard mkdir(destination, 0o755) == 0 else { throw FileSystemError("create folder", path: destination, errno: errno) }
         for item in try FolderListing.items(below: source) {
             guard case .file = item.kind else {
@@ -54,7 +55,7 @@ enum FileCopy {
                 folder = folder.appendingPath(String(component))
                 if mkdir(folder, 0o755) != 0 && errno != EEXIST { throw FileSystemError("create folder", path: folder, errno: errno) }
             }
-            try copy(from: source.appendingPath(item.path.description), to: destination.appendingPath(item.path.description))
+            try copy(from: source.appendingPath(item.path.description), to: destination.appendingPath(item.path.description), sync: sync)
         }
     }
 }

@@ -1,0 +1,33 @@
+import Synchronization
+
+/// Where the tests change files under a run's feet: a file deleted, replaced or
+/// grown between the moment a command decides to read it and the moment it
+/// does. Outside the tests nothing is registered, and reaching a step finds an
+/// empty table.
+enum FaultInjection {
+    enum Step: Hashable, Sendable {
+        /// A file is about to be opened.
+        case willOpen
+        /// A file is open and checked, and nothing of it has been read yet.
+        case opened
+    }
+
+    private struct Key: Hashable {
+        var step: Step
+        var path: String
+    }
+
+    private static let actions = Mutex<[Key: @Sendable () -> Void]>([:])
+
+    /// Runs, and forgets, what a test registered for `step` of `path`.
+    static func reached(_ step: Step, _ path: String) {
+        let action = actions.withLock { $0.removeValue(forKey: Key(step: step, path: path)) }
+        action?()
+    }
+
+    /// Registers `action` for the next time a run reaches `step` of `path`
+    /// (the path exactly as the library spells it).
+    static func at(_ step: Step, of path: String, _ action: @escaping @Sendable () -> Void) {
+        actions.withLock { $0[Key(step: step, path: path)] = action }
+    }
+}
