@@ -107,7 +107,12 @@ import Testing
         // and a half-built staging folder.
         try FileManager.default.moveItem(atPath: folder.url("corpus/1.0.0"), toPath: folder.url("corpus/.1.0.0.old"))
         try folder.write("corpus/.1.0.0.tmp/App.sqlite", "half written")
-        #expect(fixturekit("verify", folder.url("corpus")).status == 2)
+        let leftovers = fixturekit("verify", "--quiet", folder.url("corpus"))
+        #expect(leftovers.status == 1)
+        #expect(leftovers.standardError.split(separator: "\n").map { $0.split(separator: ":").prefix(3).joined(separator: ":") } == [
+            "fixturekit: verify: \(folder.url("corpus/.1.0.0.old"))", "fixturekit: verify: \(folder.url("corpus/.1.0.0.tmp"))",
+            "\(folder.url("corpus")): FAILED (2 problems)",
+        ])
         let result = fixturekit("capture", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"))
         #expect(result.status == 2)
         #expect(result.standardError.contains("the fixture exists"))

@@ -61,6 +61,23 @@ import Testing
         #expect(try mainOnly.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'notes'") == .integer(0))
     }
 
+    @Test func backupOfAStoreLockedByAnotherConnectionGivesUp() throws {
+        let folder = try TemporaryFolder()
+        let store = try Database(path: folder.url("App.sqlite"), options: .init(create: true))
+        try store.execute("CREATE TABLE t (x); INSERT INTO t VALUES (1)")
+        // A writer in the middle of its commit: an exclusive lock no reader passes.
+        let holder = try Database(path: folder.url("App.sqlite"))
+        try holder.execute("BEGIN EXCLUSIVE; INSERT INTO t VALUES (2)")
+        let source = try Database(path: folder.url("App.sqlite"), options: .init(readOnly: true, busyTimeout: 0))
+        let destination = try Database(path: folder.url("copy.sqlite"), options: .init(create: true))
+        let error = #expect(throws: SQLiteError.self) { try source.backup(to: destination, timeout: .milliseconds(200)) }
+        #expect(error?.code == 5) // SQLITE_BUSY
+        // Once the lock is gone, the same backup goes through.
+        try holder.execute("COMMIT")
+        try source.backup(to: destination, timeout: .milliseconds(200))
+        #expect(try destination.scalar("SELECT count(*) FROM t") == .integer(2))
+    }
+
     @Test func truncateCheckpointMovesEveryFrame() throws {
         let folder = try TemporaryFolder()
         let writer = try makeWALStore(in: folder)

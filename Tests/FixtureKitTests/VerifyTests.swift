@@ -143,6 +143,19 @@ import Testing
         ])
         // A SHA256SUMS file names its folder.
         #expect(fixturekit("verify", "--quiet", folder.url("MigrationFixtures/2.0.0/SHA256SUMS")).status == 0)
+
+        // What a killed run left (the fixture it replaced, maybe before its
+        // anonymization) fails the corpus until it is removed.
+        try folder.write("MigrationFixtures/.1.9.0.tmp/App.sqlite", "before")
+        try folder.write("MigrationFixtures/.hidden", "not a folder")
+        let leftover = fixturekit("verify", "--quiet", folder.url("MigrationFixtures"))
+        #expect(leftover.status == 1)
+        #expect(leftover.standardError == """
+            fixturekit: verify: \(folder.url("MigrationFixtures/.1.9.0.tmp")): unlisted: left by an interrupted run; \
+            it may hold data the fixture no longer has (a store before anonymization): run the command again, or remove it
+            \(folder.url("MigrationFixtures")): FAILED (1 problem)
+
+            """)
     }
 
     @Test func jsonReportParses() throws {

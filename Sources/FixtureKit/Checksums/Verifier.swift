@@ -39,7 +39,8 @@ public enum Verifier {
             }
             let fixtures = try fixtureFolders(in: path)
             let archives = archiveFiles(in: path)
-            guard !fixtures.isEmpty || !archives.isEmpty else {
+            let leftovers = leftoverFolders(in: path)
+            guard !fixtures.isEmpty || !archives.isEmpty || !leftovers.isEmpty else {
                 throw FixtureKitError(
                     what: "verify", path: path, why: "no SHA256SUMS in the folder nor in any folder in it",
                     hint: "write one with `fixturekit sums \(path)`")
@@ -48,6 +49,17 @@ public enum Verifier {
             for fixture in fixtures { results.append(try verifyFixture(path.appendingPath(fixture), deep: deep, threads: threads)) }
             // The corpus' archives too, each read once without extracting.
             for archive in archives { results.append(try FixtureArchive.verify(path.appendingPath(archive))) }
+            // What an interrupted run left: the fixture before it was replaced
+            // can be in there, a store before its anonymization too.
+            if !leftovers.isEmpty {
+                results.append(FolderVerification(
+                    path: path, verifiedFiles: 0, verifiedBytes: 0,
+                    problems: leftovers.map { leftover in
+                        VerificationProblem(
+                            kind: .unlisted, file: leftover,
+                            detail: "left by an interrupted run; it may hold data the fixture no longer has (a store before anonymization): run the command again, or remove it")
+                    }))
+            }
             return results
         case S_IFREG where path.split(separator: "/").last == Substring(SHA256Sums.fileName):
             return [try verifyFixture(AtomicFile.parentFolder(of: path), deep: deep, threads: threads)]
@@ -72,6 +84,17 @@ public enum Verifier {
             guard !name.hasPrefix("."), ArchiveFormat(fileName: name) != nil,
                   let info = try? POSIX.lstat(corpus.appendingPath(name)) else { return false }
             return (info.st_mode & S_IFMT) == S_IFREG
+        }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    }
+
+    /// The hidden work folders directly in `corpus` that a run killed half-way
+    /// left (`.1.0.0.tmp`, `.1.0.0.old`, as ``FixtureFolder`` names them), bytewise.
+    static func leftoverFolders(in corpus: String) -> [String] {
+        let names = ((try? POSIX.listDirectory(corpus)) ?? []).map { String(pathBytes: $0) }
+        return names.filter { name in
+            guard name.hasPrefix("."), name.hasSuffix(".tmp") || name.hasSuffix(".old"), name.count > 5,
+                  let info = try? POSIX.lstat(corpus.appendingPath(name)) else { return false }
+            return (info.st_mode & S_IFMT) == S_IFDIR
         }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 

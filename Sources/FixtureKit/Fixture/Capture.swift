@@ -135,7 +135,7 @@ public enum Capture {
             // memory, up to the size of the store.)
             let copy = try Database(path: destination, options: .init(create: true))
             try copy.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
-            try source.backup(to: copy)
+            try source.backup(to: copy, timeout: .milliseconds(Int(lockTimeout)))
             try copy.close()
             try source.close()
         } catch where error.code == SQLITE_IOERR || error.code == SQLITE_FULL {

@@ -293,6 +293,19 @@ public final class MigrationRunner: Sendable {
     /// contents there and folds its WAL in, so that the copy is one file that
     /// the paths can attach.
     private func readCopy(of set: StoreSet) throws(FixtureKitError) -> (StoreContents, String) {
+        // A lone main file in rollback mode, in the runner's own verified copy
+        // of the fixture, is already what the paths need: read it there.
+        if set.memberNames == [set.storeName], (try? set.readHeader())?.writeVersion == FileFormat.legacyFormatVersion {
+            do {
+                let database = try Database(path: set.storePath, options: .init(readOnly: true, busyTimeout: 0))
+                defer { try? database.close() }
+                return (try StoreContents(database: database), set.storePath)
+            } catch let error as FixtureKitError {
+                throw error
+            } catch {
+                throw FixtureKitError(what: "read fixture", path: set.storePath, why: "\(error)")
+            }
+        }
         let path: String
         do {
             let folder = try ScratchFolder.create()

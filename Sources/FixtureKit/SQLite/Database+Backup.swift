@@ -9,15 +9,23 @@ extension Database {
     /// - Parameters:
     ///   - pagesPerStep: pages copied per `sqlite3_backup_step`; -1 copies all in
     ///     one step, holding the read lock throughout, which no writer can break.
-    /// - Throws: ``SQLiteError``.
-    public func backup(to destination: Database, pagesPerStep: Int32 = -1) throws(SQLiteError) {
+    ///   - timeout: how long a source that another connection locks (an
+    ///     exclusive lock, a commit in progress) is waited for.
+    /// - Throws: ``SQLiteError``; `SQLITE_BUSY` when the source stayed locked
+    ///   for `timeout`.
+    public func backup(to destination: Database, pagesPerStep: Int32 = -1, timeout: Duration = .seconds(15)) throws(SQLiteError) {
         guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
             throw SQLiteError(connection: destination.handle, code: sqlite3_errcode(destination.handle))
         }
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
         var code: Int32
         repeat {
             code = sqlite3_backup_step(backup, pagesPerStep)
-            if code == SQLITE_BUSY || code == SQLITE_LOCKED { sqlite3_sleep(10) }
+            if code == SQLITE_BUSY || code == SQLITE_LOCKED {
+                guard clock.now < deadline else { break }
+                sqlite3_sleep(10)
+            }
         } while code == SQLITE_OK || code == SQLITE_BUSY || code == SQLITE_LOCKED
         let finish = sqlite3_backup_finish(backup)
         guard code == SQLITE_DONE else { throw SQLiteError(connection: destination.handle, code: code) }
