@@ -289,8 +289,8 @@ echo "run         path [s]  preservation diff [s]  the rest [s]  max RSS [KiB]"
 paste -d' ' "$results/migrate-split.txt" "$runs_rss" |
   awk -v w="$warmup" '{ printf "%-9s %10.3f  %21.3f  %12.3f  %13d\n", (NR <= w ? "warm-up" : NR - w), $3, $4, $3 - $4, $5 }'
 sed -n '/^PASS\|^FAIL/p' "$runs_log" | tail -n 1 | sed 's/^/last run: /'
-jq -r '.paths[0].preservation[] | select(.column == null) | "\(.table) \(.compared) rows"' "$runs_json" | tail -n 4 |
-  paste -sd',' | sed 's/,/, /g; s/^/preservation, rows compared by key: /'
+jq -r '.paths[0].preservation[] | select(.column == null) | "\(.table) \(.compared) rows \(if .identicalPages then "(pages identical to the fixture'"'"'s: no join)" else "(joined by key)" end)"' "$runs_json" | tail -n 4 |
+  paste -sd',' | sed 's/,/, /g; s/^/preservation, rows compared: /'
 tail -n "$runs" "$results/migrate-split.txt" >"$results/migrate-split-timed.txt"
 peak_rss_kib=$(sort -n "$runs_rss" | tail -n 1)
 echo

@@ -75,7 +75,9 @@ import Testing
             database: database, keys: [:], changes: [:], source: sourceSchema, migrated: try SchemaSnapshot(database: database))
         let joined = try check.run(sourcePath: source)
         let shortcut = try check.run(sourcePath: source, changedPages: try #require(ChangedPages.compare(migrated: migrated, source: source)))
-        #expect(shortcut == joined)
+        // The same figures, and the tables the shortcut took say so.
+        #expect(shortcut.map { var row = $0; row.identicalPages = nil; return row } == joined)
+        #expect(Set(shortcut.filter { $0.identicalPages == true }.map(\.table)) == ["other"])
         #expect(joined.compactMap(\.finding) == ["big.body: 2 became NULL of 3000 values (keys 5; 6)", "small: 1 of 2 rows lost (keys 2)"])
         let other = try #require(shortcut.first { $0.table == "other" && $0.column == "note" })
         #expect((other.compared, other.equal, other.passed) == (1, 1, true))

@@ -26,6 +26,9 @@ public struct ColumnPreservation: Codable, Equatable, Sendable {
     public var passed: Bool
     /// Why it failed, in plain words.
     public var finding: String?
+    /// `true` when the table's pages were byte-identical to the source's, so
+    /// its rows were known equal without a join (``UnchangedTables``).
+    public var identicalPages: Bool?
 }
 
 /// What the configuration declares about a column or a table.
@@ -95,7 +98,7 @@ struct PreservationCheck {
         func equal(_ column: String?) -> ColumnPreservation {
             ColumnPreservation(
                 table: table.name, column: column, compared: rows, equal: rows, lost: 0, nulled: 0, emptied: 0, truncated: 0, changed: 0,
-                exampleKeys: [], passed: true, finding: nil)
+                exampleKeys: [], passed: true, finding: nil, identicalPages: true)
         }
         return [equal(nil)] + table.columns
             .filter { $0.hidden == 0 && changes["\(table.name).\($0.name)".lowercased()] != .dropped }
