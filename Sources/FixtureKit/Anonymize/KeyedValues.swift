@@ -61,7 +61,9 @@ enum ValueTransforms {
     static let nameAttemptsBeforeNumber: UInt32 = 16
 
     static func appendHex(_ stream: inout KeyedStream, count: Int, to output: inout [UInt8]) {
-        for _ in 0..<count { output.append(hexDigits[stream.next(below: 16)]) }
+        hexDigits.withUnsafeBufferPointer { digits in
+            for _ in 0..<count { output.append(digits[stream.next(below: 16)]) }
+        }
     }
 
     /// A pseudonym of text (or of a number's text) in `format`.
@@ -138,15 +140,17 @@ enum ValueTransforms {
         if isBlob || !input.contains(where: { $0 >= 0x80 }) {
             let count = input.count
             let keep = keepFirst + keepLast < count
-            for (index, byte) in input.enumerated() {
-                if keep && (index < keepFirst || index >= count - keepLast) {
-                    output.append(byte)
-                } else if isBlob {
-                    output.append(0)
-                } else {
-                    output.append(contentsOf: character)
-                }
+            // Bytes kept at each end, and what goes between them.
+            let head = keep ? keepFirst : 0, tail = keep ? keepLast : 0
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: input[0..<head]))
+            if isBlob {
+                output.append(contentsOf: repeatElement(0, count: count - head - tail))
+            } else if character.count == 1 {
+                output.append(contentsOf: repeatElement(character[0], count: count - head - tail))
+            } else {
+                for _ in 0..<(count - head - tail) { output.append(contentsOf: character) }
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: input[(count - tail)..<count]))
             return
         }
         let characters = Array(String(decoding: input, as: UTF8.self))
