@@ -75,47 +75,66 @@ final class LeakSpool {
 
 /// One spool file: records of `[column u32][length u32][bytes]` (column omitted in the written spool).
 fileprivate final class SpoolFile {
+    static let bufferSize = 1 << 20
     let fd: Int32
     let path: String
-    private var buffer: [UInt8] = []
-    private var failure: FileSystemError?
+    /// Records not written yet: the callbacks append with memcpy, no array in between.
+    private let buffer: UnsafeMutableRawPointer
+    private let state: UnsafeMutablePointer<(filled: Int, failure: FileSystemError?)>
 
     init(folder: String, name: String) throws(FileSystemError) {
         path = folder.appendingPath(".fixturekit-\(name)-\(getpid())")
         fd = try POSIX.open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
         unlink(path)
-        buffer.reserveCapacity(1 << 20)
+        buffer = .allocate(byteCount: Self.bufferSize, alignment: 16)
+        state = .allocate(capacity: 1)
+        state.initialize(to: (0, nil))
     }
 
-    deinit { close(fd) }
+    deinit {
+        close(fd)
+        buffer.deallocate()
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
 
     func append(_ column: UInt32?, _ bytes: Slice<UnsafeRawBufferPointer>) {
-        if let column { appendWord(column) }
-        appendWord(UInt32(bytes.count))
-        buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes))
-        if buffer.count >= 1 << 20 { try? flush() }
+        let record = UnsafeRawBufferPointer(rebasing: bytes)
+        let size = (column == nil ? 4 : 8) + record.count
+        if state.pointee.filled + size > Self.bufferSize {
+            try? flush()
+            // A record larger than the buffer goes straight to the file.
+            guard size <= Self.bufferSize else {
+                var header: [UInt8] = []
+                if let column { withUnsafeBytes(of: column.littleEndian) { header.append(contentsOf: $0) } }
+                withUnsafeBytes(of: UInt32(record.count).littleEndian) { header.append(contentsOf: $0) }
+                header.withUnsafeBytes { write($0) }
+                write(record)
+                return
+            }
+        }
+        var at = buffer + state.pointee.filled
+        if let column {
+            at.storeBytes(of: column.littleEndian, as: UInt32.self)
+            at += 4
+        }
+        at.storeBytes(of: UInt32(record.count).littleEndian, as: UInt32.self)
+        if let base = record.baseAddress { (at + 4).copyMemory(from: base, byteCount: record.count) }
+        state.pointee.filled += size
     }
 
-    private func appendWord(_ word: UInt32) {
-        withUnsafeBytes(of: word.littleEndian) { buffer.append(contentsOf: $0) }
+    /// Writes `bytes` to the file, or keeps the first failure for ``flush()`` to throw.
+    private func write(_ bytes: UnsafeRawBufferPointer) {
+        guard state.pointee.failure == nil else { return }
+        do throws(FileSystemError) { try POSIX.writeAll(fd, bytes, path: path) } catch { state.pointee.failure = error }
     }
 
     func flush() throws(FileSystemError) {
-        if let failure { throw failure }
-        guard !buffer.isEmpty else { return }
-        let problem: FileSystemError? = buffer.withUnsafeBytes { bytes in
-            do throws(FileSystemError) {
-                try POSIX.writeAll(fd, bytes, path: path)
-                return nil
-            } catch {
-                return error
-            }
+        if state.pointee.filled > 0 {
+            write(UnsafeRawBufferPointer(start: buffer, count: state.pointee.filled))
+            state.pointee.filled = 0
         }
-        if let problem {
-            failure = problem
-            throw problem
-        }
-        buffer.removeAll(keepingCapacity: true)
+        if let failure = state.pointee.failure { throw failure }
     }
 
     /// Reads the records from the start, calling `body` with each; `body` returns
