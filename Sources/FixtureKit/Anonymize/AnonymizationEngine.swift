@@ -12,7 +12,8 @@ struct EngineResult {
     /// `table.column` of each rule index, for the leak scan's report.
     var ruleNames: [String]
     var schemaText: [String]
-    var spool: LeakSpool
+    /// The leak scan, started while the rows were rewritten.
+    var leakScan: LeakScan
 }
 
 /// Rewrites a store set through SQLite: the rules as UPDATE statements calling
@@ -56,6 +57,8 @@ enum AnonymizationEngine {
         do { spool = try LeakSpool(folder: spoolFolder, utf16: schema.isUTF16) } catch {
             throw FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)
         }
+        // Its second thread indexes the replaced values while they are spooled.
+        let leakScan = LeakScan(spool: spool, schemaText: schema.schemaText)
         let session = AnonymizationSession(key: key, rules: bound, spool: spool)
         var rebuilt: [String] = []
         do {
@@ -68,6 +71,9 @@ enum AnonymizationEngine {
             try sqlite { () throws(SQLiteError) in try database.execute("BEGIN") }
             try buildMaps(session, database: database, display: display)
             try runUpdates(session, database: database, display: display)
+            // No value is replaced after this: the leak scan's thread looks for
+            // exemptions while the output is built. A write failure is thrown by the scan.
+            try? spool.finish()
             rebuilt = try rebuildFullText(schema, database: database, display: display)
             try refreshStatistics(schema, database: database, display: display)
             let violationsAfter = try foreignKeyViolations(database, display: display)
@@ -88,7 +94,7 @@ enum AnonymizationEngine {
         let columns = bound.map { rule in
             AnonymizationReport.ColumnChange(table: rule.table, column: rule.column, strategy: rule.rule.strategy.name, rowsChanged: session.changed[rule.index])
         }
-        return EngineResult(columns: columns, absent: absent, rebuiltIndexes: rebuilt, ruleNames: bound.map(\.name), schemaText: schema.schemaText, spool: spool)
+        return EngineResult(columns: columns, absent: absent, rebuiltIndexes: rebuilt, ruleNames: bound.map(\.name), schemaText: schema.schemaText, leakScan: leakScan)
     }
 
     /// Turns triggers off for the connection: an app's triggers would copy old

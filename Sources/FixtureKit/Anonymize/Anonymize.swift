@@ -221,7 +221,7 @@ public enum Anonymizer {
         }
         let files = items.map { (path: folder.appendingPath($0.path.description), name: names($0.path.description)) }
         let scan: LeakScanReport
-        do { scan = try LeakScanner.scan(result.spool, files: files, columns: result.ruleNames, schemaText: result.schemaText) } catch {
+        do { scan = try result.leakScan.finish(files: files, columns: result.ruleNames) } catch {
             throw FixtureKitError(what: "anonymize: leak scan: \(error.operation)", path: error.path, why: error.reason)
         }
         if let hit = scan.hits.first {
