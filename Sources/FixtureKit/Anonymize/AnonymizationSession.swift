@@ -106,11 +106,59 @@ final class AnonymizationSession {
         /// The bytes of the last text or blob output.
         var output: [UInt8] = []
         /// The message of the last keyed hash: derivation prefix, attempt, value.
-        var message: [UInt8] = []
-        var digest = [UInt8](repeating: 0, count: HMACSHA256.byteCount)
+        var message = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
+        let digest = UnsafeMutablePointer<UInt8>.allocate(capacity: HMACSHA256.byteCount)
         var cache = OutputCache()
         /// Rows changed, by rule index.
         var changed: [Int]
+        /// What the text fast path needs of each rule.
+        let textRules: UnsafeMutableBufferPointer<TextRule>
+        /// The key's HMAC and the spool's files, which the session keeps alive:
+        /// unmanaged here, so that calling them costs no reference counting.
+        let hmac: Unmanaged<HMACSHA256>
+        let originals: Unmanaged<SpoolFile>
+        let written: Unmanaged<SpoolFile>
+        /// The spool keeps every value as it is (no UTF-16 forms to add).
+        let spoolsBytesAsTheyAre: Bool
+
+        func release() {
+            message.deallocate()
+            digest.deallocate()
+            for rule in textRules { rule.prefix.deallocate() }
+            textRules.deallocate()
+        }
+    }
+
+    /// What ``anonymizeText(_:_:rule:)`` needs of a rule: plain values only.
+    struct TextRule {
+        enum Kind {
+            /// The general path handles the rule.
+            case general
+            case pseudonym(PseudonymFormat, length: Int)
+            case fake(FakeKind)
+            /// A mask by a one-byte character, of text that is ASCII.
+            case mask(keepFirst: Int, keepLast: Int, character: UInt8)
+        }
+
+        var kind: Kind
+        /// The owner of the rule's outputs in the cache.
+        var cacheOwner: Int
+        /// The rule's derivation prefix, allocated for the session's lifetime.
+        var prefix: UnsafeRawBufferPointer
+
+        init(_ rule: BoundRule) {
+            cacheOwner = rule.cacheID * 4 + 1
+            let prefix = UnsafeMutableRawBufferPointer.allocate(byteCount: rule.derivationPrefix.count, alignment: 1)
+            prefix.copyBytes(from: rule.derivationPrefix)
+            self.prefix = UnsafeRawBufferPointer(prefix)
+            switch rule.plan {
+            case .pseudonym(let format, let length): kind = .pseudonym(format, length: length)
+            case .fake(let kind): self.kind = .fake(kind)
+            case .mask(let keepFirst, let keepLast) where rule.maskBytes.count == 1:
+                kind = .mask(keepFirst: keepFirst, keepLast: keepLast, character: rule.maskBytes[0])
+            default: kind = .general
+            }
+        }
     }
 
     private let scratch: UnsafeMutablePointer<Scratch>
@@ -126,9 +174,12 @@ final class AnonymizationSession {
         self.rules = rules
         self.spool = spool
         scratch = .allocate(capacity: 1)
-        scratch.initialize(to: Scratch(changed: Array(repeating: 0, count: rules.count)))
+        let textRules = UnsafeMutableBufferPointer<TextRule>.allocate(capacity: rules.count)
+        _ = textRules.initialize(from: rules.map(TextRule.init))
+        scratch.initialize(to: Scratch(
+            changed: Array(repeating: 0, count: rules.count), textRules: textRules, hmac: .passUnretained(key.hmac),
+            originals: .passUnretained(spool.originals), written: .passUnretained(spool.written), spoolsBytesAsTheyAre: !spool.utf16))
         scratch.pointee.output.reserveCapacity(4096)
-        scratch.pointee.message.reserveCapacity(4096)
         lookups = Array(repeating: nil, count: rules.count)
         unpendLookups = Array(repeating: nil, count: rules.count)
     }
@@ -136,6 +187,7 @@ final class AnonymizationSession {
     deinit {
         finalizeStatements()
         scratch.pointee.cache.release()
+        scratch.pointee.release()
         scratch.deinitialize(count: 1)
         scratch.deallocate()
     }
@@ -226,21 +278,23 @@ final class AnonymizationSession {
     /// The keyed stream of a rule's derivation prefix, `attempt` and `value`:
     /// the message is assembled in one buffer and hashed in one update.
     private func stream(_ prefix: [UInt8], attempt: UInt32, _ value: UnsafeRawBufferPointer) -> KeyedStream? {
-        let hmac = key.hmac
-        let scratch = scratch
-        scratch.pointee.message.removeAll(keepingCapacity: true)
-        scratch.pointee.message.append(contentsOf: prefix)
-        withUnsafeBytes(of: attempt.bigEndian) { scratch.pointee.message.append(contentsOf: $0) }
-        if let base = value.baseAddress {
-            scratch.pointee.message.append(contentsOf: UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: value.count))
+        prefix.withUnsafeBytes { Self.stream(scratch, prefix: $0, attempt: attempt, value) }
+    }
+
+    @inline(__always)
+    private static func stream(_ scratch: UnsafeMutablePointer<Scratch>, prefix: UnsafeRawBufferPointer, attempt: UInt32, _ value: UnsafeRawBufferPointer) -> KeyedStream? {
+        let length = prefix.count + 4 + value.count
+        if scratch.pointee.message.count < length {
+            scratch.pointee.message.deallocate()
+            scratch.pointee.message = .allocate(byteCount: max(length, 2 * scratch.pointee.message.count), alignment: 16)
         }
-        let ok = scratch.pointee.message.withUnsafeBytes { message in
-            scratch.pointee.digest.withUnsafeMutableBufferPointer { digest in
-                hmac.begin() && hmac.update(message) && hmac.finish(into: digest.baseAddress!)
-            }
-        }
-        guard ok else { return nil }
-        return scratch.pointee.digest.withUnsafeBufferPointer { KeyedStream(digest: $0.baseAddress!) }
+        let message = scratch.pointee.message.baseAddress!
+        if let base = prefix.baseAddress { message.copyMemory(from: base, byteCount: prefix.count) }
+        (message + prefix.count).storeBytes(of: attempt.bigEndian, as: UInt32.self)
+        if let base = value.baseAddress { (message + prefix.count + 4).copyMemory(from: base, byteCount: value.count) }
+        let digest = scratch.pointee.digest
+        guard scratch.pointee.hmac._withUnsafeGuaranteedRef({ $0.authenticate(UnsafeRawBufferPointer(start: message, count: length), into: digest) }) else { return nil }
+        return KeyedStream(digest: digest)
     }
 
     /// The bytes a derivation starts with.
@@ -401,10 +455,11 @@ final class AnonymizationSession {
         guard let arguments, count >= 2 else { return fail(context, nil, "fixturekit_anonymize: wrong arguments") }
         let index = Int(sqlite3_value_int64(arguments[0]))
         guard rules.indices.contains(index) else { return fail(context, nil, "fixturekit_anonymize: no rule \(index)") }
+        let scratch = scratch
+        if count == 2, sqlite3_value_type(arguments[1]) == SQLITE_TEXT, Self.anonymizeText(context, arguments[1], rule: index, scratch) { return }
         let rule = rules[index]
         guard let input = Self.input(arguments[1]) else { return sqlite3_result_null(context) }
         let group = count >= 3 ? Self.input(arguments[2]) : nil
-        let scratch = scratch
         // Keyed strategies on text: the same input gives the same output, so a
         // repeated value is taken from the cache, and was recorded the first time.
         var cacheable = false
@@ -425,6 +480,56 @@ final class AnonymizationSession {
             }
             finish(context, rule, input, result)
         }
+    }
+
+    /// The common case of ``anonymize(_:_:_:)``: a text value under a keyed rule
+    /// or a mask of ASCII, without the general path's enums, closures and
+    /// reference counting. Gives the same output, counts and spool records.
+    /// - Returns: `false` when the general path must handle the value.
+    private static func anonymizeText(_ context: OpaquePointer?, _ value: OpaquePointer?, rule index: Int, _ scratch: UnsafeMutablePointer<Scratch>) -> Bool {
+        let rule = scratch.pointee.textRules[index]
+        guard scratch.pointee.spoolsBytesAsTheyAre else { return false }
+        let pointer = sqlite3_value_text(value)
+        let input = UnsafeBufferPointer(start: pointer, count: pointer == nil ? 0 : Int(sqlite3_value_bytes(value)))
+        scratch.pointee.output.removeAll(keepingCapacity: true)
+        switch rule.kind {
+        case .general:
+            return false
+        case .mask(let keepFirst, let keepLast, let character):
+            guard !input.contains(where: { $0 >= 0x80 }) else { return false }
+            ValueTransforms.mask(keepFirst: keepFirst, keepLast: keepLast, fill: character, input: input, into: &scratch.pointee.output)
+        case .pseudonym, .fake:
+            guard !input.isEmpty else { return false }
+            if let slot = scratch.pointee.cache.lookup(owner: rule.cacheOwner, input) {
+                let cached = scratch.pointee.cache.output(slot)
+                if !equalBytes(input, cached) { scratch.pointee.changed[index] += 1 }
+                setResult(context, .text(cached))
+                return true
+            }
+            guard var stream = stream(scratch, prefix: rule.prefix, attempt: 0, UnsafeRawBufferPointer(input)) else { return false }
+            if case .pseudonym(let format, let length) = rule.kind {
+                ValueTransforms.pseudonym(format, length: length, attempt: 0, input: input, stream: &stream, into: &scratch.pointee.output)
+            } else if case .fake(let kind) = rule.kind {
+                ValueTransforms.fake(kind, input: input, stream: &stream, into: &scratch.pointee.output)
+            }
+            scratch.pointee.output.withUnsafeMutableBufferPointer { scratch.pointee.cache.store(owner: rule.cacheOwner, input, output: UnsafeBufferPointer($0)) }
+        }
+        // (The mutable form only borrows the array: the other one would retain it.)
+        let isChanged = scratch.pointee.output.withUnsafeMutableBufferPointer { output in
+            let output = UnsafeBufferPointer(output)
+            setResult(context, .text(output))
+            guard !equalBytes(input, output) else { return false }
+            if output.count >= LeakSpool.minimumPatternBytes {
+                scratch.pointee.written._withUnsafeGuaranteedRef { $0.append(nil, UnsafeRawBufferPointer(output)[...]) }
+            }
+            return true
+        }
+        guard isChanged else { return true }
+        scratch.pointee.changed[index] += 1
+        if input.count >= LeakSpool.minimumPatternBytes {
+            scratch.pointee.originals._withUnsafeGuaranteedRef { $0.append(UInt32(index), UnsafeRawBufferPointer(input).prefix(LeakSpool.maximumPatternBytes)) }
+        }
+        return true
     }
 
     /// Sets the function's result (without a context, only counts), counts a

@@ -55,6 +55,12 @@ final class HMACSHA256 {
         return EVP_MAC_final(context, output, &length, Self.byteCount) == 1 && length == Self.byteCount
     }
 
+    /// Writes the MAC of `message` (32 bytes) to `output`.
+    /// - Returns: `false` when libcrypto failed (it does not, short of memory).
+    func authenticate(_ message: UnsafeRawBufferPointer, into output: UnsafeMutablePointer<UInt8>) -> Bool {
+        begin() && update(message) && finish(into: output)
+    }
+
     /// The MAC of `message`.
     func authenticate(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
         var output = [UInt8](repeating: 0, count: Self.byteCount)
