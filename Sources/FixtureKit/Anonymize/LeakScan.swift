@@ -172,6 +172,7 @@ final class LeakScan {
         var index = PatternIndex()
         index.reserve(bytes: batchBytes)
         defer {
+            index.build()
             batch.index = index
             batch.offset = offset
         }

@@ -13,19 +13,29 @@ import Glibc
 /// computed in one pass over a position's bytes, and a third bitmap of keys
 /// rules out most before their bucket is read.
 ///
-/// Patterns are added one at a time, and an equal one added twice is kept
-/// once: the first one added, with its column.
+/// Patterns are added one after the other (appended: no table is touched),
+/// then ``build()`` sorts them by bucket, which reads and writes memory in
+/// order instead of one cache miss per pattern, and drops every pattern equal
+/// to one added before it: the first one added is kept, with its column.
 ///
-/// Memory per pattern: its bytes, and 16 bytes (start, length and tag, column,
-/// next in its bucket), plus 4 per bucket (one or two buckets per pattern).
+/// Memory per pattern: its bytes, and 16 bytes while added (start, length and
+/// tag, column, half its key's hash), 12 once built, plus 4 per bucket (one
+/// bucket per two to four patterns).
 struct PatternIndex {
     private(set) var arena: [UInt8] = []
+    /// Per pattern, in the order added, then, once built, in bucket order.
     private(set) var starts: [UInt32] = []
     /// Per pattern: its length (13 bits) under 19 bits of its key's hash, so
     /// that one load rules out the other patterns of a bucket.
     private var shapes: [UInt32] = []
     /// The column each pattern was replaced in (a rule's index).
     private(set) var columns: [UInt32] = []
+    /// Per pattern: the high half of its key's hash (bucket and key bit), until built.
+    private var hashes: [UInt32] = []
+    /// Once built: bucket `b` holds the patterns `offsets[b]..<offsets[b + 1]`.
+    private var offsets: [UInt32] = []
+    private var bucketBits = 0
+    private(set) var isBuilt = false
     /// Patterns found inside what the rules wrote or in the schema (no leak), one bit each.
     var exemptBits: [UInt64] = []
 
@@ -43,25 +53,29 @@ struct PatternIndex {
     private var prefixFilter = [UInt64](repeating: 0, count: 1 << (filterBits - 6))
     /// One bit per hash of a key.
     private var keyFilter = [UInt64](repeating: 0, count: 1 << (filterBits - 6))
-    /// Per pattern: the next one in its bucket, or -1.
-    private var next: [Int32] = []
-    private var heads = [Int32](repeating: -1, count: 1 << 4)
-    private var bucketBits = 4
     /// Bit K set when a pattern of kind K exists (see ``kind(of:)``).
     private var kindMask: UInt64 = 0
     /// The longest key of a kind that exists.
     private var longestKey = 0
     private(set) var maximumLength = 0
 
+    /// Patterns: once built, the distinct ones.
     var count: Int { starts.count }
     var isEmpty: Bool { starts.isEmpty }
+    /// Bytes of the patterns added (equal ones counted until built).
     var arenaBytes: Int { arena.count }
 
     func isExempt(_ pattern: Int) -> Bool { exemptBits[pattern >> 6] & (1 << UInt64(pattern & 63)) != 0 }
 
-    /// Reserves room for patterns of `bytes` bytes in all (a hint).
+    /// Reserves room for patterns of `bytes` bytes in all (a hint: pages not
+    /// written to are not in memory).
     mutating func reserve(bytes: Int) {
         arena.reserveCapacity(bytes)
+        let patterns = bytes / 16
+        starts.reserveCapacity(patterns)
+        shapes.reserveCapacity(patterns)
+        columns.reserveCapacity(patterns)
+        hashes.reserveCapacity(patterns)
     }
 
     // MARK: - Keys
@@ -131,60 +145,93 @@ struct PatternIndex {
 
     // MARK: - Adding
 
-    /// Adds a pattern of 4 to ``maximumPatternLength`` bytes, unless an equal one
-    /// was added before.
+    /// Adds a pattern of 4 to ``maximumPatternLength`` bytes; ``build()`` drops
+    /// it if it equals one added before.
     mutating func add(_ bytes: UnsafeRawBufferPointer, column: Int) {
         let length = bytes.count
+        precondition(!isBuilt, "PatternIndex.add after build")
         precondition(length >= 4 && length <= Self.maximumPatternLength, "a pattern of \(length) bytes")
         let hash = Self.hash(bytes)
-        let shape = Self.tag(hash) | UInt32(length)
-        let bucket = bucket(hash)
-        let found: Bool = arena.withUnsafeBytes { arena in
-            var candidate = heads[bucket]
-            while candidate >= 0 {
-                let other = Int(candidate)
-                if shapes[other] == shape && memcmp(arena.baseAddress! + Int(starts[other]), bytes.baseAddress!, length) == 0 {
-                    return true
-                }
-                candidate = next[other]
-            }
-            return false
-        }
-        guard !found else { return }
-        let pattern = starts.count
         starts.append(UInt32(arena.count))
-        shapes.append(shape)
+        shapes.append(Self.tag(hash) | UInt32(length))
         columns.append(UInt32(column))
-        if pattern & 63 == 0 { exemptBits.append(0) }
+        hashes.append(UInt32(truncatingIfNeeded: hash >> 32))
         arena.append(contentsOf: bytes)
-        next.append(heads[bucket])
-        heads[bucket] = Int32(pattern)
         let prefix = bytes.loadUnaligned(as: UInt32.self)
         let pair = Int(UInt16(truncatingIfNeeded: prefix))
         pairFilter[pair >> 6] |= 1 << UInt64(pair & 63)
         let prefixBit = Self.prefixBit(prefix)
         prefixFilter[prefixBit >> 6] |= 1 << UInt64(prefixBit & 63)
-        let keyBit = Self.bit(hash)
-        keyFilter[keyBit >> 6] |= 1 << UInt64(keyBit & 63)
         let kind = Self.kind(of: length)
         kindMask |= 1 << UInt64(kind)
         longestKey = max(longestKey, Self.keyLength(of: kind))
         maximumLength = max(maximumLength, length)
-        if starts.count > heads.count { grow() }
     }
 
-    /// Doubles the buckets and puts every pattern in its new one.
-    private mutating func grow() {
-        bucketBits += 1
-        heads = [Int32](repeating: -1, count: 1 << bucketBits)
+    /// Sorts the patterns by bucket (keeping the order they were added in
+    /// within one) and drops those equal to one before them; searching needs it.
+    /// Every pass reads or writes in order, but for one scattered write or
+    /// read per pattern, which do not wait for each other.
+    mutating func build() {
+        guard !isBuilt else { return }
+        isBuilt = true
+        let added = starts.count
+        // About four patterns a bucket: their shapes share a cache line.
+        bucketBits = max(4, Int.bitWidth - added.leadingZeroBitCount - 2)
+        let bucketCount = 1 << bucketBits
+        // Counting sort: each bucket's end, then, placing from the last pattern
+        // back, each bucket's start (at offsets[bucket + 1] until compacted).
+        offsets = [UInt32](repeating: 0, count: bucketCount + 1)
+        for high in hashes {
+            offsets[bucket(UInt64(high) << 32) + 1] += 1
+            let keyBit = Self.bit(UInt64(high) << 32)
+            keyFilter[keyBit >> 6] |= 1 << UInt64(keyBit & 63)
+        }
+        for index in 0..<bucketCount { offsets[index + 1] += offsets[index] }
+        var order = [UInt32](repeating: 0, count: added)
+        var sortedShapes = [UInt32](repeating: 0, count: added)
+        for pattern in stride(from: added - 1, through: 0, by: -1) {
+            let bucket = bucket(UInt64(hashes[pattern]) << 32)
+            offsets[bucket + 1] -= 1
+            order[Int(offsets[bucket + 1])] = UInt32(pattern)
+            sortedShapes[Int(offsets[bucket + 1])] = shapes[pattern]
+        }
+        hashes = []
+        shapes = []
+        // Bucket by bucket: a pattern whose shape and bytes an earlier one of its
+        // bucket has is dropped; `order` and `sortedShapes` are compacted to the
+        // patterns kept, and `offsets` rewritten to their places.
+        var kept = 0
         arena.withUnsafeBytes { arena in
-            for pattern in 0..<starts.count {
-                let length = Int(shapes[pattern] & ((1 << Self.lengthBits) - 1))
-                let bucket = bucket(Self.hash(UnsafeRawBufferPointer(start: arena.baseAddress! + Int(starts[pattern]), count: length)))
-                next[pattern] = heads[bucket]
-                heads[bucket] = Int32(pattern)
+            for bucket in 0..<bucketCount {
+                let first = Int(offsets[bucket + 1]), end = bucket + 2 <= bucketCount ? Int(offsets[bucket + 2]) : added
+                offsets[bucket] = UInt32(kept)
+                let bucketStart = kept
+                for place in first..<end {
+                    let shape = sortedShapes[place]
+                    let pattern = Int(order[place])
+                    var duplicate = false
+                    for earlier in bucketStart..<kept where sortedShapes[earlier] == shape {
+                        let length = Int(shape & ((1 << Self.lengthBits) - 1))
+                        if memcmp(arena.baseAddress! + Int(starts[Int(order[earlier])]), arena.baseAddress! + Int(starts[pattern]), length) == 0 {
+                            duplicate = true
+                            break
+                        }
+                    }
+                    guard !duplicate else { continue }
+                    order[kept] = UInt32(pattern)
+                    sortedShapes[kept] = shape
+                    kept += 1
+                }
             }
         }
+        offsets[bucketCount] = UInt32(kept)
+        sortedShapes.removeSubrange(kept...)
+        shapes = sortedShapes
+        // The other arrays in bucket order, one at a time, so that only one is doubled at once.
+        starts = (0..<kept).map { starts[Int(order[$0])] }
+        columns = (0..<kept).map { columns[Int(order[$0])] }
+        exemptBits = [UInt64](repeating: 0, count: (kept + 63) / 64)
     }
 
     // MARK: - Searching
@@ -192,6 +239,7 @@ struct PatternIndex {
     /// Calls `found` with each pattern that occurs in `buffer` at a position up
     /// to `end`; a pattern must lie wholly inside `buffer`.
     func search(_ buffer: UnsafeRawBufferPointer, end: Int, _ found: (_ pattern: Int, _ position: Int) -> Void) {
+        precondition(isBuilt, "PatternIndex.search before build")
         guard !starts.isEmpty, let base = buffer.baseAddress else { return }
         let total = buffer.count
         let last = min(end, total - 4)
@@ -232,16 +280,14 @@ struct PatternIndex {
                                     let hash = keyLength & 7 == 0 ? Self.finish(Self.step(running, tail), 0, kind: kind) : Self.finish(running, tail, kind: kind)
                                     guard Self.isSet(keyFilter, Self.bit(hash)) else { continue }
                                     let tag = Self.tag(hash)
-                                    var candidate = heads[bucket(hash)]
-                                    while candidate >= 0 {
-                                        let pattern = Int(candidate)
+                                    let bucket = bucket(hash)
+                                    for pattern in Int(offsets[bucket])..<Int(offsets[bucket + 1]) {
                                         let shape = shapes[pattern]
                                         let length = Int(shape & ((1 << Self.lengthBits) - 1))
                                         if shape ^ tag == UInt32(length) && length <= total - position && Self.kind(of: length) == kind
                                             && memcmp(arenaBase + Int(starts[pattern]), base + position, length) == 0 {
                                             found(pattern, position)
                                         }
-                                        candidate = next[pattern]
                                     }
                                 }
                             }
