@@ -26,6 +26,8 @@ struct EngineResult {
 enum AnonymizationEngine {
     /// SQLite's page cache for the working copy, in KiB (a negative cache_size).
     static let cacheKiB = 16384
+    /// The page cache of `VACUUM INTO`, for the store and the output each, in KiB.
+    static let vacuumCacheKiB = 2048
 
     /// Anonymizes the store set `folder/storeName` into `output` (which must not exist).
     /// - Parameters:
@@ -74,6 +76,7 @@ enum AnonymizationEngine {
             // No value is replaced after this: the leak scan's thread looks for
             // exemptions while the output is built. A write failure is thrown by the scan.
             try? spool.finish()
+            session.releaseCache()
             rebuilt = try rebuildFullText(schema, database: database, display: display)
             try refreshStatistics(schema, database: database, display: display)
             let violationsAfter = try foreignKeyViolations(database, display: display)
@@ -85,6 +88,9 @@ enum AnonymizationEngine {
             }
             try sqlite { () throws(SQLiteError) in
                 try database.execute("COMMIT")
+                // VACUUM INTO gives the output the cache size of the store: a small
+                // one, since both files are read and written in order anyway.
+                try database.execute("PRAGMA cache_size = -\(vacuumCacheKiB); PRAGMA shrink_memory")
                 let vacuum = try database.prepare("VACUUM INTO ?1")
                 try vacuum.bind([.text(output)])
                 _ = try vacuum.step()

@@ -192,6 +192,12 @@ final class AnonymizationSession {
         scratch.deallocate()
     }
 
+    /// Frees the output cache once no value is rewritten any more: its memory
+    /// then serves the leak scan (a later callback would allocate it again).
+    func releaseCache() {
+        scratch.pointee.cache.release()
+    }
+
     /// Finalizes the statements the callbacks prepared; before the connection closes.
     func finalizeStatements() {
         for statement in lookups + unpendLookups where statement != nil { sqlite3_finalize(statement) }
