@@ -14,6 +14,8 @@ struct EngineResult {
     var schemaText: [String]
     /// The leak scan, started while the rows were rewritten.
     var leakScan: LeakScan
+    /// Keyed outputs taken from ``KeyedPrefetch`` rather than computed on the spot.
+    var prefetched = 0
 }
 
 /// Rewrites a store set through SQLite: the rules as UPDATE statements calling
@@ -33,8 +35,11 @@ enum AnonymizationEngine {
     /// - Parameters:
     ///   - display: the store as the user named it, for messages.
     ///   - spoolFolder: where the leak scan's spool files are created (and at once unlinked).
+    ///   - pristine: a folder holding the store set's files `names` as they were
+    ///     copied, never opened: a second thread reads its own copy of them to
+    ///     compute keyed outputs ahead (see ``KeyedPrefetch``).
     /// - Throws: ``FixtureKitError``: exit 2 for rules that do not fit the store.
-    static func run(folder: String, storeName: String, output: String, rules: AnonymizationRules, key: AnonymizationKey, spoolFolder: String, display: String) throws(FixtureKitError) -> EngineResult {
+    static func run(folder: String, storeName: String, output: String, rules: AnonymizationRules, key: AnonymizationKey, spoolFolder: String, display: String, pristine: (folder: String, names: [String])? = nil) throws(FixtureKitError) -> EngineResult {
         let path = folder.appendingPath(storeName)
         func sqlite(_ body: () throws(SQLiteError) -> Void) throws(FixtureKitError) {
             do { try body() } catch { throw FixtureKitError(what: "anonymize", path: display, why: error.description) }
@@ -62,9 +67,12 @@ enum AnonymizationEngine {
         // Its second thread indexes the replaced values while they are spooled.
         let leakScan = LeakScan(spool: spool, schemaText: schema.schemaText)
         let session = AnonymizationSession(key: key, rules: bound, spool: spool)
+        let prefetch = startPrefetch(session, schema: schema, key: key, storeName: storeName, pristine: pristine, folder: spoolFolder.appendingPath(".fixturekit-prefetch"))
         var rebuilt: [String] = []
         do {
             defer {
+                session.attach(nil)
+                prefetch?.stop()
                 session.finalizeStatements()
                 try? database.close()
             }
@@ -77,6 +85,8 @@ enum AnonymizationEngine {
             // exemptions while the output is built. A write failure is thrown by the scan.
             try? spool.finish()
             session.releaseCache()
+            session.attach(nil)
+            prefetch?.stop()
             rebuilt = try rebuildFullText(schema, database: database, display: display)
             try refreshStatistics(schema, database: database, display: display)
             let violationsAfter = try foreignKeyViolations(database, display: display)
@@ -100,7 +110,9 @@ enum AnonymizationEngine {
         let columns = bound.map { rule in
             AnonymizationReport.ColumnChange(table: rule.table, column: rule.column, strategy: rule.rule.strategy.name, rowsChanged: session.changed[rule.index])
         }
-        return EngineResult(columns: columns, absent: absent, rebuiltIndexes: rebuilt, ruleNames: bound.map(\.name), schemaText: schema.schemaText, leakScan: leakScan)
+        return EngineResult(
+            columns: columns, absent: absent, rebuiltIndexes: rebuilt, ruleNames: bound.map(\.name), schemaText: schema.schemaText,
+            leakScan: leakScan, prefetched: prefetch?.taken ?? 0)
     }
 
     /// Turns triggers off for the connection: an app's triggers would copy old
@@ -317,10 +329,55 @@ enum AnonymizationEngine {
             hint: "use a wider format (hex, uuid, email)")
     }
 
-    /// The UPDATE statements: shift-date rules first (they read group columns
-    /// before any rule rewrites them), then the other streamed rules, grouped by
-    /// table and `where` so that one statement rewrites several columns, then
-    /// the mapped rules, a UNIQUE column in two statements.
+    /// The rules of each streamed UPDATE statement, in the order they run:
+    /// shift-date rules first (they read group columns before any rule rewrites
+    /// them), then the other streamed rules, grouped by table and `where` so that
+    /// one statement rewrites several columns.
+    private static func streamedStatements(_ session: AnonymizationSession) -> [[BoundRule]] {
+        let streamed = session.rules.filter { $0.mapTable == nil }
+        let shifts = streamed.filter { if case .shiftDate = $0.rule.strategy { true } else { false } }
+        let others = streamed.filter { if case .shiftDate = $0.rule.strategy { false } else { true } }
+        var statements: [[BoundRule]] = []
+        for phase in [shifts, others] {
+            var groups: [String: [BoundRule]] = [:]
+            var order: [String] = []
+            for rule in phase {
+                let key = rule.table + "\0" + (rule.rule.whereClause ?? "")
+                if groups[key] == nil { order.append(key) }
+                groups[key, default: []].append(rule)
+            }
+            statements += order.compactMap { groups[$0] }
+        }
+        return statements
+    }
+
+    /// Starts computing keyed outputs ahead for the statements that visit every
+    /// row of an ordinary table in rowid order (no `where`), when a pristine copy
+    /// of the store is at hand; `nil` when nothing is worth it.
+    private static func startPrefetch(_ session: AnonymizationSession, schema: AnonymizationSchema, key: AnonymizationKey, storeName: String, pristine: (folder: String, names: [String])?, folder: String) -> KeyedPrefetch? {
+        // The fast path that takes the outputs works on UTF-8 stores.
+        guard let pristine, !schema.isUTF16 else { return nil }
+        var statements: [KeyedPrefetch.Statement] = []
+        for members in streamedStatements(session) {
+            guard let first = members.first, first.rule.whereClause == nil, schema.tables[first.table]?.kind == .ordinary else { continue }
+            let keyed = members.filter { rule in
+                switch rule.plan {
+                case .pseudonym, .fake: true
+                default: false
+                }
+            }
+            if !keyed.isEmpty { statements.append(KeyedPrefetch.Statement(table: first.table, rules: keyed)) }
+        }
+        guard !statements.isEmpty, let hmac = try? key.hmac.duplicate() else { return nil }
+        let prefetch = KeyedPrefetch(
+            statements: statements, ruleCount: session.rules.count, hmac: hmac,
+            source: pristine.folder, names: pristine.names, storeName: storeName, folder: folder)
+        session.attach(prefetch)
+        return prefetch
+    }
+
+    /// The UPDATE statements: the streamed ones (``streamedStatements(_:)``),
+    /// then the mapped rules, a UNIQUE column in two statements.
     private static func runUpdates(_ session: AnonymizationSession, database: Database, display: String) throws(FixtureKitError) {
         func execute(_ sql: String, _ rule: BoundRule?) throws(FixtureKitError) {
             do { try database.execute(sql) } catch {
@@ -331,27 +388,15 @@ enum AnonymizationEngine {
                 throw FixtureKitError(what: "anonymize", path: display, why: why)
             }
         }
-        let streamed = session.rules.filter { $0.mapTable == nil }
-        let shifts = streamed.filter { if case .shiftDate = $0.rule.strategy { true } else { false } }
-        let others = streamed.filter { if case .shiftDate = $0.rule.strategy { false } else { true } }
-        for phase in [shifts, others] {
-            var groups: [String: [BoundRule]] = [:]
-            var order: [String] = []
-            for rule in phase {
-                let key = rule.table + "\0" + (rule.rule.whereClause ?? "")
-                if groups[key] == nil { order.append(key) }
-                groups[key, default: []].append(rule)
-            }
-            for key in order {
-                guard let members = groups[key], let first = members.first else { continue }
-                let assignments = members.map { rule -> String in
-                    var call = "fixturekit_anonymize(\(rule.index), \(quotedIdentifier(rule.column))"
-                    if case .shiftDate(let group?, _, _, _) = rule.rule.strategy { call += ", \(quotedIdentifier(group))" }
-                    return "\(quotedIdentifier(rule.column)) = \(call))"
-                }.joined(separator: ", ")
-                let filter = first.rule.whereClause.map { " WHERE (\($0))" } ?? ""
-                try execute("UPDATE \(quotedIdentifier(first.table)) SET \(assignments)\(filter)", members.count == 1 ? first : nil)
-            }
+        for members in streamedStatements(session) {
+            guard let first = members.first else { continue }
+            let assignments = members.map { rule -> String in
+                var call = "fixturekit_anonymize(\(rule.index), \(quotedIdentifier(rule.column))"
+                if case .shiftDate(let group?, _, _, _) = rule.rule.strategy { call += ", \(quotedIdentifier(group))" }
+                return "\(quotedIdentifier(rule.column)) = \(call))"
+            }.joined(separator: ", ")
+            let filter = first.rule.whereClause.map { " WHERE (\($0))" } ?? ""
+            try execute("UPDATE \(quotedIdentifier(first.table)) SET \(assignments)\(filter)", members.count == 1 ? first : nil)
         }
         for rule in session.rules where rule.mapTable != nil {
             let column = quotedIdentifier(rule.column)

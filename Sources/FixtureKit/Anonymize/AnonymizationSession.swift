@@ -120,6 +120,10 @@ final class AnonymizationSession {
         let written: Unmanaged<SpoolFile>
         /// The spool keeps every value as it is (no UTF-16 forms to add).
         let spoolsBytesAsTheyAre: Bool
+        /// Outputs computed ahead, kept alive by the engine while it is attached.
+        var prefetch: Unmanaged<KeyedPrefetch>?
+        /// Per rule: the text values the fast path has seen, for ``prefetch``.
+        var sequences: [Int]
 
         func release() {
             message.deallocate()
@@ -178,7 +182,8 @@ final class AnonymizationSession {
         _ = textRules.initialize(from: rules.map(TextRule.init))
         scratch.initialize(to: Scratch(
             changed: Array(repeating: 0, count: rules.count), textRules: textRules, hmac: .passUnretained(key.hmac),
-            originals: .passUnretained(spool.originals), written: .passUnretained(spool.written), spoolsBytesAsTheyAre: !spool.utf16))
+            originals: .passUnretained(spool.originals), written: .passUnretained(spool.written), spoolsBytesAsTheyAre: !spool.utf16,
+            sequences: Array(repeating: 0, count: rules.count)))
         scratch.pointee.output.reserveCapacity(4096)
         lookups = Array(repeating: nil, count: rules.count)
         unpendLookups = Array(repeating: nil, count: rules.count)
@@ -190,6 +195,12 @@ final class AnonymizationSession {
         scratch.pointee.release()
         scratch.deinitialize(count: 1)
         scratch.deallocate()
+    }
+
+    /// Makes the fast path take keyed outputs from `prefetch`, which the caller
+    /// keeps alive until it attaches `nil`.
+    func attach(_ prefetch: KeyedPrefetch?) {
+        scratch.pointee.prefetch = prefetch.map { .passUnretained($0) }
     }
 
     /// Frees the output cache once no value is rewritten any more: its memory
@@ -505,6 +516,10 @@ final class AnonymizationSession {
             guard !input.contains(where: { $0 >= 0x80 }) else { return false }
             ValueTransforms.mask(keepFirst: keepFirst, keepLast: keepLast, fill: character, input: input, into: &scratch.pointee.output)
         case .pseudonym, .fake:
+            // Every text value counts in the sequence the prefetch follows.
+            let sequence = scratch.pointee.sequences[index]
+            scratch.pointee.sequences[index] = sequence + 1
+            scratch.pointee.prefetch?._withUnsafeGuaranteedRef { $0.skip(rule: index, sequence: sequence) }
             guard !input.isEmpty else { return false }
             if let slot = scratch.pointee.cache.lookup(owner: rule.cacheOwner, input) {
                 let cached = scratch.pointee.cache.output(slot)
@@ -512,11 +527,16 @@ final class AnonymizationSession {
                 setResult(context, .text(cached))
                 return true
             }
-            guard var stream = stream(scratch, prefix: rule.prefix, attempt: 0, UnsafeRawBufferPointer(input)) else { return false }
-            if case .pseudonym(let format, let length) = rule.kind {
-                ValueTransforms.pseudonym(format, length: length, attempt: 0, input: input, stream: &stream, into: &scratch.pointee.output)
-            } else if case .fake(let kind) = rule.kind {
-                ValueTransforms.fake(kind, input: input, stream: &stream, into: &scratch.pointee.output)
+            let prefetched = scratch.pointee.prefetch?._withUnsafeGuaranteedRef {
+                $0.take(rule: index, sequence: sequence, input: input, into: &scratch.pointee.output)
+            } ?? false
+            if !prefetched {
+                guard var stream = stream(scratch, prefix: rule.prefix, attempt: 0, UnsafeRawBufferPointer(input)) else { return false }
+                if case .pseudonym(let format, let length) = rule.kind {
+                    ValueTransforms.pseudonym(format, length: length, attempt: 0, input: input, stream: &stream, into: &scratch.pointee.output)
+                } else if case .fake(let kind) = rule.kind {
+                    ValueTransforms.fake(kind, input: input, stream: &stream, into: &scratch.pointee.output)
+                }
             }
             scratch.pointee.output.withUnsafeMutableBufferPointer { scratch.pointee.cache.store(owner: rule.cacheOwner, input, output: UnsafeBufferPointer($0)) }
         }

@@ -202,13 +202,16 @@ public enum Anonymizer {
             }
         }
         defer { ScratchFolder.remove(raw) }
-        return try anonymizeInPlace(raw: raw, into: folder, storeName: set.storeName, rules: rules, key: key, display: display, names: names)
+        let pristine = (folder: set.folder, names: set.memberNames.filter { $0 != set.fileName(of: .support) })
+        return try anonymizeInPlace(raw: raw, into: folder, storeName: set.storeName, rules: rules, key: key, display: display, names: names, pristine: pristine)
     }
 
     /// Anonymizes the store set in `raw` into `folder/storeName`, then scans every file of `folder`.
-    static func anonymizeInPlace(raw: String, into folder: String, storeName: String, rules: AnonymizationRules, key: AnonymizationKey, display: String, names: (String) -> String) throws(FixtureKitError) -> AnonymizationReport {
+    /// - Parameter pristine: the store set's files where they were copied from,
+    ///   never opened, for ``KeyedPrefetch``.
+    static func anonymizeInPlace(raw: String, into folder: String, storeName: String, rules: AnonymizationRules, key: AnonymizationKey, display: String, names: (String) -> String, pristine: (folder: String, names: [String])? = nil) throws(FixtureKitError) -> AnonymizationReport {
         let output = folder.appendingPath(storeName)
-        let result = try AnonymizationEngine.run(folder: raw, storeName: storeName, output: output, rules: rules, key: key, spoolFolder: raw, display: display)
+        let result = try AnonymizationEngine.run(folder: raw, storeName: storeName, output: output, rules: rules, key: key, spoolFolder: raw, display: display, pristine: pristine)
         ScratchFolder.remove(raw)
         try wrap("anonymize: sync", output) { () throws(FileSystemError) in
             let fd = try POSIX.open(output, O_RDONLY)
