@@ -213,7 +213,9 @@ public enum Anonymizer {
         let output = folder.appendingPath(storeName)
         let result = try AnonymizationEngine.run(folder: raw, storeName: storeName, output: output, rules: rules, key: key, spoolFolder: raw, display: display, pristine: pristine)
         ScratchFolder.remove(raw)
-        try wrap("anonymize: sync", output) { () throws(FileSystemError) in
+        // The output is synced on another thread while the leak scan reads it.
+        let sync = BackgroundStage()
+        sync.start {
             let fd = try POSIX.open(output, O_RDONLY)
             defer { close(fd) }
             try POSIX.fsync(fd, path: output)
@@ -233,6 +235,11 @@ public enum Anonymizer {
                 what: "anonymize: leak scan", path: hit.file,
                 why: "a replaced value of \(hit.column) is still in the file at offset \(hit.offset)\(more)",
                 hint: "another column keeps the same values: give it a rule too", category: .checkFailed)
+        }
+        try wrap("anonymize: sync", output) { () throws(FileSystemError) in
+            do { try sync.wait() } catch let error as FileSystemError { throw error } catch {
+                throw FileSystemError("fsync", path: output, message: "\(error)")
+            }
         }
         return AnonymizationReport(
             input: display, output: folder, rules: rules.path, rulesSHA256: rules.sha256, keyCheck: key.keyCheck,
