@@ -397,6 +397,7 @@ enum AnonymizationEngine {
             }.joined(separator: ", ")
             let filter = first.rule.whereClause.map { " WHERE (\($0))" } ?? ""
             try execute("UPDATE \(quotedIdentifier(first.table)) SET \(assignments)\(filter)", members.count == 1 ? first : nil)
+            session.finished(members)
         }
         for rule in session.rules where rule.mapTable != nil {
             let column = quotedIdentifier(rule.column)

@@ -203,6 +203,11 @@ final class AnonymizationSession {
         scratch.pointee.prefetch = prefetch.map { .passUnretained($0) }
     }
 
+    /// Tells the prefetch that the statement rewriting `rules` is done.
+    func finished(_ rules: [BoundRule]) {
+        scratch.pointee.prefetch?._withUnsafeGuaranteedRef { $0.finished(rules) }
+    }
+
     /// Frees the output cache once no value is rewritten any more: its memory
     /// then serves the leak scan (a later callback would allocate it again).
     func releaseCache() {

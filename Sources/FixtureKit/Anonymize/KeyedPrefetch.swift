@@ -19,6 +19,10 @@ import Synchronization
 /// Per rule, outputs wait in a ring of ``capacity`` slots: the second thread
 /// writes a slot, then publishes the count it produced; the SQL function reads
 /// it, then publishes the count it consumed (release and acquire orderings).
+/// Each count has a cache line of its own, and the SQL function reads the
+/// produced count again only once it has taken what it knew of, and publishes
+/// its counts every ``publishInterval`` values: a line that moves between the
+/// cores costs about as much as the rest of the function.
 final class KeyedPrefetch: @unchecked Sendable {
     /// Values and outputs longer than this are computed on the spot.
     static let maximumBytes = 64
@@ -26,6 +30,10 @@ final class KeyedPrefetch: @unchecked Sendable {
     static let capacity = 4096
     /// A slot: the value's sequence number, its length, the output's length, the value, the output.
     private static let slotBytes = 16 + 2 * maximumBytes
+    /// The SQL function publishes how far it got every this many values.
+    static let publishInterval = 256
+    /// Atomics a ring has: `produced` alone in a cache line, `consumed` and `seen` in another.
+    private static let stride = 16
 
     /// One UPDATE statement's rules whose outputs are computed ahead.
     struct Statement {
@@ -36,10 +44,13 @@ final class KeyedPrefetch: @unchecked Sendable {
     /// For each rule index, its ring's number, or -1.
     private let ringOf: UnsafeMutableBufferPointer<Int>
     private let slots: UnsafeMutableRawPointer
-    private let produced: UnsafeMutablePointer<Atomic<Int>>
-    private let consumed: UnsafeMutablePointer<Atomic<Int>>
-    /// How many of the rule's text values the SQL function has seen.
-    private let seen: UnsafeMutablePointer<Atomic<Int>>
+    /// Per ring, ``stride`` atomics: at 0 the outputs produced, at 8 those
+    /// consumed, at 9 how many of the rule's text values the SQL function has
+    /// seen (published every ``publishInterval``).
+    private let counts: UnsafeMutablePointer<Atomic<Int>>
+    /// Per ring, what only the SQL function's thread uses: the produced count it
+    /// read last, its consumed count, and the consumed and seen counts it published last.
+    private let local: UnsafeMutablePointer<(produced: Int, consumed: Int, publishedConsumed: Int, publishedSeen: Int)>
     private let ringCount: Int
     /// Outputs the SQL function took; read on its thread.
     private let takenCount = UnsafeMutablePointer<Int>.allocate(capacity: 1)
@@ -63,14 +74,11 @@ final class KeyedPrefetch: @unchecked Sendable {
         ringCount = count
         takenCount.initialize(to: 0)
         slots = .allocate(byteCount: max(1, count) * Self.capacity * Self.slotBytes, alignment: 64)
-        produced = .allocate(capacity: max(1, count))
-        consumed = .allocate(capacity: max(1, count))
-        seen = .allocate(capacity: max(1, count))
-        for ring in 0..<max(1, count) {
-            (produced + ring).initialize(to: Atomic(0))
-            (consumed + ring).initialize(to: Atomic(0))
-            (seen + ring).initialize(to: Atomic(0))
-        }
+        counts = UnsafeMutableRawPointer.allocate(byteCount: max(1, count) * Self.stride * MemoryLayout<Int>.stride, alignment: 64)
+            .bindMemory(to: Atomic<Int>.self, capacity: max(1, count) * Self.stride)
+        for index in 0..<(max(1, count) * Self.stride) { (counts + index).initialize(to: Atomic(0)) }
+        local = .allocate(capacity: max(1, count))
+        local.initialize(repeating: (0, 0, 0, 0), count: max(1, count))
         stage.start { [self] in
             self.run(statements: statements, hmac: hmac, source: source, names: names, storeName: storeName, folder: folder)
         }
@@ -80,12 +88,9 @@ final class KeyedPrefetch: @unchecked Sendable {
         stop()
         ringOf.deallocate()
         slots.deallocate()
-        produced.deinitialize(count: max(1, ringCount))
-        consumed.deinitialize(count: max(1, ringCount))
-        seen.deinitialize(count: max(1, ringCount))
-        produced.deallocate()
-        consumed.deallocate()
-        seen.deallocate()
+        counts.deinitialize(count: max(1, ringCount) * Self.stride)
+        UnsafeMutableRawPointer(counts).deallocate()
+        local.deallocate()
         takenCount.deallocate()
     }
 
@@ -97,19 +102,26 @@ final class KeyedPrefetch: @unchecked Sendable {
 
     // MARK: - The SQL function's side
 
+    private func produced(_ ring: Int) -> UnsafeMutablePointer<Atomic<Int>> { counts + ring * Self.stride }
+    private func consumed(_ ring: Int) -> UnsafeMutablePointer<Atomic<Int>> { counts + ring * Self.stride + 8 }
+    private func seen(_ ring: Int) -> UnsafeMutablePointer<Atomic<Int>> { counts + ring * Self.stride + 9 }
+
     /// Takes the output computed ahead for the `sequence`th text value of rule
     /// `rule` (counted from 0), if it was computed from `input`, and appends it
     /// to `output`. Every text value of a rule that is computed ahead must come
-    /// here, in order, whether it is then taken from the cache or not.
+    /// here or to ``skip(rule:sequence:)``, in order.
     @inline(__always)
     func take(rule: Int, sequence: Int, input: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) -> Bool {
         let ring = ringOf[rule]
         guard ring >= 0 else { return false }
-        seen[ring].store(sequence + 1, ordering: .relaxed)
-        let available = produced[ring].load(ordering: .acquiring)
-        var taken = consumed[ring].load(ordering: .relaxed)
+        publishSeen(ring, sequence)
+        var taken = local[ring].consumed
         var found = false
-        while taken < available {
+        while true {
+            if taken == local[ring].produced {
+                local[ring].produced = produced(ring).pointee.load(ordering: .acquiring)
+                if taken == local[ring].produced { break }
+            }
             let slot = slots + (ring * Self.capacity + taken % Self.capacity) * Self.slotBytes
             let slotSequence = slot.load(as: Int.self)
             if slotSequence > sequence { break }
@@ -124,22 +136,44 @@ final class KeyedPrefetch: @unchecked Sendable {
             }
             break
         }
-        consumed[ring].store(taken, ordering: .releasing)
+        local[ring].consumed = taken
+        if taken - local[ring].publishedConsumed >= Self.publishInterval {
+            consumed(ring).pointee.store(taken, ordering: .releasing)
+            local[ring].publishedConsumed = taken
+        }
         return found
-    }
-
-    /// Outputs of `rule` computed and not taken yet.
-    func waiting(rule: Int) -> Int {
-        let ring = ringOf[rule]
-        guard ring >= 0 else { return 0 }
-        return produced[ring].load(ordering: .acquiring) - consumed[ring].load(ordering: .relaxed)
     }
 
     /// Counts a text value of `rule` that the SQL function handled without ``take(rule:sequence:input:into:)``.
     @inline(__always)
     func skip(rule: Int, sequence: Int) {
         let ring = ringOf[rule]
-        if ring >= 0 { seen[ring].store(sequence + 1, ordering: .relaxed) }
+        if ring >= 0 { publishSeen(ring, sequence) }
+    }
+
+    @inline(__always)
+    private func publishSeen(_ ring: Int, _ sequence: Int) {
+        if sequence + 1 - local[ring].publishedSeen >= Self.publishInterval {
+            seen(ring).pointee.store(sequence + 1, ordering: .relaxed)
+            local[ring].publishedSeen = sequence + 1
+        }
+    }
+
+    /// Tells the second thread that the SQL function is done with `rules`: it
+    /// computes nothing more for them.
+    func finished(_ rules: [BoundRule]) {
+        for rule in rules where ringOf[rule.index] >= 0 {
+            let ring = ringOf[rule.index]
+            consumed(ring).pointee.store(local[ring].consumed, ordering: .releasing)
+            seen(ring).pointee.store(.max, ordering: .relaxed)
+        }
+    }
+
+    /// Outputs of `rule` computed and not taken yet.
+    func waiting(rule: Int) -> Int {
+        let ring = ringOf[rule]
+        guard ring >= 0 else { return 0 }
+        return produced(ring).pointee.load(ordering: .acquiring) - local[ring].consumed
     }
 
     // MARK: - The second thread
@@ -176,7 +210,7 @@ final class KeyedPrefetch: @unchecked Sendable {
                     let sequence = sequences[column]
                     sequences[column] += 1
                     // The SQL function is past it already.
-                    guard sequence >= seen[ring].load(ordering: .relaxed) else { continue }
+                    guard sequence >= seen(ring).pointee.load(ordering: .relaxed) else { continue }
                     let pointer = sqlite3_value_text(value)
                     let input = UnsafeBufferPointer(start: pointer, count: pointer == nil ? 0 : Int(sqlite3_value_bytes(value)))
                     guard !input.isEmpty, input.count <= Self.maximumBytes else { continue }
@@ -198,11 +232,11 @@ final class KeyedPrefetch: @unchecked Sendable {
                     }
                     guard output.count <= Self.maximumBytes else { continue }
                     // Wait for room, unless the SQL function gets past this value meanwhile.
-                    let written = produced[ring].load(ordering: .relaxed)
+                    let written = produced(ring).pointee.load(ordering: .relaxed)
                     var passed = false
-                    while written - consumed[ring].load(ordering: .acquiring) >= Self.capacity {
+                    while written - consumed(ring).pointee.load(ordering: .acquiring) >= Self.capacity {
                         if stopping.load(ordering: .relaxed) { return }
-                        if sequence < seen[ring].load(ordering: .relaxed) {
+                        if sequence < seen(ring).pointee.load(ordering: .relaxed) {
                             passed = true
                             break
                         }
@@ -215,7 +249,7 @@ final class KeyedPrefetch: @unchecked Sendable {
                     slot.storeBytes(of: Int32(output.count), toByteOffset: 12, as: Int32.self)
                     (slot + 16).copyMemory(from: input.baseAddress!, byteCount: input.count)
                     output.withUnsafeBytes { (slot + 16 + Self.maximumBytes).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-                    produced[ring].store(written + 1, ordering: .releasing)
+                    produced(ring).pointee.store(written + 1, ordering: .releasing)
                 }
             }
         }
