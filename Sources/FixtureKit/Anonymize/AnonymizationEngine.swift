@@ -30,6 +30,8 @@ enum AnonymizationEngine {
     static let cacheKiB = 16384
     /// The page cache of `VACUUM INTO`, for the store and the output each, in KiB.
     static let vacuumCacheKiB = 2048
+    /// Free space left after the prefetch's copy of the store and the output.
+    static let prefetchSpareBytes: UInt64 = 256 << 20
 
     /// Anonymizes the store set `folder/storeName` into `output` (which must not exist).
     /// - Parameters:
@@ -354,9 +356,20 @@ enum AnonymizationEngine {
     /// Starts computing keyed outputs ahead for the statements that visit every
     /// row of an ordinary table in rowid order (no `where`), when a pristine copy
     /// of the store is at hand; `nil` when nothing is worth it.
+    ///
+    /// The prefetch copies the store set once more: it is left out unless the
+    /// file system of `folder` has room for that copy and the output, with
+    /// ``prefetchSpareBytes`` to spare, so that it never takes the room the output needs.
     private static func startPrefetch(_ session: AnonymizationSession, schema: AnonymizationSchema, key: AnonymizationKey, storeName: String, pristine: (folder: String, names: [String])?, folder: String) -> KeyedPrefetch? {
         // The fast path that takes the outputs works on UTF-8 stores.
         guard let pristine, !schema.isUTF16 else { return nil }
+        var bytes: UInt64 = 0
+        for name in pristine.names {
+            guard let info = try? POSIX.lstat(pristine.folder.appendingPath(name)) else { return nil }
+            bytes += UInt64(max(info.st_size, 0))
+        }
+        guard let available = try? POSIX.availableSpace(at: AtomicFile.parentFolder(of: folder)),
+              available >= 2 * bytes + prefetchSpareBytes else { return nil }
         var statements: [KeyedPrefetch.Statement] = []
         for members in streamedStatements(session) {
             guard let first = members.first, first.rule.whereClause == nil, schema.tables[first.table]?.kind == .ordinary else { continue }
