@@ -12,7 +12,10 @@ struct EngineResult {
     /// `table.column` of each rule index, for the leak scan's report.
     var ruleNames: [String]
     var schemaText: [String]
-    var spool: LeakSpool
+    /// The leak scan, started while the rows were rewritten.
+    var leakScan: LeakScan
+    /// Keyed outputs taken from ``KeyedPrefetch`` rather than computed on the spot.
+    var prefetched = 0
 }
 
 /// Rewrites a store set through SQLite: the rules as UPDATE statements calling
@@ -25,13 +28,20 @@ struct EngineResult {
 enum AnonymizationEngine {
     /// SQLite's page cache for the working copy, in KiB (a negative cache_size).
     static let cacheKiB = 16384
+    /// The page cache of `VACUUM INTO`, for the store and the output each, in KiB.
+    static let vacuumCacheKiB = 2048
+    /// Free space left after the prefetch's copy of the store and the output.
+    static let prefetchSpareBytes: UInt64 = 256 << 20
 
     /// Anonymizes the store set `folder/storeName` into `output` (which must not exist).
     /// - Parameters:
     ///   - display: the store as the user named it, for messages.
     ///   - spoolFolder: where the leak scan's spool files are created (and at once unlinked).
+    ///   - pristine: a folder holding the store set's files `names` as they were
+    ///     copied, never opened: a second thread reads its own copy of them to
+    ///     compute keyed outputs ahead (see ``KeyedPrefetch``).
     /// - Throws: ``FixtureKitError``: exit 2 for rules that do not fit the store.
-    static func run(folder: String, storeName: String, output: String, rules: AnonymizationRules, key: AnonymizationKey, spoolFolder: String, display: String) throws(FixtureKitError) -> EngineResult {
+    static func run(folder: String, storeName: String, output: String, rules: AnonymizationRules, key: AnonymizationKey, spoolFolder: String, display: String, pristine: (folder: String, names: [String])? = nil) throws(FixtureKitError) -> EngineResult {
         let path = folder.appendingPath(storeName)
         func sqlite(_ body: () throws(SQLiteError) -> Void) throws(FixtureKitError) {
             do { try body() } catch { throw FixtureKitError(what: "anonymize", path: display, why: error.description) }
@@ -56,10 +66,15 @@ enum AnonymizationEngine {
         do { spool = try LeakSpool(folder: spoolFolder, utf16: schema.isUTF16) } catch {
             throw FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)
         }
+        // Its second thread indexes the replaced values while they are spooled.
+        let leakScan = LeakScan(spool: spool, schemaText: schema.schemaText)
         let session = AnonymizationSession(key: key, rules: bound, spool: spool)
+        let prefetch = startPrefetch(session, schema: schema, key: key, storeName: storeName, pristine: pristine, folder: spoolFolder.appendingPath(".fixturekit-prefetch"))
         var rebuilt: [String] = []
         do {
             defer {
+                session.attach(nil)
+                prefetch?.stop()
                 session.finalizeStatements()
                 try? database.close()
             }
@@ -68,6 +83,12 @@ enum AnonymizationEngine {
             try sqlite { () throws(SQLiteError) in try database.execute("BEGIN") }
             try buildMaps(session, database: database, display: display)
             try runUpdates(session, database: database, display: display)
+            // No value is replaced after this: the leak scan's thread looks for
+            // exemptions while the output is built. A write failure is thrown by the scan.
+            try? spool.finish()
+            session.releaseCache()
+            session.attach(nil)
+            prefetch?.stop()
             rebuilt = try rebuildFullText(schema, database: database, display: display)
             try refreshStatistics(schema, database: database, display: display)
             let violationsAfter = try foreignKeyViolations(database, display: display)
@@ -79,6 +100,9 @@ enum AnonymizationEngine {
             }
             try sqlite { () throws(SQLiteError) in
                 try database.execute("COMMIT")
+                // VACUUM INTO gives the output the cache size of the store: a small
+                // one, since both files are read and written in order anyway.
+                try database.execute("PRAGMA cache_size = -\(vacuumCacheKiB); PRAGMA shrink_memory")
                 let vacuum = try database.prepare("VACUUM INTO ?1")
                 try vacuum.bind([.text(output)])
                 _ = try vacuum.step()
@@ -88,7 +112,9 @@ enum AnonymizationEngine {
         let columns = bound.map { rule in
             AnonymizationReport.ColumnChange(table: rule.table, column: rule.column, strategy: rule.rule.strategy.name, rowsChanged: session.changed[rule.index])
         }
-        return EngineResult(columns: columns, absent: absent, rebuiltIndexes: rebuilt, ruleNames: bound.map(\.name), schemaText: schema.schemaText, spool: spool)
+        return EngineResult(
+            columns: columns, absent: absent, rebuiltIndexes: rebuilt, ruleNames: bound.map(\.name), schemaText: schema.schemaText,
+            leakScan: leakScan, prefetched: prefetch?.taken ?? 0)
     }
 
     /// Turns triggers off for the connection: an app's triggers would copy old
@@ -305,10 +331,66 @@ enum AnonymizationEngine {
             hint: "use a wider format (hex, uuid, email)")
     }
 
-    /// The UPDATE statements: shift-date rules first (they read group columns
-    /// before any rule rewrites them), then the other streamed rules, grouped by
-    /// table and `where` so that one statement rewrites several columns, then
-    /// the mapped rules, a UNIQUE column in two statements.
+    /// The rules of each streamed UPDATE statement, in the order they run:
+    /// shift-date rules first (they read group columns before any rule rewrites
+    /// them), then the other streamed rules, grouped by table and `where` so that
+    /// one statement rewrites several columns.
+    private static func streamedStatements(_ session: AnonymizationSession) -> [[BoundRule]] {
+        let streamed = session.rules.filter { $0.mapTable == nil }
+        let shifts = streamed.filter { if case .shiftDate = $0.rule.strategy { true } else { false } }
+        let others = streamed.filter { if case .shiftDate = $0.rule.strategy { false } else { true } }
+        var statements: [[BoundRule]] = []
+        for phase in [shifts, others] {
+            var groups: [String: [BoundRule]] = [:]
+            var order: [String] = []
+            for rule in phase {
+                let key = rule.table + "\0" + (rule.rule.whereClause ?? "")
+                if groups[key] == nil { order.append(key) }
+                groups[key, default: []].append(rule)
+            }
+            statements += order.compactMap { groups[$0] }
+        }
+        return statements
+    }
+
+    /// Starts computing keyed outputs ahead for the statements that visit every
+    /// row of an ordinary table in rowid order (no `where`), when a pristine copy
+    /// of the store is at hand; `nil` when nothing is worth it.
+    ///
+    /// The prefetch copies the store set once more: it is left out unless the
+    /// file system of `folder` has room for that copy and the output, with
+    /// ``prefetchSpareBytes`` to spare, so that it never takes the room the output needs.
+    private static func startPrefetch(_ session: AnonymizationSession, schema: AnonymizationSchema, key: AnonymizationKey, storeName: String, pristine: (folder: String, names: [String])?, folder: String) -> KeyedPrefetch? {
+        // The fast path that takes the outputs works on UTF-8 stores.
+        guard let pristine, !schema.isUTF16 else { return nil }
+        var bytes: UInt64 = 0
+        for name in pristine.names {
+            guard let info = try? POSIX.lstat(pristine.folder.appendingPath(name)) else { return nil }
+            bytes += UInt64(max(info.st_size, 0))
+        }
+        guard let available = try? POSIX.availableSpace(at: AtomicFile.parentFolder(of: folder)),
+              available >= 2 * bytes + prefetchSpareBytes else { return nil }
+        var statements: [KeyedPrefetch.Statement] = []
+        for members in streamedStatements(session) {
+            guard let first = members.first, first.rule.whereClause == nil, schema.tables[first.table]?.kind == .ordinary else { continue }
+            let keyed = members.filter { rule in
+                switch rule.plan {
+                case .pseudonym, .fake: true
+                default: false
+                }
+            }
+            if !keyed.isEmpty { statements.append(KeyedPrefetch.Statement(table: first.table, rules: keyed)) }
+        }
+        guard !statements.isEmpty, let hmac = try? key.hmac.duplicate() else { return nil }
+        let prefetch = KeyedPrefetch(
+            statements: statements, ruleCount: session.rules.count, hmac: hmac,
+            source: pristine.folder, names: pristine.names, storeName: storeName, folder: folder)
+        session.attach(prefetch)
+        return prefetch
+    }
+
+    /// The UPDATE statements: the streamed ones (``streamedStatements(_:)``),
+    /// then the mapped rules, a UNIQUE column in two statements.
     private static func runUpdates(_ session: AnonymizationSession, database: Database, display: String) throws(FixtureKitError) {
         func execute(_ sql: String, _ rule: BoundRule?) throws(FixtureKitError) {
             do { try database.execute(sql) } catch {
@@ -319,27 +401,16 @@ enum AnonymizationEngine {
                 throw FixtureKitError(what: "anonymize", path: display, why: why)
             }
         }
-        let streamed = session.rules.filter { $0.mapTable == nil }
-        let shifts = streamed.filter { if case .shiftDate = $0.rule.strategy { true } else { false } }
-        let others = streamed.filter { if case .shiftDate = $0.rule.strategy { false } else { true } }
-        for phase in [shifts, others] {
-            var groups: [String: [BoundRule]] = [:]
-            var order: [String] = []
-            for rule in phase {
-                let key = rule.table + "\0" + (rule.rule.whereClause ?? "")
-                if groups[key] == nil { order.append(key) }
-                groups[key, default: []].append(rule)
-            }
-            for key in order {
-                guard let members = groups[key], let first = members.first else { continue }
-                let assignments = members.map { rule -> String in
-                    var call = "fixturekit_anonymize(\(rule.index), \(quotedIdentifier(rule.column))"
-                    if case .shiftDate(let group?, _, _, _) = rule.rule.strategy { call += ", \(quotedIdentifier(group))" }
-                    return "\(quotedIdentifier(rule.column)) = \(call))"
-                }.joined(separator: ", ")
-                let filter = first.rule.whereClause.map { " WHERE (\($0))" } ?? ""
-                try execute("UPDATE \(quotedIdentifier(first.table)) SET \(assignments)\(filter)", members.count == 1 ? first : nil)
-            }
+        for members in streamedStatements(session) {
+            guard let first = members.first else { continue }
+            let assignments = members.map { rule -> String in
+                var call = "fixturekit_anonymize(\(rule.index), \(quotedIdentifier(rule.column))"
+                if case .shiftDate(let group?, _, _, _) = rule.rule.strategy { call += ", \(quotedIdentifier(group))" }
+                return "\(quotedIdentifier(rule.column)) = \(call))"
+            }.joined(separator: ", ")
+            let filter = first.rule.whereClause.map { " WHERE (\($0))" } ?? ""
+            try execute("UPDATE \(quotedIdentifier(first.table)) SET \(assignments)\(filter)", members.count == 1 ? first : nil)
+            session.finished(members)
         }
         for rule in session.rules where rule.mapTable != nil {
             let column = quotedIdentifier(rule.column)

@@ -23,6 +23,9 @@ final class BoundRule {
     var columnUnique: Bool
     /// The mask character's UTF-8 bytes.
     let maskBytes: [UInt8]
+    /// The strategy as the callbacks read it: options of plain values, so that
+    /// reading it per value retains nothing.
+    let plan: Plan
 
     init(index: Int, table: String, column: String, rule: ColumnRule, derivationPrefix: [UInt8], cacheID: Int, mapTable: String?, columnUnique: Bool) {
         self.index = index
@@ -34,6 +37,38 @@ final class BoundRule {
         self.mapTable = mapTable
         self.columnUnique = columnUnique
         if case .mask(_, _, let character) = rule.strategy { maskBytes = Array(character.utf8) } else { maskBytes = [] }
+        plan = Plan(rule.strategy)
+    }
+
+    /// A strategy without its strings: what ``AnonymizationSession/transform(_:_:group:attempt:)`` switches on.
+    enum Plan {
+        case keep, null, value
+        case mask(keepFirst: Int, keepLast: Int)
+        case pseudonym(PseudonymFormat, length: Int)
+        case fake(FakeKind)
+        case shiftDate(maxDays: Int, unit: DateUnit)
+        case noise(ratio: Double, amount: Double?)
+
+        init(_ strategy: Strategy) {
+            switch strategy {
+            case .keep: self = .keep
+            case .null: self = .null
+            case .value: self = .value
+            case .mask(let keepFirst, let keepLast, _): self = .mask(keepFirst: keepFirst, keepLast: keepLast)
+            case .pseudonym(let format, _, let length): self = .pseudonym(format, length: length)
+            case .fake(let kind): self = .fake(kind)
+            case .shiftDate(_, let maxDays, let unit, _): self = .shiftDate(maxDays: maxDays, unit: unit)
+            case .noise(let ratio, let amount): self = .noise(ratio: ratio, amount: amount)
+            }
+        }
+
+        /// Keyed strategies give the same text for the same text: worth a cache.
+        var isCacheable: Bool {
+            switch self {
+            case .pseudonym, .fake: true
+            default: false
+            }
+        }
     }
 
     var name: String { "\(table).\(column)" }
@@ -41,8 +76,8 @@ final class BoundRule {
 
 /// Whether two byte sequences are equal, with memcmp.
 @inline(__always)
-func equalBytes(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: [UInt8]) -> Bool {
-    lhs.count == rhs.count && (lhs.count == 0 || rhs.withUnsafeBufferPointer { memcmp(lhs.baseAddress!, $0.baseAddress!, lhs.count) == 0 })
+func equalBytes(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+    lhs.count == rhs.count && (lhs.count == 0 || memcmp(lhs.baseAddress!, rhs.baseAddress!, lhs.count) == 0)
 }
 
 /// The state of one anonymization: the key, the bound rules, what changed, and
@@ -60,16 +95,81 @@ final class AnonymizationSession {
 
     let key: AnonymizationKey
     let rules: [BoundRule]
-    private(set) var changed: [Int]
     let spool: LeakSpool
     /// The first error raised inside a callback, with the column it concerns.
     var failure: String?
 
-    private var output: [UInt8] = []
+    /// What the callbacks write on every value. Reached through a pointer: a
+    /// stored property of a class costs a dynamic exclusivity check on each
+    /// access, and the callbacks run millions of times.
+    struct Scratch {
+        /// The bytes of the last text or blob output.
+        var output: [UInt8] = []
+        /// The message of the last keyed hash: derivation prefix, attempt, value.
+        var message = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
+        let digest = UnsafeMutablePointer<UInt8>.allocate(capacity: HMACSHA256.byteCount)
+        var cache = OutputCache()
+        /// Rows changed, by rule index.
+        var changed: [Int]
+        /// What the text fast path needs of each rule.
+        let textRules: UnsafeMutableBufferPointer<TextRule>
+        /// The key's HMAC and the spool's files, which the session keeps alive:
+        /// unmanaged here, so that calling them costs no reference counting.
+        let hmac: Unmanaged<HMACSHA256>
+        let originals: Unmanaged<SpoolFile>
+        let written: Unmanaged<SpoolFile>
+        /// The spool keeps every value as it is (no UTF-16 forms to add).
+        let spoolsBytesAsTheyAre: Bool
+        /// Outputs computed ahead, kept alive by the engine while it is attached.
+        var prefetch: Unmanaged<KeyedPrefetch>?
+        /// Per rule: the text values the fast path has seen, for ``prefetch``.
+        var sequences: [Int]
+
+        func release() {
+            message.deallocate()
+            digest.deallocate()
+            for rule in textRules { rule.prefix.deallocate() }
+            textRules.deallocate()
+        }
+    }
+
+    /// What ``anonymizeText(_:_:rule:)`` needs of a rule: plain values only.
+    struct TextRule {
+        enum Kind {
+            /// The general path handles the rule.
+            case general
+            case pseudonym(PseudonymFormat, length: Int)
+            case fake(FakeKind)
+            /// A mask by a one-byte character, of text that is ASCII.
+            case mask(keepFirst: Int, keepLast: Int, character: UInt8)
+        }
+
+        var kind: Kind
+        /// The owner of the rule's outputs in the cache.
+        var cacheOwner: Int
+        /// The rule's derivation prefix, allocated for the session's lifetime.
+        var prefix: UnsafeRawBufferPointer
+
+        init(_ rule: BoundRule) {
+            cacheOwner = rule.cacheID * 4 + 1
+            let prefix = UnsafeMutableRawBufferPointer.allocate(byteCount: rule.derivationPrefix.count, alignment: 1)
+            prefix.copyBytes(from: rule.derivationPrefix)
+            self.prefix = UnsafeRawBufferPointer(prefix)
+            switch rule.plan {
+            case .pseudonym(let format, let length): kind = .pseudonym(format, length: length)
+            case .fake(let kind): self.kind = .fake(kind)
+            case .mask(let keepFirst, let keepLast) where rule.maskBytes.count == 1:
+                kind = .mask(keepFirst: keepFirst, keepLast: keepLast, character: rule.maskBytes[0])
+            default: kind = .general
+            }
+        }
+    }
+
+    private let scratch: UnsafeMutablePointer<Scratch>
+    /// Rows changed, by rule index.
+    var changed: [Int] { scratch.pointee.changed }
     /// The bytes of the last text or blob output.
-    var outputBytes: [UInt8] { output }
-    private var digest = [UInt8](repeating: 0, count: HMACSHA256.byteCount)
-    private var cache = OutputCache()
+    var outputBytes: [UInt8] { scratch.pointee.output }
     private var lookups: [OpaquePointer?]
     private var unpendLookups: [OpaquePointer?]
 
@@ -77,13 +177,42 @@ final class AnonymizationSession {
         self.key = key
         self.rules = rules
         self.spool = spool
-        changed = Array(repeating: 0, count: rules.count)
+        scratch = .allocate(capacity: 1)
+        let textRules = UnsafeMutableBufferPointer<TextRule>.allocate(capacity: rules.count)
+        _ = textRules.initialize(from: rules.map(TextRule.init))
+        scratch.initialize(to: Scratch(
+            changed: Array(repeating: 0, count: rules.count), textRules: textRules, hmac: .passUnretained(key.hmac),
+            originals: .passUnretained(spool.originals), written: .passUnretained(spool.written), spoolsBytesAsTheyAre: !spool.utf16,
+            sequences: Array(repeating: 0, count: rules.count)))
+        scratch.pointee.output.reserveCapacity(4096)
         lookups = Array(repeating: nil, count: rules.count)
         unpendLookups = Array(repeating: nil, count: rules.count)
-        output.reserveCapacity(4096)
     }
 
-    deinit { finalizeStatements() }
+    deinit {
+        finalizeStatements()
+        scratch.pointee.cache.release()
+        scratch.pointee.release()
+        scratch.deinitialize(count: 1)
+        scratch.deallocate()
+    }
+
+    /// Makes the fast path take keyed outputs from `prefetch`, which the caller
+    /// keeps alive until it attaches `nil`.
+    func attach(_ prefetch: KeyedPrefetch?) {
+        scratch.pointee.prefetch = prefetch.map { .passUnretained($0) }
+    }
+
+    /// Tells the prefetch that the statement rewriting `rules` is done.
+    func finished(_ rules: [BoundRule]) {
+        scratch.pointee.prefetch?._withUnsafeGuaranteedRef { $0.finished(rules) }
+    }
+
+    /// Frees the output cache once no value is rewritten any more: its memory
+    /// then serves the leak scan (a later callback would allocate it again).
+    func releaseCache() {
+        scratch.pointee.cache.release()
+    }
 
     /// Finalizes the statements the callbacks prepared; before the connection closes.
     func finalizeStatements() {
@@ -168,19 +297,26 @@ final class AnonymizationSession {
         }
     }
 
-    /// The keyed stream of a rule's derivation prefix, `attempt` and `value`.
+    /// The keyed stream of a rule's derivation prefix, `attempt` and `value`:
+    /// the message is assembled in one buffer and hashed in one update.
     private func stream(_ prefix: [UInt8], attempt: UInt32, _ value: UnsafeRawBufferPointer) -> KeyedStream? {
-        let hmac = key.hmac
-        var attemptBytes = attempt.bigEndian
-        let ok = prefix.withUnsafeBytes { prefix in
-            withUnsafeBytes(of: &attemptBytes) { attemptBytes in
-                digest.withUnsafeMutableBufferPointer { digest in
-                    hmac.begin() && hmac.update(prefix) && hmac.update(attemptBytes) && hmac.update(value) && hmac.finish(into: digest.baseAddress!)
-                }
-            }
+        prefix.withUnsafeBytes { Self.stream(scratch, prefix: $0, attempt: attempt, value) }
+    }
+
+    @inline(__always)
+    private static func stream(_ scratch: UnsafeMutablePointer<Scratch>, prefix: UnsafeRawBufferPointer, attempt: UInt32, _ value: UnsafeRawBufferPointer) -> KeyedStream? {
+        let length = prefix.count + 4 + value.count
+        if scratch.pointee.message.count < length {
+            scratch.pointee.message.deallocate()
+            scratch.pointee.message = .allocate(byteCount: max(length, 2 * scratch.pointee.message.count), alignment: 16)
         }
-        guard ok else { return nil }
-        return digest.withUnsafeBufferPointer { KeyedStream(digest: $0.baseAddress!) }
+        let message = scratch.pointee.message.baseAddress!
+        if let base = prefix.baseAddress { message.copyMemory(from: base, byteCount: prefix.count) }
+        (message + prefix.count).storeBytes(of: attempt.bigEndian, as: UInt32.self)
+        if let base = value.baseAddress { (message + prefix.count + 4).copyMemory(from: base, byteCount: value.count) }
+        let digest = scratch.pointee.digest
+        guard scratch.pointee.hmac._withUnsafeGuaranteedRef({ $0.authenticate(UnsafeRawBufferPointer(start: message, count: length), into: digest) }) else { return nil }
+        return KeyedStream(digest: digest)
     }
 
     /// The bytes a derivation starts with.
@@ -203,13 +339,15 @@ final class AnonymizationSession {
     /// Applies `rule` to one value (not NULL).
     /// - Returns: the output, or a reason when the value does not fit the rule.
     func transform(_ rule: BoundRule, _ input: Input, group: Input?, attempt: UInt32 = 0) -> Result<Output, TransformFailure> {
-        output.removeAll(keepingCapacity: true)
-        switch rule.rule.strategy {
+        let scratch = scratch
+        scratch.pointee.output.removeAll(keepingCapacity: true)
+        switch rule.plan {
         case .keep:
             return .success(.unchanged)
         case .null:
             return .success(.null)
-        case .value(let constant):
+        case .value:
+            guard case .value(let constant) = rule.rule.strategy else { return .success(.null) }
             switch constant {
             case .null: return .success(.null)
             case .bool(let value): return .success(.integer(value ? 1 : 0))
@@ -217,32 +355,32 @@ final class AnonymizationSession {
                 if value == value.rounded(), let integer = Int64(exactly: value) { return .success(.integer(integer)) }
                 return .success(.real(value))
             case .string(let value):
-                output.append(contentsOf: value.utf8)
+                scratch.pointee.output.append(contentsOf: value.utf8)
                 return .success(.text)
             case .array, .object:
                 return .success(.null)
             }
-        case .mask(let keepFirst, let keepLast, _):
+        case .mask(let keepFirst, let keepLast):
             var isBlob = false
             if case .blob = input { isBlob = true }
             withText(input) { bytes in
-                ValueTransforms.mask(keepFirst: keepFirst, keepLast: keepLast, character: rule.maskBytes, input: bytes, isBlob: isBlob, into: &output)
+                ValueTransforms.mask(keepFirst: keepFirst, keepLast: keepLast, character: rule.maskBytes, input: bytes, isBlob: isBlob, into: &scratch.pointee.output)
             }
             return .success(isBlob ? .blob : .text)
-        case .pseudonym(let format, _, let length):
+        case .pseudonym(let format, let length):
             return keyed(rule, input, attempt: attempt) { stream, bytes in
-                ValueTransforms.pseudonym(format, length: length, attempt: attempt, input: bytes, stream: &stream, into: &output)
-                if format == .digits, case .integer = input, let number = Int64(String(decoding: output, as: UTF8.self)) {
+                ValueTransforms.pseudonym(format, length: length, attempt: attempt, input: bytes, stream: &stream, into: &scratch.pointee.output)
+                if format == .digits, case .integer = input, let number = Int64(String(decoding: scratch.pointee.output, as: UTF8.self)) {
                     return .integer(number)
                 }
                 return .text
             }
         case .fake(let kind):
             return keyed(rule, input, attempt: attempt) { stream, bytes in
-                ValueTransforms.fake(kind, input: bytes, stream: &stream, into: &output)
+                ValueTransforms.fake(kind, input: bytes, stream: &stream, into: &scratch.pointee.output)
                 return .text
             }
-        case .shiftDate(_, let maxDays, let unit, _):
+        case .shiftDate(let maxDays, let unit):
             let days = dayOffset(rule, group: group, maxDays: maxDays)
             guard let days else { return .failure(.crypto) }
             switch input {
@@ -254,7 +392,7 @@ final class AnonymizationSession {
             case .real(let value):
                 return .success(.real(value + Double(days) * unit.perDay))
             case .text(let bytes):
-                guard DateShift.shift(bytes, days: days, into: &output) else {
+                guard DateShift.shift(bytes, days: days, into: &scratch.pointee.output) else {
                     return .failure(.notADate("a text that is not an ISO-8601 date (YYYY-MM-DD[THH:MM[:SS[.SSS]]][Z|±HH:MM])"))
                 }
                 return .success(.text)
@@ -300,11 +438,12 @@ final class AnonymizationSession {
     /// A keyed strategy (pseudonym, fake): blobs become keyed bytes of the same
     /// length, empty values stay empty, text goes through `render`.
     private func keyed(_ rule: BoundRule, _ input: Input, attempt: UInt32, _ render: (inout KeyedStream, UnsafeBufferPointer<UInt8>) -> Output) -> Result<Output, TransformFailure> {
+        let scratch = scratch
         return withText(input) { bytes in
             guard !bytes.isEmpty else { return .success(.unchanged) }
             guard var stream = stream(rule.derivationPrefix, attempt: attempt, UnsafeRawBufferPointer(bytes)) else { return .failure(.crypto) }
             if case .blob = input {
-                for _ in 0..<bytes.count { output.append(UInt8(truncatingIfNeeded: stream.next())) }
+                for _ in 0..<bytes.count { scratch.pointee.output.append(UInt8(truncatingIfNeeded: stream.next())) }
                 return .success(.blob)
             }
             return .success(render(&stream, bytes))
@@ -318,12 +457,16 @@ final class AnonymizationSession {
             groupBytes = [UInt8(group.storageClass)]
             withText(group) { groupBytes.append(contentsOf: $0) }
         }
-        if let cached = cache.lookup(owner: rule.cacheID * 4, groupBytes) {
-            return cache.outputs[cached].withUnsafeBytes { $0.loadUnaligned(as: Int.self) }
+        let scratch = scratch
+        let owner = rule.cacheID * 4
+        if let slot = groupBytes.withUnsafeBufferPointer({ scratch.pointee.cache.lookup(owner: owner, $0) }) {
+            return scratch.pointee.cache.output(slot).withUnsafeBytes { $0.loadUnaligned(as: Int.self) }
         }
         guard var stream = groupBytes.withUnsafeBytes({ stream(rule.derivationPrefix, attempt: 0, $0) }) else { return nil }
         let days = ValueTransforms.dayOffset(&stream, maxDays: maxDays)
-        withUnsafeBytes(of: days) { cache.store(owner: rule.cacheID * 4, groupBytes, output: Array($0)) }
+        groupBytes.withUnsafeBufferPointer { key in
+            withUnsafeBytes(of: days) { scratch.pointee.cache.store(owner: owner, key, output: $0.assumingMemoryBound(to: UInt8.self)) }
+        }
         return days
     }
 
@@ -334,22 +477,20 @@ final class AnonymizationSession {
         guard let arguments, count >= 2 else { return fail(context, nil, "fixturekit_anonymize: wrong arguments") }
         let index = Int(sqlite3_value_int64(arguments[0]))
         guard rules.indices.contains(index) else { return fail(context, nil, "fixturekit_anonymize: no rule \(index)") }
+        let scratch = scratch
+        if count == 2, sqlite3_value_type(arguments[1]) == SQLITE_TEXT, Self.anonymizeText(context, arguments[1], rule: index, scratch) { return }
         let rule = rules[index]
         guard let input = Self.input(arguments[1]) else { return sqlite3_result_null(context) }
         let group = count >= 3 ? Self.input(arguments[2]) : nil
         // Keyed strategies on text: the same input gives the same output, so a
         // repeated value is taken from the cache, and was recorded the first time.
         var cacheable = false
-        if case .text(let bytes) = input {
-            switch rule.rule.strategy {
-            case .pseudonym, .fake:
-                cacheable = true
-                if let slot = cache.lookup(owner: rule.cacheID * 4 + 1, bytes) {
-                    let cached = cache.outputs[slot]
-                    if !equalBytes(bytes, cached) { changed[index] += 1 }
-                    return cached.withUnsafeBufferPointer { Self.setResult(context, .text($0)) }
-                }
-            default: break
+        if case .text(let bytes) = input, rule.plan.isCacheable {
+            cacheable = true
+            if let slot = scratch.pointee.cache.lookup(owner: rule.cacheID * 4 + 1, bytes) {
+                let cached = scratch.pointee.cache.output(slot)
+                if !equalBytes(bytes, cached) { scratch.pointee.changed[index] += 1 }
+                return Self.setResult(context, .text(cached))
             }
         }
         switch transform(rule, input, group: group) {
@@ -357,15 +498,75 @@ final class AnonymizationSession {
             fail(context, rule, failure.description)
         case .success(let result):
             if cacheable, result == .text, case .text(let bytes) = input {
-                cache.store(owner: rule.cacheID * 4 + 1, bytes, output: output)
+                scratch.pointee.output.withUnsafeBufferPointer { scratch.pointee.cache.store(owner: rule.cacheID * 4 + 1, bytes, output: $0) }
             }
             finish(context, rule, input, result)
         }
     }
 
+    /// The common case of ``anonymize(_:_:_:)``: a text value under a keyed rule
+    /// or a mask of ASCII, without the general path's enums, closures and
+    /// reference counting. Gives the same output, counts and spool records.
+    /// - Returns: `false` when the general path must handle the value.
+    private static func anonymizeText(_ context: OpaquePointer?, _ value: OpaquePointer?, rule index: Int, _ scratch: UnsafeMutablePointer<Scratch>) -> Bool {
+        let rule = scratch.pointee.textRules[index]
+        guard scratch.pointee.spoolsBytesAsTheyAre else { return false }
+        let pointer = sqlite3_value_text(value)
+        let input = UnsafeBufferPointer(start: pointer, count: pointer == nil ? 0 : Int(sqlite3_value_bytes(value)))
+        scratch.pointee.output.removeAll(keepingCapacity: true)
+        switch rule.kind {
+        case .general:
+            return false
+        case .mask(let keepFirst, let keepLast, let character):
+            guard !input.contains(where: { $0 >= 0x80 }) else { return false }
+            ValueTransforms.mask(keepFirst: keepFirst, keepLast: keepLast, fill: character, input: input, into: &scratch.pointee.output)
+        case .pseudonym, .fake:
+            // Every text value counts in the sequence the prefetch follows.
+            let sequence = scratch.pointee.sequences[index]
+            scratch.pointee.sequences[index] = sequence + 1
+            scratch.pointee.prefetch?._withUnsafeGuaranteedRef { $0.skip(rule: index, sequence: sequence) }
+            guard !input.isEmpty else { return false }
+            if let slot = scratch.pointee.cache.lookup(owner: rule.cacheOwner, input) {
+                let cached = scratch.pointee.cache.output(slot)
+                if !equalBytes(input, cached) { scratch.pointee.changed[index] += 1 }
+                setResult(context, .text(cached))
+                return true
+            }
+            let prefetched = scratch.pointee.prefetch?._withUnsafeGuaranteedRef {
+                $0.take(rule: index, sequence: sequence, input: input, into: &scratch.pointee.output)
+            } ?? false
+            if !prefetched {
+                guard var stream = stream(scratch, prefix: rule.prefix, attempt: 0, UnsafeRawBufferPointer(input)) else { return false }
+                if case .pseudonym(let format, let length) = rule.kind {
+                    ValueTransforms.pseudonym(format, length: length, attempt: 0, input: input, stream: &stream, into: &scratch.pointee.output)
+                } else if case .fake(let kind) = rule.kind {
+                    ValueTransforms.fake(kind, input: input, stream: &stream, into: &scratch.pointee.output)
+                }
+            }
+            scratch.pointee.output.withUnsafeMutableBufferPointer { scratch.pointee.cache.store(owner: rule.cacheOwner, input, output: UnsafeBufferPointer($0)) }
+        }
+        // (The mutable form only borrows the array: the other one would retain it.)
+        let isChanged = scratch.pointee.output.withUnsafeMutableBufferPointer { output in
+            let output = UnsafeBufferPointer(output)
+            setResult(context, .text(output))
+            guard !equalBytes(input, output) else { return false }
+            if output.count >= LeakSpool.minimumPatternBytes {
+                scratch.pointee.written._withUnsafeGuaranteedRef { $0.append(nil, UnsafeRawBufferPointer(output)[...]) }
+            }
+            return true
+        }
+        guard isChanged else { return true }
+        scratch.pointee.changed[index] += 1
+        if input.count >= LeakSpool.minimumPatternBytes {
+            scratch.pointee.originals._withUnsafeGuaranteedRef { $0.append(UInt32(index), UnsafeRawBufferPointer(input).prefix(LeakSpool.maximumPatternBytes)) }
+        }
+        return true
+    }
+
     /// Sets the function's result (without a context, only counts), counts a
     /// change and spools what was replaced.
     private func finish(_ context: OpaquePointer?, _ rule: BoundRule, _ input: Input, _ result: Output) {
+        let scratch = scratch
         var isChanged = true
         switch result {
         case .unchanged:
@@ -380,18 +581,18 @@ final class AnonymizationSession {
             if case .real(let old) = input, old == value { isChanged = false }
             if context != nil { sqlite3_result_double(context, value) }
         case .text, .blob:
-            switch input {
-            case .text(let old) where result == .text: isChanged = !equalBytes(old, output)
-            case .blob(let old) where result == .blob: isChanged = !equalBytes(old, output)
-            default: break
-            }
-            output.withUnsafeBufferPointer { bytes in
+            scratch.pointee.output.withUnsafeBufferPointer { bytes in
+                switch input {
+                case .text(let old) where result == .text: isChanged = !equalBytes(old, bytes)
+                case .blob(let old) where result == .blob: isChanged = !equalBytes(old, bytes)
+                default: break
+                }
                 if context != nil { Self.setResult(context, result == .text ? .text(bytes) : .blob(bytes)) }
                 if isChanged { spool.addWritten(UnsafeRawBufferPointer(bytes), isText: result == .text) }
             }
         }
         guard isChanged else { return }
-        changed[rule.index] += 1
+        scratch.pointee.changed[rule.index] += 1
         switch input {
         case .text(let bytes): spool.addOriginal(column: rule.index, UnsafeRawBufferPointer(bytes), isText: true)
         case .blob(let bytes): spool.addOriginal(column: rule.index, UnsafeRawBufferPointer(bytes), isText: false)
@@ -434,11 +635,12 @@ final class AnonymizationSession {
             Self.setResult(context, input)
             return
         }
-        output.removeAll(keepingCapacity: true)
+        let scratch = scratch
+        scratch.pointee.output.removeAll(keepingCapacity: true)
         let result: Output
         switch value {
-        case .text(let bytes): output.append(contentsOf: bytes); result = .text
-        case .blob(let bytes): output.append(contentsOf: bytes); result = .blob
+        case .text(let bytes): scratch.pointee.output.append(contentsOf: bytes); result = .text
+        case .blob(let bytes): scratch.pointee.output.append(contentsOf: bytes); result = .blob
         case .integer(let number): result = .integer(number)
         case .real(let number): result = .real(number)
         }
@@ -488,20 +690,34 @@ final class AnonymizationSession {
 /// A direct-mapped cache of keyed outputs: real data repeats (names, cities,
 /// the e-mail of every order of one customer), and a repeated value then costs
 /// no HMAC. A rule whose values hardly repeat stops using it.
+///
+/// One flat allocation of fixed-size slots (a key and its output, each up to
+/// ``maximumBytes``; longer ones are not cached), made on the first store: a
+/// lookup or a store copies bytes and allocates nothing.
 struct OutputCache {
     static let slotCount = 1 << 16
+    /// The longest key, and the longest output, a slot holds.
+    static let maximumBytes = 64
     /// Lookups of one owner before its hit rate is judged.
     static let probation = 4096
     /// An owner needs at least one hit in this many lookups to keep the cache.
     static let minimumHitRatio = 16
 
-    private var keys = [[UInt8]](repeating: [], count: slotCount)
-    private var owners = [Int](repeating: -1, count: slotCount)
-    private(set) var outputs = [[UInt8]](repeating: [], count: slotCount)
+    /// Per slot: owner + 1 (0: empty), key length, output length.
+    private static let headerBytes = 16
+    private static let slotBytes = headerBytes + 2 * maximumBytes
+
+    private var slots: UnsafeMutableRawPointer?
     /// Lookups and hits by owner, and whether the owner gave up on the cache.
     private var lookups: [Int] = []
     private var hits: [Int] = []
     private var disabled: [Bool] = []
+
+    /// Frees the slots; the cache is empty afterwards.
+    mutating func release() {
+        slots?.deallocate()
+        slots = nil
+    }
 
     private static func slot(_ owner: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(truncatingIfNeeded: owner)
@@ -520,26 +736,37 @@ struct OutputCache {
         }
         guard !disabled[owner] else { return nil }
         let slot = Self.slot(owner, bytes)
-        let hit = owners[slot] == owner && equalBytes(bytes, keys[slot])
+        var hit = false
+        if let slots, bytes.count <= Self.maximumBytes {
+            let base = slots + slot * Self.slotBytes
+            hit = base.load(as: Int32.self) == Int32(truncatingIfNeeded: owner + 1)
+                && Int(base.load(fromByteOffset: 4, as: Int32.self)) == bytes.count
+                && (bytes.isEmpty || memcmp(base + Self.headerBytes, bytes.baseAddress!, bytes.count) == 0)
+        }
         lookups[owner] += 1
         if hit { hits[owner] += 1 }
         if lookups[owner] == Self.probation && hits[owner] * Self.minimumHitRatio < lookups[owner] { disabled[owner] = true }
         return hit ? slot : nil
     }
 
-    mutating func lookup(owner: Int, _ bytes: [UInt8]) -> Int? {
-        bytes.withUnsafeBufferPointer { lookup(owner: owner, $0) }
+    /// The output a slot that ``lookup(owner:_:)`` returned holds.
+    func output(_ slot: Int) -> UnsafeBufferPointer<UInt8> {
+        let base = slots! + slot * Self.slotBytes
+        let count = Int(base.load(fromByteOffset: 8, as: Int32.self))
+        return UnsafeBufferPointer(start: (base + Self.headerBytes + Self.maximumBytes).assumingMemoryBound(to: UInt8.self), count: count)
     }
 
-    mutating func store(owner: Int, _ bytes: UnsafeBufferPointer<UInt8>, output: [UInt8]) {
-        guard !isDisabled(owner) else { return }
-        let slot = Self.slot(owner, bytes)
-        owners[slot] = owner
-        keys[slot] = Array(bytes)
-        outputs[slot] = output
-    }
-
-    mutating func store(owner: Int, _ bytes: [UInt8], output: [UInt8]) {
-        bytes.withUnsafeBufferPointer { store(owner: owner, $0, output: output) }
+    mutating func store(owner: Int, _ bytes: UnsafeBufferPointer<UInt8>, output: UnsafeBufferPointer<UInt8>) {
+        guard !isDisabled(owner), bytes.count <= Self.maximumBytes, output.count <= Self.maximumBytes else { return }
+        if slots == nil {
+            slots = .allocate(byteCount: Self.slotCount * Self.slotBytes, alignment: 16)
+            for slot in 0..<Self.slotCount { (slots! + slot * Self.slotBytes).storeBytes(of: 0, as: Int32.self) }
+        }
+        let base = slots! + Self.slot(owner, bytes) * Self.slotBytes
+        base.storeBytes(of: Int32(truncatingIfNeeded: owner + 1), as: Int32.self)
+        base.storeBytes(of: Int32(bytes.count), toByteOffset: 4, as: Int32.self)
+        base.storeBytes(of: Int32(output.count), toByteOffset: 8, as: Int32.self)
+        if let key = bytes.baseAddress { (base + Self.headerBytes).copyMemory(from: key, byteCount: bytes.count) }
+        if let value = output.baseAddress { (base + Self.headerBytes + Self.maximumBytes).copyMemory(from: value, byteCount: output.count) }
     }
 }

@@ -202,15 +202,20 @@ public enum Anonymizer {
             }
         }
         defer { ScratchFolder.remove(raw) }
-        return try anonymizeInPlace(raw: raw, into: folder, storeName: set.storeName, rules: rules, key: key, display: display, names: names)
+        let pristine = (folder: set.folder, names: set.memberNames.filter { $0 != set.fileName(of: .support) })
+        return try anonymizeInPlace(raw: raw, into: folder, storeName: set.storeName, rules: rules, key: key, display: display, names: names, pristine: pristine)
     }
 
     /// Anonymizes the store set in `raw` into `folder/storeName`, then scans every file of `folder`.
-    static func anonymizeInPlace(raw: String, into folder: String, storeName: String, rules: AnonymizationRules, key: AnonymizationKey, display: String, names: (String) -> String) throws(FixtureKitError) -> AnonymizationReport {
+    /// - Parameter pristine: the store set's files where they were copied from,
+    ///   never opened, for ``KeyedPrefetch``.
+    static func anonymizeInPlace(raw: String, into folder: String, storeName: String, rules: AnonymizationRules, key: AnonymizationKey, display: String, names: (String) -> String, pristine: (folder: String, names: [String])? = nil) throws(FixtureKitError) -> AnonymizationReport {
         let output = folder.appendingPath(storeName)
-        let result = try AnonymizationEngine.run(folder: raw, storeName: storeName, output: output, rules: rules, key: key, spoolFolder: raw, display: display)
+        let result = try AnonymizationEngine.run(folder: raw, storeName: storeName, output: output, rules: rules, key: key, spoolFolder: raw, display: display, pristine: pristine)
         ScratchFolder.remove(raw)
-        try wrap("anonymize: sync", output) { () throws(FileSystemError) in
+        // The output is synced on another thread while the leak scan reads it.
+        let sync = BackgroundStage()
+        sync.start {
             let fd = try POSIX.open(output, O_RDONLY)
             defer { close(fd) }
             try POSIX.fsync(fd, path: output)
@@ -221,7 +226,7 @@ public enum Anonymizer {
         }
         let files = items.map { (path: folder.appendingPath($0.path.description), name: names($0.path.description)) }
         let scan: LeakScanReport
-        do { scan = try LeakScanner.scan(result.spool, files: files, columns: result.ruleNames, schemaText: result.schemaText) } catch {
+        do { scan = try result.leakScan.finish(files: files, columns: result.ruleNames) } catch {
             throw FixtureKitError(what: "anonymize: leak scan: \(error.operation)", path: error.path, why: error.reason)
         }
         if let hit = scan.hits.first {
@@ -230,6 +235,11 @@ public enum Anonymizer {
                 what: "anonymize: leak scan", path: hit.file,
                 why: "a replaced value of \(hit.column) is still in the file at offset \(hit.offset)\(more)",
                 hint: "another column keeps the same values: give it a rule too", category: .checkFailed)
+        }
+        try wrap("anonymize: sync", output) { () throws(FileSystemError) in
+            do { try sync.wait() } catch let error as FileSystemError { throw error } catch {
+                throw FileSystemError("fsync", path: output, message: "\(error)")
+            }
         }
         return AnonymizationReport(
             input: display, output: folder, rules: rules.path, rulesSHA256: rules.sha256, keyCheck: key.keyCheck,

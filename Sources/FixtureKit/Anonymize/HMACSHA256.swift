@@ -34,6 +34,22 @@ final class HMACSHA256 {
         guard initialised else { throw CryptoError("EVP_MAC_init") }
     }
 
+    private init(mac: OpaquePointer, context: OpaquePointer) {
+        self.mac = mac
+        self.context = context
+    }
+
+    /// Another context under the same key, for another thread (`EVP_MAC_CTX_dup`).
+    /// - Throws: ``CryptoError`` when libcrypto cannot copy it.
+    func duplicate() throws(CryptoError) -> HMACSHA256 {
+        guard EVP_MAC_up_ref(mac) == 1 else { throw CryptoError("EVP_MAC_up_ref") }
+        guard let copy = EVP_MAC_CTX_dup(context) else {
+            EVP_MAC_free(mac)
+            throw CryptoError("EVP_MAC_CTX_dup")
+        }
+        return HMACSHA256(mac: mac, context: copy)
+    }
+
     deinit {
         EVP_MAC_CTX_free(context)
         EVP_MAC_free(mac)
@@ -53,6 +69,12 @@ final class HMACSHA256 {
     func finish(into output: UnsafeMutablePointer<UInt8>) -> Bool {
         var length = 0
         return EVP_MAC_final(context, output, &length, Self.byteCount) == 1 && length == Self.byteCount
+    }
+
+    /// Writes the MAC of `message` (32 bytes) to `output`.
+    /// - Returns: `false` when libcrypto failed (it does not, short of memory).
+    func authenticate(_ message: UnsafeRawBufferPointer, into output: UnsafeMutablePointer<UInt8>) -> Bool {
+        begin() && update(message) && finish(into: output)
     }
 
     /// The MAC of `message`.

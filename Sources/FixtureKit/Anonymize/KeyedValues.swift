@@ -50,18 +50,24 @@ extension UInt64 {
 
 /// The pure value transforms of the strategies, on bytes.
 enum ValueTransforms {
-    static let hexDigits = Array("0123456789abcdef".utf8)
+    /// Static strings: their bytes are read with no reference counting.
+    static let hexDigits: StaticString = "0123456789abcdef"
     /// Pseudonymous e-mail addresses are `user-<12 hex digits>@example.invalid`
     /// (`.invalid` is reserved by RFC 2606: it can never reach anyone).
-    static let emailPrefix = Array("user-".utf8)
-    static let emailDomain = Array("@example.invalid".utf8)
+    static let emailPrefix: StaticString = "user-"
+    static let emailDomain: StaticString = "@example.invalid"
     static let emailHexDigits = 12
     /// After this many collisions, a `name` pseudonym gets a number after it, so
     /// that a domain with more values than names still finds unique ones.
     static let nameAttemptsBeforeNumber: UInt32 = 16
 
     static func appendHex(_ stream: inout KeyedStream, count: Int, to output: inout [UInt8]) {
-        for _ in 0..<count { output.append(hexDigits[stream.next(below: 16)]) }
+        let digits = hexDigits.utf8Start
+        for _ in 0..<count { output.append(digits[stream.next(below: 16)]) }
+    }
+
+    static func append(_ text: StaticString, to output: inout [UInt8]) {
+        output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// A pseudonym of text (or of a number's text) in `format`.
@@ -75,13 +81,13 @@ enum ValueTransforms {
             bytes[8] = (bytes[8] & 0x3F) | 0x80 // RFC 4122 variant
             for (index, byte) in bytes.enumerated() {
                 if [4, 6, 8, 10].contains(index) { output.append(UInt8(ascii: "-")) }
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
+                output.append(hexDigits.utf8Start[Int(byte >> 4)])
+                output.append(hexDigits.utf8Start[Int(byte & 0x0F)])
             }
         case .email:
-            output.append(contentsOf: emailPrefix)
+            append(emailPrefix, to: &output)
             appendHex(&stream, count: emailHexDigits, to: &output)
-            output.append(contentsOf: emailDomain)
+            append(emailDomain, to: &output)
         case .name:
             output.append(contentsOf: FakeData.firstNames[stream.next(below: FakeData.firstNames.count)])
             output.append(UInt8(ascii: " "))
@@ -136,17 +142,15 @@ enum ValueTransforms {
     /// masked whole, so that mask never returns a value unchanged.
     static func mask(keepFirst: Int, keepLast: Int, character: [UInt8], input: UnsafeBufferPointer<UInt8>, isBlob: Bool, into output: inout [UInt8]) {
         if isBlob || !input.contains(where: { $0 >= 0x80 }) {
+            guard !isBlob && character.count != 1 else {
+                return mask(keepFirst: keepFirst, keepLast: keepLast, fill: isBlob ? 0 : character[0], input: input, into: &output)
+            }
             let count = input.count
             let keep = keepFirst + keepLast < count
-            for (index, byte) in input.enumerated() {
-                if keep && (index < keepFirst || index >= count - keepLast) {
-                    output.append(byte)
-                } else if isBlob {
-                    output.append(0)
-                } else {
-                    output.append(contentsOf: character)
-                }
-            }
+            let head = keep ? keepFirst : 0, tail = keep ? keepLast : 0
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: input[0..<head]))
+            for _ in 0..<(count - head - tail) { output.append(contentsOf: character) }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: input[(count - tail)..<count]))
             return
         }
         let characters = Array(String(decoding: input, as: UTF8.self))
@@ -158,6 +162,18 @@ enum ValueTransforms {
                 output.append(contentsOf: character)
             }
         }
+    }
+
+    /// ``mask(keepFirst:keepLast:character:input:isBlob:into:)`` of bytes taken one by one
+    /// (ASCII text, or a blob), each masked byte replaced by `fill`.
+    static func mask(keepFirst: Int, keepLast: Int, fill: UInt8, input: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
+        let count = input.count
+        let keep = keepFirst + keepLast < count
+        // Bytes kept at each end, and what goes between them.
+        let head = keep ? keepFirst : 0, tail = keep ? keepLast : 0
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: input[0..<head]))
+        output.append(contentsOf: repeatElement(fill, count: count - head - tail))
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: input[(count - tail)..<count]))
     }
 
     static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }

@@ -1,324 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-
-/// Where the values replaced during a run wait for the leak scan: two files
-/// unlinked as soon as they are created, so that nothing of them is left even
-/// after `kill -9`, read back in batches of bounded size.
-///
-/// The first holds every replaced original of ``minimumPatternBytes`` or more
-/// with the column it came from; the second every value the rules wrote, whose
-/// own bytes may hold an original by chance (a fake name that is also a real
-/// one, a shifted date that is another row's date) and are then no leak.
-final class LeakSpool {
-    /// Shorter values are not searched: 3 bytes are found anywhere by chance.
-    static let minimumPatternBytes = 4
-    /// Longer values are searched by their first this many bytes.
-    static let maximumPatternBytes = 4096
-    private static let bufferSize = 1 << 20
-
-    fileprivate let originals: SpoolFile
-    fileprivate let written: SpoolFile
-    /// Text is also searched in this UTF-16 form, as the store keeps it.
-    let utf16: Bool
-    private(set) var originalCount = 0
-
-    init(folder: String, utf16: Bool) throws(FileSystemError) {
-        originals = try SpoolFile(folder: folder, name: "originals")
-        written = try SpoolFile(folder: folder, name: "written")
-        self.utf16 = utf16
-    }
-
-    /// Records a replaced original of column `column`.
-    func addOriginal(column: Int, _ bytes: UnsafeRawBufferPointer, isText: Bool) {
-        guard bytes.count >= Self.minimumPatternBytes else { return }
-        guard isText && utf16 else {
-            originals.append(UInt32(column), bytes.prefix(Self.maximumPatternBytes))
-            originalCount += 1
-            return
-        }
-        forEachEncoding(bytes, isText: isText) { encoded in
-            originals.append(UInt32(column), encoded.prefix(Self.maximumPatternBytes))
-            originalCount += 1
-        }
-    }
-
-    /// Records a value the rules wrote.
-    func addWritten(_ bytes: UnsafeRawBufferPointer, isText: Bool) {
-        guard bytes.count >= Self.minimumPatternBytes else { return }
-        guard isText && utf16 else { return written.append(nil, bytes[...]) }
-        forEachEncoding(bytes, isText: isText) { encoded in written.append(nil, encoded[...]) }
-    }
-
-    private func forEachEncoding(_ bytes: UnsafeRawBufferPointer, isText: Bool, _ body: (Slice<UnsafeRawBufferPointer>) -> Void) {
-        body(bytes[...])
-        guard isText && utf16 else { return }
-        let units = Array(String(decoding: bytes, as: UTF8.self).utf16)
-        for bigEndian in [false, true] {
-            var encoded: [UInt8] = []
-            encoded.reserveCapacity(units.count * 2)
-            for unit in units {
-                let value = bigEndian ? unit.bigEndian : unit.littleEndian
-                encoded.append(UInt8(truncatingIfNeeded: value))
-                encoded.append(UInt8(truncatingIfNeeded: value >> 8))
-            }
-            encoded.withUnsafeBytes { body($0[...]) }
-        }
-    }
-
-    /// Writes out what is buffered.
-    func finish() throws(FileSystemError) {
-        try originals.flush()
-        try written.flush()
-    }
-}
-
-/// One spool file: records of `[column u32][length u32][bytes]` (column omitted in the written spool).
-fileprivate final class SpoolFile {
-    let fd: Int32
-    let path: String
-    private var buffer: [UInt8] = []
-    private var failure: FileSystemError?
-
-    init(folder: String, name: String) throws(FileSystemError) {
-        path = folder.appendingPath(".fixturekit-\(name)-\(getpid())")
-        fd = try POSIX.open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
-        unlink(path)
-        buffer.reserveCapacity(1 << 20)
-    }
-
-    deinit { close(fd) }
-
-    func append(_ column: UInt32?, _ bytes: Slice<UnsafeRawBufferPointer>) {
-        if let column { appendWord(column) }
-        appendWord(UInt32(bytes.count))
-        buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes))
-        if buffer.count >= 1 << 20 { try? flush() }
-    }
-
-    private func appendWord(_ word: UInt32) {
-        withUnsafeBytes(of: word.littleEndian) { buffer.append(contentsOf: $0) }
-    }
-
-    func flush() throws(FileSystemError) {
-        if let failure { throw failure }
-        guard !buffer.isEmpty else { return }
-        let problem: FileSystemError? = buffer.withUnsafeBytes { bytes in
-            do throws(FileSystemError) {
-                try POSIX.writeAll(fd, bytes, path: path)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let problem {
-            failure = problem
-            throw problem
-        }
-        buffer.removeAll(keepingCapacity: true)
-    }
-
-    /// Reads the records from the start, calling `body` with each; `body` returns
-    /// `false` to stop, and the next call goes on from there.
-    func records(from offset: inout off_t, withColumn: Bool, _ body: (UInt32, UnsafeRawBufferPointer) -> Bool) throws(FileSystemError) {
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        var filled = 0
-        var consumed = 0
-        var position = offset
-        let headerSize = withColumn ? 8 : 4
-        while true {
-            // Keep the unread tail, then fill up from the file.
-            if consumed > 0 {
-                chunk.withUnsafeMutableBytes { raw in
-                    raw.baseAddress!.copyMemory(from: raw.baseAddress! + consumed, byteCount: filled - consumed)
-                }
-                filled -= consumed
-                consumed = 0
-            }
-            let count = chunk.withUnsafeMutableBytes { raw in
-                POSIX.retrying { pread(fd, raw.baseAddress! + filled, raw.count - filled, position) }
-            }
-            if count < 0 { throw FileSystemError("read", path: path, errno: errno) }
-            position += off_t(count)
-            filled += count
-            var stop = false
-            chunk.withUnsafeBytes { raw in
-                while filled - consumed >= headerSize {
-                    let column = withColumn ? raw.loadUnaligned(fromByteOffset: consumed, as: UInt32.self).littleEndian : 0
-                    let length = Int(raw.loadUnaligned(fromByteOffset: consumed + headerSize - 4, as: UInt32.self).littleEndian)
-                    guard filled - consumed >= headerSize + length else { break }
-                    let record = UnsafeRawBufferPointer(rebasing: raw[(consumed + headerSize)..<(consumed + headerSize + length)])
-                    consumed += headerSize + length
-                    if !body(column, record) {
-                        stop = true
-                        break
-                    }
-                }
-            }
-            if stop || count == 0 {
-                offset = position - off_t(filled - consumed)
-                return
-            }
-            if filled - consumed == chunk.count {
-                chunk.append(contentsOf: [UInt8](repeating: 0, count: chunk.count))
-            }
-        }
-    }
-}
-
-/// A set of byte patterns searched for at once: a bitmap over each pattern's
-/// first 4 bytes rules out nearly every position, and a hash table finds the
-/// candidates. A pattern of 4 to 7 bytes is keyed by all its bytes; a longer one
-/// by a hash of its first 8, 16, 32 or 64 bytes (the most it has), so that
-/// values sharing a long prefix (`person.1…@…`) do not pile up under one key.
-struct PatternIndex {
-    private(set) var arena: [UInt8] = []
-    private(set) var starts: [UInt32] = []
-    private(set) var lengths: [UInt32] = []
-    /// The column each pattern was replaced in (a rule's index).
-    private(set) var columns: [UInt32] = []
-    /// Patterns found inside what the rules wrote or in the schema: no leak.
-    var exempt: [Bool] = []
-    /// Patterns whose bytes an earlier pattern already has: never searched.
-    private(set) var duplicate: [Bool] = []
-
-    private static let filterBits = 24
-    private static let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
-    /// The prefix lengths long patterns are keyed by.
-    private static let levels = [8, 16, 32, 64]
-    private var filter = [UInt64](repeating: 0, count: 1 << (filterBits - 6))
-    private var slotKeys: [UInt64] = []
-    private var slotHeads: [Int32] = []
-    private var next: [Int32] = []
-    private var slotBits = 0
-    /// Bit L set when a pattern of L bytes (4 to 7) exists; bit 8 + i for level i.
-    private var lengthMask: UInt16 = 0
-    private(set) var maximumLength = 0
-
-    var count: Int { starts.count }
-    var isEmpty: Bool { starts.isEmpty }
-    var arenaBytes: Int { arena.count }
-
-    /// Adds a pattern of at least 4 bytes.
-    mutating func add(_ bytes: UnsafeRawBufferPointer, column: Int) {
-        starts.append(UInt32(arena.count))
-        lengths.append(UInt32(bytes.count))
-        columns.append(UInt32(column))
-        arena.append(contentsOf: bytes)
-    }
-
-    /// The level of a pattern of `length` bytes (8 or more).
-    @inline(__always)
-    private static func level(of length: Int) -> Int {
-        length >= 64 ? 3 : length >= 32 ? 2 : length >= 16 ? 1 : 0
-    }
-
-    /// The key of the first `length` bytes (4 to 7), or of the first bytes of level `level`.
-    @inline(__always)
-    private static func key(_ pointer: UnsafeRawPointer, short length: Int) -> UInt64 {
-        var key: UInt64 = 0
-        for index in 0..<length { key |= UInt64(pointer.load(fromByteOffset: index, as: UInt8.self)) << UInt64(8 * index) }
-        return key | UInt64(length) << 56
-    }
-
-    @inline(__always)
-    private static func key(_ pointer: UnsafeRawPointer, level: Int) -> UInt64 {
-        var hash = UInt64(level + 1) &* multiplier
-        for word in 0..<(levels[level] / 8) {
-            hash = (hash ^ pointer.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self)) &* 0xFF51_AFD7_ED55_8CCD
-            hash ^= hash >> 29
-        }
-        return hash
-    }
-
-    @inline(__always)
-    private func slot(for key: UInt64) -> Int {
-        var slot = Int(truncatingIfNeeded: (key &* Self.multiplier) >> UInt64(64 - slotBits))
-        while slotHeads[slot] >= 0 && slotKeys[slot] != key { slot = (slot + 1) & ((1 << slotBits) - 1) }
-        return slot
-    }
-
-    /// Builds the bitmap and the hash table; duplicates are dropped here.
-    mutating func build() {
-        slotBits = max(4, (starts.count * 2).bitWidthNeeded)
-        slotKeys = [UInt64](repeating: 0, count: 1 << slotBits)
-        slotHeads = [Int32](repeating: -1, count: 1 << slotBits)
-        next = [Int32](repeating: -1, count: starts.count)
-        exempt = [Bool](repeating: false, count: starts.count)
-        duplicate = [Bool](repeating: false, count: starts.count)
-        arena.withUnsafeBytes { arena in
-            let base = arena.baseAddress!
-            for pattern in 0..<starts.count {
-                let start = Int(starts[pattern]), length = Int(lengths[pattern])
-                let key = length < 8 ? Self.key(base + start, short: length) : Self.key(base + start, level: Self.level(of: length))
-                let slot = slot(for: key)
-                var candidate = slotHeads[slot]
-                while candidate >= 0 {
-                    let other = Int(candidate)
-                    if Int(lengths[other]) == length && memcmp(base + Int(starts[other]), base + start, length) == 0 {
-                        duplicate[pattern] = true
-                        break
-                    }
-                    candidate = next[other]
-                }
-                guard !duplicate[pattern] else { continue }
-                slotKeys[slot] = key
-                next[pattern] = slotHeads[slot]
-                slotHeads[slot] = Int32(pattern)
-                let prefix = arena.loadUnaligned(fromByteOffset: start, as: UInt32.self)
-                let bit = Int(truncatingIfNeeded: (UInt64(prefix) &* Self.multiplier) >> UInt64(64 - Self.filterBits))
-                filter[bit >> 6] |= 1 << UInt64(bit & 63)
-                lengthMask |= 1 << UInt16(length < 8 ? length : 8 + Self.level(of: length))
-                maximumLength = max(maximumLength, length)
-            }
-        }
-    }
-
-    /// Calls `found` with each pattern that occurs in `buffer` at a position up
-    /// to `end`; a pattern must lie wholly inside `buffer`.
-    func search(_ buffer: UnsafeRawBufferPointer, end: Int, _ found: (_ pattern: Int, _ position: Int) -> Void) {
-        guard !starts.isEmpty, let base = buffer.baseAddress else { return }
-        let total = buffer.count
-        let last = min(end, total - 4)
-        guard last >= 0 else { return }
-        arena.withUnsafeBytes { arena in
-            filter.withUnsafeBufferPointer { filter in
-                let arenaBase = arena.baseAddress!
-                var position = 0
-                while position <= last {
-                    let prefix = (base + position).loadUnaligned(as: UInt32.self)
-                    let bit = Int(truncatingIfNeeded: (UInt64(prefix) &* Self.multiplier) >> UInt64(64 - Self.filterBits))
-                    if filter[bit >> 6] & (1 << UInt64(bit & 63)) == 0 {
-                        position += 1
-                        continue
-                    }
-                    let available = total - position
-                    for kind in 4...11 where lengthMask & (1 << UInt16(kind)) != 0 {
-                        let keyLength = kind < 8 ? kind : Self.levels[kind - 8]
-                        guard available >= keyLength else { continue }
-                        let key = kind < 8 ? Self.key(base + position, short: kind) : Self.key(base + position, level: kind - 8)
-                        var candidate = slotHeads[slot(for: key)]
-                        while candidate >= 0 {
-                            let pattern = Int(candidate)
-                            let length = Int(lengths[pattern])
-                            if length <= available && (kind < 8 ? length == kind : length >= keyLength)
-                                && memcmp(arenaBase + Int(starts[pattern]), base + position, length) == 0 {
-                                found(pattern, position)
-                            }
-                            candidate = next[pattern]
-                        }
-                    }
-                    position += 1
-                }
-            }
-        }
-    }
-}
-
-extension Int {
-    /// Bits needed to write the number: 5 for 16 to 31.
-    var bitWidthNeeded: Int { Int.bitWidth - leadingZeroBitCount }
-}
+import Synchronization
 
 /// One place where a replaced value was found.
 public struct LeakHit: Codable, Equatable, Sendable {
@@ -347,9 +30,11 @@ public struct LeakScanReport: Codable, Equatable, Sendable {
 /// Searches output files for the replaced originals of a spool.
 enum LeakScanner {
     /// Bytes of patterns held in memory at once; more are searched in further passes.
-    static let batchBytes = 32 << 20
+    static let batchBytes = 64 << 20
     static let readSize = 1 << 20
     static let maximumReportedHits = 20
+    /// A file this large or larger is searched by two threads, one half each.
+    static let splitBytes = 4 << 20
 
     /// Searches every byte of `files` for the spool's originals.
     /// - Parameters:
@@ -357,60 +42,10 @@ enum LeakScanner {
     ///   - columns: `table.column` of each rule index.
     ///   - schemaText: text that is in the file whatever the data.
     static func scan(_ spool: LeakSpool, files: [(path: String, name: String)], columns: [String], schemaText: [String], batchBytes: Int = batchBytes) throws(FileSystemError) -> LeakScanReport {
-        try spool.finish()
-        var report = LeakScanReport(files: files.map(\.name), bytes: 0, valuesSearched: 0, valuesExempt: 0, hits: [], hitCount: 0)
-        for file in files {
-            let info = try POSIX.lstat(file.path)
-            report.bytes += UInt64(info.st_size)
-        }
-        var offset: off_t = 0
-        var pending: [UInt8]? = nil
-        var pendingColumn = 0
-        var done = false
-        while !done {
-            var index = PatternIndex()
-            if let carried = pending {
-                carried.withUnsafeBytes { index.add($0, column: pendingColumn) }
-                pending = nil
-            }
-            var stopped = false
-            try spool.originals.records(from: &offset, withColumn: true) { column, bytes in
-                if index.arenaBytes + bytes.count > batchBytes && !index.isEmpty {
-                    pending = Array(bytes)
-                    pendingColumn = Int(column)
-                    stopped = true
-                    return false
-                }
-                index.add(bytes, column: Int(column))
-                return true
-            }
-            done = !stopped
-            guard !index.isEmpty else { break }
-            index.build()
-            // Exemptions: the schema, then every written value on its own.
-            var exempt = index.exempt
-            for text in schemaText {
-                var bytes = Array(text.utf8)
-                if spool.utf16 { bytes += utf16Forms(text) }
-                bytes.withUnsafeBytes { raw in index.search(raw, end: raw.count) { pattern, _ in exempt[pattern] = true } }
-            }
-            var writtenOffset: off_t = 0
-            try spool.written.records(from: &writtenOffset, withColumn: false) { _, bytes in
-                index.search(bytes, end: bytes.count) { pattern, _ in exempt[pattern] = true }
-                return true
-            }
-            index.exempt = exempt
-            for pattern in 0..<index.count where !index.duplicate[pattern] {
-                if exempt[pattern] { report.valuesExempt += 1 } else { report.valuesSearched += 1 }
-            }
-            for file in files {
-                try search(file.path, name: file.name, index: index, columns: columns, report: &report)
-            }
-        }
-        return report
+        try LeakScan(spool: spool, schemaText: schemaText, batchBytes: batchBytes).finish(files: files, columns: columns)
     }
 
-    private static func utf16Forms(_ text: String) -> [UInt8] {
+    static func utf16Forms(_ text: String) -> [UInt8] {
         var bytes: [UInt8] = [0]
         for bigEndian in [false, true] {
             for unit in text.utf16 {
@@ -423,43 +58,233 @@ enum LeakScanner {
         return bytes
     }
 
-    /// Streams one file through the index: each read is searched with the last
-    /// bytes of the previous one in front, so that a value across two reads is found.
-    private static func search(_ path: String, name: String, index: PatternIndex, columns: [String], report: inout LeakScanReport) throws(FileSystemError) {
+    /// The hits of one part of a file.
+    struct RangeHits {
+        var count = 0
+        /// The first ones, in the order found: (pattern, offset in the file).
+        var first: [(pattern: Int, offset: UInt64)] = []
+    }
+
+    /// Searches the positions `start..<end` of the file at `path`, reading on
+    /// past `end` as far as the longest pattern needs. Each read is searched with
+    /// the last bytes of the previous one in front, so that a value across two
+    /// reads is found.
+    static func search(_ path: String, from start: Int, to end: Int, index: PatternIndex) throws(FileSystemError) -> RangeHits {
         let fd = try POSIX.open(path, O_RDONLY | O_NOFOLLOW)
         defer { close(fd) }
-        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
+        _ = posix_fadvise(fd, off_t(start), 0, POSIX_FADV_SEQUENTIAL)
         let overlap = max(index.maximumLength - 1, 0)
         var buffer = [UInt8](repeating: 0, count: readSize + overlap)
+        var hits = RangeHits()
         var carried = 0
-        var bufferStart: UInt64 = 0
+        var bufferStart = start
+        var position = start
         while true {
-            let count = buffer.withUnsafeMutableBytes { raw in
-                POSIX.retrying { read(fd, raw.baseAddress! + carried, raw.count - carried) }
+            let wanted = min(buffer.count - carried, end + overlap - position)
+            let count = wanted <= 0 ? 0 : buffer.withUnsafeMutableBytes { raw in
+                POSIX.retrying { pread(fd, raw.baseAddress! + carried, wanted, off_t(position)) }
             }
             if count < 0 { throw FileSystemError("read", path: path, errno: errno) }
+            position += count
             let filled = carried + count
             let atEnd = count == 0
-            // Positions from which every pattern fits in what was read: the rest waits.
-            let end = atEnd ? filled : filled - overlap - 1
+            // Positions from which every pattern fits in what was read, and before `end`: the rest waits.
+            let last = min(atEnd ? filled : filled - overlap - 1, end - 1 - bufferStart)
             buffer.withUnsafeBytes { raw in
-                let valid = UnsafeRawBufferPointer(rebasing: raw[0..<filled])
-                index.search(valid, end: end) { pattern, position in
-                    guard !index.exempt[pattern] else { return }
-                    report.hitCount += 1
-                    if report.hits.count < maximumReportedHits {
-                        let column = Int(index.columns[pattern])
-                        report.hits.append(LeakHit(file: name, offset: bufferStart + UInt64(position), column: column < columns.count ? columns[column] : "?"))
-                    }
+                index.search(UnsafeRawBufferPointer(rebasing: raw[0..<filled]), end: last) { pattern, at in
+                    guard !index.isExempt(pattern) else { return }
+                    hits.count += 1
+                    if hits.first.count < maximumReportedHits { hits.first.append((pattern, UInt64(bufferStart + at))) }
                 }
             }
-            if atEnd { return }
-            let keep = min(filled, max(filled - max(end + 1, 0), 0))
+            if atEnd { return hits }
+            let keep = min(filled, max(filled - max(last + 1, 0), 0))
             buffer.withUnsafeMutableBytes { raw in
                 raw.baseAddress!.copyMemory(from: raw.baseAddress! + (filled - keep), byteCount: keep)
             }
-            bufferStart += UInt64(filled - keep)
+            bufferStart += filled - keep
             carried = keep
+        }
+    }
+}
+
+/// A leak scan that starts before the rewrite: while SQLite rewrites rows on
+/// the caller's thread, a second thread reads the replaced values back from
+/// the spool as it is written and indexes the first batch of them; once the
+/// spool is complete, it looks for them in the values the rules wrote (which
+/// exempts them) while the caller builds the output. ``finish(files:columns:)``
+/// then searches every file, a large one by both threads, and any further
+/// batch after that.
+final class LeakScan {
+    private let spool: LeakSpool
+    private let schemaText: [String]
+    private let batchBytes: Int
+    private let stage = BackgroundStage()
+    private let first: Batch
+
+    /// The patterns of one batch, and where the next one starts in the spool.
+    /// Handed between the threads under ``BackgroundStage``'s rule.
+    private final class Batch: @unchecked Sendable {
+        var index = PatternIndex()
+        var offset: off_t
+        var isLast = false
+        init(offset: off_t) { self.offset = offset }
+    }
+
+    private final class Flag: Sendable {
+        private let value = Atomic<Bool>(false)
+        var isSet: Bool { value.load(ordering: .relaxed) }
+        func set() { value.store(true, ordering: .relaxed) }
+    }
+
+    private let cancelled = Flag()
+
+    /// The second half's hits, handed back under ``BackgroundStage``'s rule.
+    private final class HitsBox: @unchecked Sendable {
+        var hits = LeakScanner.RangeHits()
+    }
+
+    /// Starts indexing the spool's originals on a second thread.
+    init(spool: LeakSpool, schemaText: [String], batchBytes: Int = LeakScanner.batchBytes) {
+        self.spool = spool
+        self.schemaText = schemaText
+        self.batchBytes = batchBytes
+        let first = Batch(offset: 0)
+        self.first = first
+        let cancelled = cancelled
+        stage.start {
+            try Self.fill(first, from: spool, batchBytes: batchBytes, following: true, cancelled: cancelled)
+            guard !cancelled.isSet else { return }
+            try Self.findExemptions(first, spool: spool, schemaText: schemaText)
+        }
+    }
+
+    deinit {
+        cancelled.set()
+        spool.progress.complete()
+        stage.drain()
+    }
+
+    /// Reads originals from `batch.offset` into `batch.index` until the batch is
+    /// full or the spool ends; `following`: waits for a spool still written.
+    private static func fill(_ batch: Batch, from spool: LeakSpool, batchBytes: Int, following: Bool, cancelled: Flag) throws(FileSystemError) {
+        var offset = batch.offset
+        var index = PatternIndex()
+        index.reserve(bytes: batchBytes)
+        defer {
+            index.build()
+            batch.index = index
+            batch.offset = offset
+        }
+        while true {
+            // Complete first: everything it covers is then in `available`.
+            let complete = !following || spool.progress.isComplete
+            let limit = following ? off_t(spool.progress.available) : .max
+            var full = false
+            try spool.originals.records(from: &offset, to: limit, withColumn: true) { column, bytes in
+                if index.arenaBytes + bytes.count > batchBytes && !index.isEmpty {
+                    full = true
+                    return false
+                }
+                index.add(bytes, column: Int(column))
+                return true
+            }
+            if full { break }
+            if complete {
+                batch.isLast = true
+                break
+            }
+            if cancelled.isSet { return }
+            spool.progress.waitForChange()
+        }
+        // The written values must all be there before they are searched.
+        while following && !spool.progress.isComplete && !cancelled.isSet { spool.progress.waitForChange() }
+    }
+
+    /// Marks the patterns found in the schema or inside a value the rules wrote.
+    private static func findExemptions(_ batch: Batch, spool: LeakSpool, schemaText: [String]) throws(FileSystemError) {
+        guard !batch.index.isEmpty else { return }
+        let index = batch.index
+        var exempt = index.exemptBits
+        func mark(_ pattern: Int, _: Int) { exempt[pattern >> 6] |= 1 << UInt64(pattern & 63) }
+        for text in schemaText {
+            var bytes = Array(text.utf8)
+            if spool.utf16 { bytes += LeakScanner.utf16Forms(text) }
+            bytes.withUnsafeBytes { raw in index.search(raw, end: raw.count, mark) }
+        }
+        var offset: off_t = 0
+        try spool.written.records(from: &offset, withColumn: false) { _, bytes in
+            index.search(bytes, end: bytes.count, mark)
+            return true
+        }
+        batch.index.exemptBits = exempt
+    }
+
+    private func waitForStage() throws(FileSystemError) {
+        do { try stage.wait() } catch let error as FileSystemError { throw error } catch {
+            throw FileSystemError("leak scan", path: "", message: "\(error)")
+        }
+    }
+
+    /// Searches every byte of `files` for the spool's originals; the spool is
+    /// finished first if it was not.
+    /// - Parameters:
+    ///   - files: the paths, and how each is named in the report.
+    ///   - columns: `table.column` of each rule index.
+    func finish(files: [(path: String, name: String)], columns: [String]) throws(FileSystemError) -> LeakScanReport {
+        do { try spool.finish() } catch {
+            cancelled.set()
+            throw error
+        }
+        try waitForStage()
+        var report = LeakScanReport(files: files.map(\.name), bytes: 0, valuesSearched: 0, valuesExempt: 0, hits: [], hitCount: 0)
+        var sizes: [Int] = []
+        for file in files {
+            let info = try POSIX.lstat(file.path)
+            report.bytes += UInt64(info.st_size)
+            sizes.append(Int(info.st_size))
+        }
+        var batch = first
+        while !batch.index.isEmpty {
+            for pattern in 0..<batch.index.count {
+                if batch.index.isExempt(pattern) { report.valuesExempt += 1 } else { report.valuesSearched += 1 }
+            }
+            for (file, size) in zip(files, sizes) {
+                try search(file, size: size, index: batch.index, columns: columns, report: &report)
+            }
+            guard !batch.isLast else { break }
+            let next = Batch(offset: batch.offset)
+            batch.index = PatternIndex()
+            try Self.fill(next, from: spool, batchBytes: batchBytes, following: false, cancelled: cancelled)
+            try Self.findExemptions(next, spool: spool, schemaText: schemaText)
+            batch = next
+        }
+        return report
+    }
+
+    /// Searches one file: a large one in two halves, the second on the stage's thread.
+    private func search(_ file: (path: String, name: String), size: Int, index: PatternIndex, columns: [String], report: inout LeakScanReport) throws(FileSystemError) {
+        var parts: [LeakScanner.RangeHits]
+        if size >= LeakScanner.splitBytes {
+            let middle = size / 2
+            let box = HitsBox()
+            stage.start { box.hits = try LeakScanner.search(file.path, from: middle, to: size, index: index) }
+            let firstHalf: LeakScanner.RangeHits
+            do { firstHalf = try LeakScanner.search(file.path, from: 0, to: middle, index: index) } catch {
+                stage.drain()
+                throw error
+            }
+            try waitForStage()
+            parts = [firstHalf, box.hits]
+        } else {
+            parts = [try LeakScanner.search(file.path, from: 0, to: max(size, 0), index: index)]
+        }
+        for part in parts {
+            report.hitCount += part.count
+            for (pattern, offset) in part.first where report.hits.count < LeakScanner.maximumReportedHits {
+                let column = Int(index.columns[pattern])
+                report.hits.append(LeakHit(file: file.name, offset: offset, column: column < columns.count ? columns[column] : "?"))
+            }
         }
     }
 }

@@ -1,0 +1,226 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Synchronization
+
+/// Where the values replaced during a run wait for the leak scan: two files
+/// unlinked as soon as they are created, so that nothing of them is left even
+/// after `kill -9`, read back in batches of bounded size.
+///
+/// The first holds every replaced original of ``minimumPatternBytes`` or more
+/// with the column it came from; the second every value the rules wrote, whose
+/// own bytes may hold an original by chance (a fake name that is also a real
+/// one, a shifted date that is another row's date) and are then no leak.
+///
+/// Written on one thread; ``progress`` tells another how far the files are
+/// written, so that it can read them back while they grow.
+final class LeakSpool {
+    /// Shorter values are not searched: 3 bytes are found anywhere by chance.
+    static let minimumPatternBytes = 4
+    /// Longer values are searched by their first this many bytes.
+    static let maximumPatternBytes = 4096
+
+    let originals: SpoolFile
+    let written: SpoolFile
+    /// Text is also searched in this UTF-16 form, as the store keeps it.
+    let utf16: Bool
+    let progress = SpoolProgress()
+
+    init(folder: String, utf16: Bool) throws(FileSystemError) {
+        originals = try SpoolFile(folder: folder, name: "originals", progress: progress)
+        written = try SpoolFile(folder: folder, name: "written", progress: nil)
+        self.utf16 = utf16
+    }
+
+    /// Records a replaced original of column `column`.
+    func addOriginal(column: Int, _ bytes: UnsafeRawBufferPointer, isText: Bool) {
+        guard bytes.count >= Self.minimumPatternBytes else { return }
+        guard isText && utf16 else { return originals.append(UInt32(column), bytes.prefix(Self.maximumPatternBytes)) }
+        forEachEncoding(bytes, isText: isText) { encoded in
+            originals.append(UInt32(column), encoded.prefix(Self.maximumPatternBytes))
+        }
+    }
+
+    /// Records a value the rules wrote.
+    func addWritten(_ bytes: UnsafeRawBufferPointer, isText: Bool) {
+        guard bytes.count >= Self.minimumPatternBytes else { return }
+        guard isText && utf16 else { return written.append(nil, bytes[...]) }
+        forEachEncoding(bytes, isText: isText) { encoded in written.append(nil, encoded[...]) }
+    }
+
+    private func forEachEncoding(_ bytes: UnsafeRawBufferPointer, isText: Bool, _ body: (Slice<UnsafeRawBufferPointer>) -> Void) {
+        body(bytes[...])
+        guard isText && utf16 else { return }
+        let units = Array(String(decoding: bytes, as: UTF8.self).utf16)
+        for bigEndian in [false, true] {
+            var encoded: [UInt8] = []
+            encoded.reserveCapacity(units.count * 2)
+            for unit in units {
+                let value = bigEndian ? unit.bigEndian : unit.littleEndian
+                encoded.append(UInt8(truncatingIfNeeded: value))
+                encoded.append(UInt8(truncatingIfNeeded: value >> 8))
+            }
+            encoded.withUnsafeBytes { body($0[...]) }
+        }
+    }
+
+    /// Writes out what is buffered: nothing more is added afterwards, and
+    /// ``progress`` says so.
+    func finish() throws(FileSystemError) {
+        defer { progress.complete() }
+        try originals.flush()
+        try written.flush()
+    }
+}
+
+/// How much of the originals' spool is in its file, for a thread that reads
+/// it back while it is written: a count that only grows, a flag set once the
+/// spool is complete, and a semaphore signalled on each change.
+final class SpoolProgress: Sendable {
+    private let bytes = Atomic<Int>(0)
+    private let done = Atomic<Bool>(false)
+    private let changed = DispatchSemaphore(value: 0)
+
+    /// Bytes of whole records in the file.
+    var available: Int { bytes.load(ordering: .acquiring) }
+    /// No record is added after ``available``.
+    var isComplete: Bool { done.load(ordering: .acquiring) }
+
+    fileprivate func wrote(_ count: Int) {
+        bytes.add(count, ordering: .releasing)
+        changed.signal()
+    }
+
+    /// Marks the spool complete (also when it failed or was abandoned).
+    func complete() {
+        done.store(true, ordering: .releasing)
+        changed.signal()
+    }
+
+    /// Waits until the next change (returns at once if one was missed).
+    func waitForChange() { changed.wait() }
+}
+
+/// One spool file: records of `[column u32][length u32][bytes]` (column omitted in the written spool).
+final class SpoolFile {
+    static let bufferSize = 1 << 20
+    let fd: Int32
+    let path: String
+    private let progress: SpoolProgress?
+    /// Records not written yet: appended with memcpy, no array in between.
+    private let buffer: UnsafeMutableRawPointer
+    /// Bytes in `buffer`, and the first write failure. Behind a pointer: a
+    /// stored property of a class costs an exclusivity check on each access.
+    private let state: UnsafeMutablePointer<(filled: Int, failure: FileSystemError?)>
+
+    init(folder: String, name: String, progress: SpoolProgress?) throws(FileSystemError) {
+        path = folder.appendingPath(".fixturekit-\(name)-\(getpid())")
+        fd = try POSIX.open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
+        unlink(path)
+        self.progress = progress
+        buffer = .allocate(byteCount: Self.bufferSize, alignment: 16)
+        state = .allocate(capacity: 1)
+        state.initialize(to: (0, nil))
+    }
+
+    deinit {
+        close(fd)
+        buffer.deallocate()
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
+
+    func append(_ column: UInt32?, _ bytes: Slice<UnsafeRawBufferPointer>) {
+        let record = UnsafeRawBufferPointer(rebasing: bytes)
+        let header = column == nil ? 4 : 8
+        if state.pointee.filled + header + record.count > Self.bufferSize {
+            try? flush()
+            // A record larger than the buffer goes to the file on its own.
+            if header + record.count > Self.bufferSize {
+                var bytes: [UInt8] = []
+                if let column { withUnsafeBytes(of: column.littleEndian) { bytes.append(contentsOf: $0) } }
+                withUnsafeBytes(of: UInt32(record.count).littleEndian) { bytes.append(contentsOf: $0) }
+                bytes.append(contentsOf: record)
+                bytes.withUnsafeBytes { write($0) }
+                return
+            }
+        }
+        var at = buffer + state.pointee.filled
+        if let column {
+            at.storeBytes(of: column.littleEndian, as: UInt32.self)
+            at += 4
+        }
+        at.storeBytes(of: UInt32(record.count).littleEndian, as: UInt32.self)
+        if let base = record.baseAddress { (at + 4).copyMemory(from: base, byteCount: record.count) }
+        state.pointee.filled += header + record.count
+    }
+
+    /// Writes whole records to the file, or keeps the first failure for ``flush()`` to throw.
+    private func write(_ bytes: UnsafeRawBufferPointer) {
+        guard state.pointee.failure == nil else { return }
+        do throws(FileSystemError) {
+            try POSIX.writeAll(fd, bytes, path: path)
+            progress?.wrote(bytes.count)
+        } catch {
+            state.pointee.failure = error
+        }
+    }
+
+    func flush() throws(FileSystemError) {
+        if state.pointee.filled > 0 {
+            write(UnsafeRawBufferPointer(start: buffer, count: state.pointee.filled))
+            state.pointee.filled = 0
+        }
+        if let failure = state.pointee.failure { throw failure }
+    }
+
+    /// Reads the records from `offset` up to `limit` (a record boundary), calling
+    /// `body` with each; `body` returns `false` to stop, and `offset` is then
+    /// that record's, so that the next call starts with it.
+    func records(from offset: inout off_t, to limit: off_t = .max, withColumn: Bool, _ body: (UInt32, UnsafeRawBufferPointer) -> Bool) throws(FileSystemError) {
+        var chunk = [UInt8](repeating: 0, count: Self.bufferSize)
+        var filled = 0
+        var consumed = 0
+        var position = offset
+        let headerSize = withColumn ? 8 : 4
+        while true {
+            // Keep the unread tail, then fill up from the file.
+            if consumed > 0 {
+                chunk.withUnsafeMutableBytes { raw in
+                    raw.baseAddress!.copyMemory(from: raw.baseAddress! + consumed, byteCount: filled - consumed)
+                }
+                filled -= consumed
+                consumed = 0
+            }
+            let wanted = Int(min(off_t(chunk.count - filled), limit - position))
+            let count = wanted <= 0 ? 0 : chunk.withUnsafeMutableBytes { raw in
+                POSIX.retrying { pread(fd, raw.baseAddress! + filled, wanted, position) }
+            }
+            if count < 0 { throw FileSystemError("read", path: path, errno: errno) }
+            position += off_t(count)
+            filled += count
+            var stop = false
+            chunk.withUnsafeBytes { raw in
+                while filled - consumed >= headerSize {
+                    let column = withColumn ? raw.loadUnaligned(fromByteOffset: consumed, as: UInt32.self).littleEndian : 0
+                    let length = Int(raw.loadUnaligned(fromByteOffset: consumed + headerSize - 4, as: UInt32.self).littleEndian)
+                    guard filled - consumed >= headerSize + length else { break }
+                    let record = UnsafeRawBufferPointer(rebasing: raw[(consumed + headerSize)..<(consumed + headerSize + length)])
+                    if !body(column, record) {
+                        stop = true
+                        break
+                    }
+                    consumed += headerSize + length
+                }
+            }
+            if stop || count == 0 {
+                offset = position - off_t(filled - consumed)
+                return
+            }
+            if filled - consumed == chunk.count {
+                chunk.append(contentsOf: [UInt8](repeating: 0, count: chunk.count))
+            }
+        }
+    }
+}
