@@ -9,18 +9,6 @@ import Testing
 @Suite(.serialized) struct TortureTests {
     static let runs = Int(ProcessInfo.processInfo.environment["FIXTUREKIT_TORTURE_RUNS"] ?? "") ?? 6
 
-    /// A deterministic generator (SplitMix64), so a failing run can be replayed.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Starts the built tool, kills it after `delay` microseconds (if it is still running).
     static func killDuring(_ arguments: [String], after delay: useconds_t, environment: [String: String] = [:]) throws -> Bool {
         let process = Process()
@@ -53,7 +41,7 @@ import Testing
         environment: [String: String] = [:],
         again: (([String]) -> [String])? = nil
     ) throws {
-        var generator = SeededGenerator(state: seed)
+        var generator = SplitMix64(seed: seed)
         var killed = 0
         var broken = 0
         for _ in 0..<Self.runs {

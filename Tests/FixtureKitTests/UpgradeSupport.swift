@@ -57,10 +57,9 @@ func storeFiles(_ folder: String) throws -> [String: String] {
     return files
 }
 
-/// Everything a store holds, as text: `user_version`, the schema, every row of
-/// every table in rowid order. Read from a copy of the store set, so the store's
-/// own files are never opened. Two stores with the same text hold the same data.
-func contents(ofStoreAt path: String) throws -> String {
+/// A connection to a copy of the store at `path` and its `-wal`, in a folder
+/// that goes away with the returned value: the store's own files are never opened.
+func openCopy(ofStoreAt path: String) throws -> (TemporaryFolder, Database) {
     let scratch = try TemporaryFolder()
     let folder = (path as NSString).deletingLastPathComponent
     let name = (path as NSString).lastPathComponent
@@ -68,6 +67,15 @@ func contents(ofStoreAt path: String) throws -> String {
         try FileManager.default.copyItem(atPath: folder + "/" + name + suffix, toPath: scratch.url(name + suffix))
     }
     let database = try Database(path: scratch.url(name))
+    return (scratch, database)
+}
+
+/// Everything a store holds, as text: `user_version`, the schema, every row of
+/// every table in rowid order. Read from a copy of the store set, so the store's
+/// own files are never opened. Two stores with the same text hold the same data.
+func contents(ofStoreAt path: String) throws -> String {
+    let (scratch, database) = try openCopy(ofStoreAt: path)
+    defer { withExtendedLifetime(scratch) {} }
     var text = "user_version \(try database.scalar("PRAGMA user_version")?.description ?? "?")\n"
     for row in try database.rows("SELECT type, name, sql FROM sqlite_schema ORDER BY type, name") {
         text += row.map(\.description).joined(separator: " | ") + "\n"
@@ -84,13 +92,8 @@ func contents(ofStoreAt path: String) throws -> String {
 
 /// `PRAGMA integrity_check` of a copy of the store set.
 func integrity(ofStoreAt path: String) throws -> String {
-    let scratch = try TemporaryFolder()
-    let folder = (path as NSString).deletingLastPathComponent
-    let name = (path as NSString).lastPathComponent
-    for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: folder + "/" + name + suffix) {
-        try FileManager.default.copyItem(atPath: folder + "/" + name + suffix, toPath: scratch.url(name + suffix))
-    }
-    let database = try Database(path: scratch.url(name))
+    let (scratch, database) = try openCopy(ofStoreAt: path)
+    defer { withExtendedLifetime(scratch) {} }
     return try database.rows("PRAGMA integrity_check").map { $0[0].description }.joined(separator: "\n")
 }
 

@@ -8,59 +8,60 @@ import Musl
 /// the source's checkpointed store, so comparing the two files page by page
 /// says which pages the stages wrote.
 ///
-/// Both files are read with `pread` while no SQLite connection of this process
+/// Both files are read front to back while no SQLite connection of this process
 /// has them open for writing: the migrated copy's stage connection is closed
 /// first, and the source copy is the runner's own read-only reference. (Closing
 /// a descriptor drops every fcntl lock the process holds on the file, which is
 /// harmless only when no connection relies on one.)
 struct ChangedPages: Sendable {
-    let pageSize: Int
     /// One bit per page of the migrated store, page 1 first: set when the page
     /// differs from the source's page of the same number, or the source has none.
     private var bits: [UInt64]
-    let pageCount: Int
+    private let pageCount: Int
 
     /// Compares `migrated` with `source`; `nil` when they cannot be compared
     /// page for page (different page sizes, a file that cannot be read, a WAL
     /// the migrated store still has).
     static func compare(migrated: String, source: String) -> ChangedPages? {
-        guard (try? POSIX.lstatIfPresent(migrated + "-wal"))??.st_size ?? 0 == 0 else { return nil }
-        guard let migratedFile = try? POSIX.open(migrated, O_RDONLY) else { return nil }
-        defer { close(migratedFile) }
-        guard let sourceFile = try? POSIX.open(source, O_RDONLY) else { return nil }
-        defer { close(sourceFile) }
-        var migratedInfo = stat(), sourceInfo = stat()
-        guard fstat(migratedFile, &migratedInfo) == 0, fstat(sourceFile, &sourceInfo) == 0 else { return nil }
-        guard let pageSize = Self.pageSize(migratedFile), pageSize == Self.pageSize(sourceFile) else { return nil }
-
-        let pageCount = Int(migratedInfo.st_size) / pageSize
-        let sourcePages = Int(sourceInfo.st_size) / pageSize
-        var bits = [UInt64](repeating: 0, count: (pageCount + 63) / 64)
-        let chunkPages = max(1, (1 << 20) / pageSize)
-        var left = [UInt8](repeating: 0, count: chunkPages * pageSize)
+        guard (try? POSIX.lstatIfPresent(migrated + "-wal"))??.st_size ?? 0 == 0,
+              let migratedFile = try? SequentialReader(path: migrated),
+              let sourceFile = try? SequentialReader(path: source) else { return nil }
+        // 1 MiB at a time: a whole number of pages of every page size SQLite has.
+        var left = [UInt8](repeating: 0, count: 1 << 20)
         var right = left
-        var first = 0 // zero-based page index
+        var leftCount = migratedFile.read(into: &left)
+        var rightCount = sourceFile.read(into: &right)
+        guard leftCount >= FileFormat.databaseHeaderSize, rightCount >= FileFormat.databaseHeaderSize,
+              let pageSize = try? DatabaseHeader(bytes: Array(left[0..<FileFormat.databaseHeaderSize])).pageSize,
+              pageSize == (try? DatabaseHeader(bytes: Array(right[0..<FileFormat.databaseHeaderSize])).pageSize)
+        else { return nil }
+
+        let pageCount = Int(migratedFile.size) / pageSize
+        var bits = [UInt64](repeating: 0, count: (pageCount + 63) / 64)
+        var first = 0 // zero-based index of the chunk's first page
         while first < pageCount {
-            let pages = min(chunkPages, pageCount - first)
-            let offset = off_t(first) * off_t(pageSize)
-            guard Self.read(migratedFile, into: &left, count: pages * pageSize, at: offset) else { return nil }
-            let comparable = max(0, min(pages, sourcePages - first))
-            if comparable > 0 {
-                guard Self.read(sourceFile, into: &right, count: comparable * pageSize, at: offset) else { return nil }
-            }
+            let pages = min(leftCount / pageSize, pageCount - first)
+            let comparable = rightCount / pageSize
             left.withUnsafeBytes { a in
                 right.withUnsafeBytes { b in
-                    for page in 0..<pages {
+                    for page in 0..<pages where page >= comparable
+                        || memcmp(a.baseAddress! + page * pageSize, b.baseAddress! + page * pageSize, pageSize) != 0 {
                         let index = first + page
-                        if page >= comparable || memcmp(a.baseAddress! + page * pageSize, b.baseAddress! + page * pageSize, pageSize) != 0 {
-                            bits[index >> 6] |= 1 << UInt64(index & 63)
-                        }
+                        bits[index >> 6] |= 1 << UInt64(index & 63)
                     }
                 }
             }
+            // A file that ends short of its size (it shrank meanwhile): its
+            // missing pages count as changed.
+            guard pages > 0 else {
+                for index in first..<pageCount { bits[index >> 6] |= 1 << UInt64(index & 63) }
+                break
+            }
             first += pages
+            leftCount = migratedFile.read(into: &left)
+            rightCount = sourceFile.read(into: &right)
         }
-        return ChangedPages(pageSize: pageSize, bits: bits, pageCount: pageCount)
+        return ChangedPages(bits: bits, pageCount: pageCount)
     }
 
     /// Whether page `number` (SQLite's numbering, from 1) changed; a page past
@@ -69,26 +70,6 @@ struct ChangedPages: Sendable {
         let index = number - 1
         guard index >= 0, index < pageCount else { return true }
         return bits[index >> 6] & (1 << UInt64(index & 63)) != 0
-    }
-
-    private static func pageSize(_ fd: Int32) -> Int? {
-        var header = [UInt8](repeating: 0, count: FileFormat.databaseHeaderSize)
-        guard read(fd, into: &header, count: header.count, at: 0) else { return nil }
-        return try? DatabaseHeader(bytes: header).pageSize
-    }
-
-    /// Fills the first `count` bytes of `buffer` from `offset`; `false` on an
-    /// error or a file shorter than that.
-    private static func read(_ fd: Int32, into buffer: inout [UInt8], count: Int, at offset: off_t) -> Bool {
-        buffer.withUnsafeMutableBytes { raw in
-            var filled = 0
-            while filled < count {
-                let got = POSIX.retrying { pread(fd, raw.baseAddress! + filled, count - filled, offset + off_t(filled)) }
-                guard got > 0 else { return false }
-                filled += got
-            }
-            return true
-        }
     }
 }
 
