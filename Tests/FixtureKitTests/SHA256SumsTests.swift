@@ -31,6 +31,26 @@ import Testing
         #expect(check.status == 0, "\(check.standardError)")
     }
 
+    /// A digest the caller computed is taken for a file of the size it was
+    /// computed over, and ignored for a file of another size.
+    @Test func writeSumsTakesAKnownDigestOnlyForItsSize() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("App.sqlite", "store bytes\n")
+        try folder.write("manifest.json", "{}\n")
+        let stand = try SHA256.hash(Array("something else".utf8))
+        let real = try SHA256.hash(Array("store bytes\n".utf8))
+
+        let taken = try Checksums.writeSums(for: folder.path, known: ["App.sqlite": FileDigest(digest: stand, size: 12)])
+        #expect(taken.entries.map(\.path.description) == ["App.sqlite", "manifest.json"])
+        #expect(taken.entries.first?.digest == stand)
+        #expect(try folder.read("SHA256SUMS") == Array("\(stand.hex)  App.sqlite\n\(try SHA256.hash(Array("{}\n".utf8)).hex)  manifest.json\n".utf8))
+
+        let ignored = try Checksums.writeSums(for: folder.path, known: ["App.sqlite": FileDigest(digest: stand, size: 13)])
+        #expect(ignored.entries.first?.digest == real)
+        let check = try run(["sha256sum", "-c", "--strict", "SHA256SUMS"], in: folder.path)
+        #expect(check.status == 0, "\(check.standardError)")
+    }
+
     @Test(arguments: [
         ["sha256sum"], ["sha256sum", "--tag"], ["sha256sum", "--binary"], ["shasum", "-a", "256"], ["shasum", "-a", "256", "--tag"],
     ])

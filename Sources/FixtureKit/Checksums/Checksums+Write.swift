@@ -18,7 +18,15 @@ extension Checksums {
     /// - Throws: ``FixtureKitError``.
     @discardableResult
     public static func writeSums(for folder: String, threads: Int? = nil) throws(FixtureKitError) -> SHA256Sums {
-        let sums = try computeSums(for: folder, threads: threads)
+        try writeSums(for: folder, threads: threads, known: [:])
+    }
+
+    /// ``writeSums(for:threads:)``, taking the digest of a file in `known` (by
+    /// its path below `folder`) instead of hashing it again, when its size is the
+    /// size that digest was computed over. For a file the caller owns and hashed
+    /// while doing other work on it.
+    static func writeSums(for folder: String, threads: Int? = nil, known: [String: FileDigest]) throws(FixtureKitError) -> SHA256Sums {
+        let sums = try computeSums(for: folder, threads: threads, known: known)
         let target = folder.appendingPath(SHA256Sums.fileName)
         do {
             try AtomicFile.write(sums.rendered(), to: target)
@@ -30,6 +38,10 @@ extension Checksums {
 
     /// The SHA256SUMS of `folder` as it is now, without writing anything.
     public static func computeSums(for folder: String, threads: Int? = nil) throws(FixtureKitError) -> SHA256Sums {
+        try computeSums(for: folder, threads: threads, known: [:])
+    }
+
+    static func computeSums(for folder: String, threads: Int? = nil, known: [String: FileDigest]) throws(FixtureKitError) -> SHA256Sums {
         let items: [FolderItem]
         do {
             items = try FolderListing.items(below: folder)
@@ -50,14 +62,19 @@ extension Checksums {
         guard !files.isEmpty else {
             throw FixtureKitError(what: "sums", path: folder, why: "no file to list", hint: "a fixture holds at least its store")
         }
-        let paths = files.map { folder.appendingPath($0.description) }
-        var entries: [SHA256SumsEntry] = []
-        for (index, result) in ParallelHasher.digests(of: paths, sizes: sizes, threads: threads).enumerated() {
+        var digests: [SHA256Digest?] = files.indices.map { index in
+            known[files[index].description].flatMap { $0.size == sizes[index] ? $0.digest : nil }
+        }
+        let missing = files.indices.filter { digests[$0] == nil }
+        let paths = missing.map { folder.appendingPath(files[$0].description) }
+        let results = ParallelHasher.digests(of: paths, sizes: missing.map { sizes[$0] }, threads: threads)
+        for (position, result) in results.enumerated() {
             switch result {
-            case .success(let file): entries.append(SHA256SumsEntry(path: files[index], digest: file.digest))
-            case .failure(let error): throw movedFile(error, path: paths[index]) ?? FixtureKitError.wrapping(error, what: "hash", path: paths[index])
+            case .success(let file): digests[missing[position]] = file.digest
+            case .failure(let error): throw movedFile(error, path: paths[position]) ?? FixtureKitError.wrapping(error, what: "hash", path: paths[position])
             }
         }
+        let entries = files.indices.compactMap { index in digests[index].map { SHA256SumsEntry(path: files[index], digest: $0) } }
         return SHA256Sums(entries: entries)
     }
 

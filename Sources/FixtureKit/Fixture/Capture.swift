@@ -85,7 +85,11 @@ public enum Capture {
             }
             // Anonymization (Anonymize/): rewrites the staged store before anything is installed.
             let anonymized = try anonymization.apply(staging: staging, storeName: set.storeName, display: storePath, fixture: target)
-            // The staged copy is ours and complete: read it in place, immutable, without another copy
+            // The staged store is complete and nothing writes to it any more: two
+            // more threads sync it and hash it while its facts are read.
+            let storeWork = StagedStoreWork(staged)
+            defer { storeWork.drain() }
+            // The staged copy is ours: read it in place, immutable, without another copy
             // (anonymization leaves one file, without sidecars).
             let inspection = try StoreInspection(set: try StoreSet(storePath: staged), readContents: true, access: .ownedFileImmutable)
             var manifest = try Manifest(version: version, mode: mode.rawValue, inspection: inspection)
@@ -93,7 +97,8 @@ public enum Capture {
             try wrap("write manifest", staging) { () throws(FileSystemError) in
                 try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))
             }
-            let sums = try Checksums.writeSums(for: staging)
+            let known = try storeWork.finish()
+            let sums = try Checksums.writeSums(for: staging, known: known.map { [set.storeName: $0] } ?? [:])
             if let moved = moved(storePath, since: identity) { throw moved }
             let replaced = try wrap("install fixture", target) { () throws(FileSystemError) in
                 try FixtureFolder.install(staging, at: target, replace: force)
@@ -144,7 +149,7 @@ public enum Capture {
         } catch {
             throw FixtureKitError(what: "snapshot", path: set.storePath, why: error.description, hint: hint(for: error))
         }
-        try wrap("sync", destination) { () throws(FileSystemError) in try syncFile(destination) }
+        // (`capture` syncs the copy while it reads the copy's facts.)
     }
 
     /// A TRUNCATE checkpoint, then a copy of the main file taken while no writer
@@ -318,10 +323,54 @@ public enum Capture {
         }
     }
 
-    private static func syncFile(_ path: String) throws(FileSystemError) {
+    fileprivate static func syncFile(_ path: String) throws(FileSystemError) {
         let fd = try POSIX.open(path, O_RDONLY)
         defer { close(fd) }
         try POSIX.fsync(fd, path: path)
+    }
+}
+
+/// The staged store's `fsync` and SHA-256, each on a thread of its own, while
+/// the capture reads the store's facts and writes its manifest: a snapshot of a
+/// 1 GiB store spends about 0.7 s in the one and 0.9 s in the other.
+private final class StagedStoreWork {
+    private let path: String
+    private let sync = BackgroundStage()
+    private let hashing = BackgroundStage()
+    private let result = DigestSlot()
+
+    private final class DigestSlot: @unchecked Sendable {
+        /// Written by the hashing thread before its stage is left, read after waiting on it.
+        var digest: FileDigest?
+    }
+
+    init(_ path: String) {
+        self.path = path
+        sync.start { try Capture.syncFile(path) }
+        let result = self.result
+        hashing.start { result.digest = try FileHasher().digest(ofFileAt: path) }
+    }
+
+    /// Waits for both. Returns the store's digest, or nil when it could not be
+    /// computed here (then ``Checksums`` hashes the store itself, and says why
+    /// if it cannot either).
+    /// - Throws: ``FixtureKitError`` when the store could not be synced.
+    func finish() throws(FixtureKitError) -> FileDigest? {
+        do { try sync.wait() } catch {
+            hashing.drain()
+            if let error = error as? FileSystemError {
+                throw FixtureKitError(what: "sync: \(error.operation)", path: error.path, why: error.reason)
+            }
+            throw FixtureKitError(what: "sync", path: path, why: "\(error)")
+        }
+        do { try hashing.wait() } catch { return nil }
+        return result.digest
+    }
+
+    /// Waits for both, ignoring failures: for paths that already have an error.
+    func drain() {
+        sync.drain()
+        hashing.drain()
     }
 }
 

@@ -248,17 +248,28 @@ public final class MigrationRunner: Sendable {
         }
         if state.problem == nil {
             let folder = state.folder
-            do {
+            do throws(FixtureKitError) {
                 // The paths read a copy that is verified as it was copied: a fixture
                 // that changes afterwards (another process, a stage program) cannot
                 // change what they migrate.
                 let copy = isOwnCopy ? .success(folder) : privateCopy(of: folder)
+                // The copy's contents are read on a second thread while it is
+                // verified; they are used only once it verifies.
+                let reading = BackgroundStage()
+                let read = ReadSlot()
+                if case .success(let own) = copy {
+                    let store = own.appendingPath(configuration.store)
+                    reading.start { [self] in read.result = Result { () throws(FixtureKitError) in try readCopy(of: StoreSet(storePath: store)) } }
+                }
+                defer { reading.drain() }
                 let problems = try Verifier.verify((try? copy.get()) ?? folder).flatMap(\.problems)
+                reading.drain()
                 if let first = problems.first {
                     state.problem = "\(folder) does not verify: \(first.file): \(first.summary)" + (problems.count > 1 ? " (and \(problems.count - 1) more)" : "")
                 } else {
                     let verified = try copy.get()
-                    let (contents, reference) = try readCopy(of: StoreSet(storePath: verified.appendingPath(configuration.store)))
+                    guard let result = read.result else { throw FixtureKitError(what: "read fixture", path: verified, why: "not read") }
+                    let (contents, reference) = try result.get()
                     state.folder = verified
                     state.contents = contents
                     state.copy = reference
@@ -269,6 +280,12 @@ public final class MigrationRunner: Sendable {
         }
         fixtures.withLock { $0[version] = state }
         return state
+    }
+
+    /// ``readCopy(of:)``'s result, written by the reading thread before its
+    /// stage is left and read after waiting on it.
+    private final class ReadSlot: @unchecked Sendable {
+        var result: Result<(StoreContents, String), FixtureKitError>?
     }
 
     /// Copies a fixture folder into a folder of the runner's, under its own name.
