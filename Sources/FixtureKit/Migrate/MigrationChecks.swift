@@ -7,13 +7,6 @@ enum MigrationChecks {
     /// Problems `integrity_check` reports at most: the first few say enough.
     static let integrityProblemLimit = 20
 
-    /// The page cache of each connection of a split integrity check, in KiB:
-    /// 128 MiB shared by as many connections as there are cores, and at least
-    /// 8 MiB. `integrity_check(T)` looks every row up in each of T's indexes; with
-    /// SQLite's default 2 MiB the index pages are read again and again (a 495 MiB
-    /// store: 6.1 s for the whole check, 4.3 s with 64 MiB).
-    static let integrityCacheKiB = max(8 * 1024, 128 * 1024 / ParallelHasher.coreCount)
-
     /// `PRAGMA integrity_check`: passes when SQLite answers `ok`.
     /// - Throws: ``SQLiteError`` when the pragma cannot run at all.
     static func integrity(_ database: Database) throws(SQLiteError) -> CheckResult {
@@ -150,7 +143,6 @@ final class ParallelIntegrityCheck: Sendable {
             return
         }
         defer { try? database.close() }
-        try? database.execute("PRAGMA cache_size = -\(MigrationChecks.integrityCacheKiB)")
         while true {
             let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
             guard index < tasks.count else { return }
