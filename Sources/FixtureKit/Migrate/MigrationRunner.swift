@@ -133,12 +133,12 @@ public final class MigrationRunner: Sendable {
     }
 
     private func check(_ path: MigrationPath, copy: MigrationCopy, sourceCounts: [String: Int], into run: inout PathRun) {
-        // The stage's connection is closed (folding a WAL in) before the migrated
-        // file is compared page by page with the source's, and before the
-        // integrity check's threads open it.
+        // The stage's connection is closed (folding a WAL in) before the
+        // integrity check's threads open the migrated file, and before it is
+        // compared page by page with the source's.
         copy.close()
-        let changedPages = fixture(path.source).copy.flatMap { ChangedPages.compare(migrated: copy.storePath, source: $0) }
         let integrity = MigrationChecks.integrity(path: copy.storePath, sizes: sourceCounts, workers: integrityWorkers.withLock { $0 })
+        let changedPages = fixture(path.source).copy.flatMap { ChangedPages.compare(migrated: copy.storePath, source: $0) }
         let integritySlot = run.checks.count
         run.checks.append(CheckResult(name: "integrity_check", passed: false))
         defer { run.checks[integritySlot] = integrity.result() }
