@@ -83,6 +83,37 @@ import Testing
         #expect((other.compared, other.equal, other.passed) == (1, 1, true))
     }
 
+    /// A wrong `keys` entry fails the same way whether the migration rewrote
+    /// the table or left it byte for byte as it was.
+    @Test func aWrongKeyFailsOnUntouchedTablesToo() throws {
+        let folder = try TemporaryFolder()
+        let source = folder.url("source.sqlite"), migrated = folder.url("migrated.sqlite")
+        let database = try Database(path: source, options: .init(create: true))
+        try database.execute("""
+            CREATE TABLE tags (id INTEGER PRIMARY KEY, tag TEXT);
+            CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT);
+            INSERT INTO tags (tag) VALUES ('x'), ('x'), ('y');
+            INSERT INTO notes (title) VALUES ('a');
+            """)
+        try database.close()
+        try FileManager.default.copyItem(atPath: source, toPath: migrated)
+        let target = try Database(path: migrated)
+        try target.execute("PRAGMA user_version = 2")
+        let schema = try SchemaSnapshot(database: target)
+        let check = PreservationCheck(
+            database: target, keys: ["tags": ["tag"], "notes": ["titel"]], changes: [:], source: schema, migrated: schema)
+        let pages = try #require(ChangedPages.compare(migrated: migrated, source: source))
+        // The shortcut applies: both tables are byte for byte as they were.
+        let unchanged = try check.run(sourcePath: source, changedPages: pages)
+        let expected = [
+            "notes: key column titel is not a column of notes: rows cannot be matched (check \"keys\")",
+            "tags: key (\"tag\") is not unique in the source: rows cannot be matched (declare \"keys\")",
+        ]
+        func findings(_ rows: [ColumnPreservation]) -> [String] { rows.compactMap { row in row.finding.map { "\(row.table): \($0)" } }.sorted() }
+        #expect(findings(unchanged) == expected)
+        #expect(findings(try check.run(sourcePath: source)) == expected)
+    }
+
     /// A store whose index `big_body` lost the entry of row 3000: the last byte
     /// of its key is changed in place, to one that keeps the index in order.
     func storeWithABrokenIndex() throws -> (TemporaryFolder, String) {

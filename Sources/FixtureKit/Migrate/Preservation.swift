@@ -81,7 +81,12 @@ struct PreservationCheck {
                     finding: failed ? "table \(table.name): gone with its \(rows) rows (declare it \"dropped\" in changes)" : nil))
                 continue
             }
-            results += unchanged.contains(table.name.lowercased()) ? try untouched(table) : try compare(table, after)
+            let key = try matchingKey(table, after)
+            if let problem = key.problem {
+                results.append(problem)
+                continue
+            }
+            results += unchanged.contains(table.name.lowercased()) ? try untouched(table) : try compare(table, after, key: key.columns)
         }
         return results
     }
@@ -105,6 +110,34 @@ struct PreservationCheck {
             .map { equal($0.name) }
     }
 
+    /// The columns that match the rows of `table` (none: the rowid), or the
+    /// finding that says why rows cannot be matched: a key column missing on
+    /// either side, or a key that is not unique in the source. Checked for every
+    /// table, the ones the migration did not touch too: a wrong `keys` entry
+    /// fails whether or not this migration happens to rewrite its table.
+    private func matchingKey(_ table: SchemaSnapshot.Table, _ after: SchemaSnapshot.Table) throws(SQLiteError) -> (columns: [String], problem: ColumnPreservation?) {
+        let name = table.name
+        let keyColumns = keys[name] ?? keys[name.lowercased()] ?? table.columns.filter { $0.primaryKey > 0 }.sorted { $0.primaryKey < $1.primaryKey }.map(\.name)
+        guard !keyColumns.isEmpty else { return ([], nil) }
+        let sourceColumns = Set(table.columns.map { $0.name.lowercased() })
+        if let missing = keyColumns.first(where: { !sourceColumns.contains($0.lowercased()) }) {
+            return (keyColumns, failure(name, "key column \(missing) is not a column of \(name): rows cannot be matched (check \"keys\")"))
+        }
+        let afterColumns = Set(after.columns.map { $0.name.lowercased() })
+        if let missing = keyColumns.first(where: { !afterColumns.contains($0.lowercased()) }) {
+            return (keyColumns, failure(name, "key column \(missing) is missing after the migration: rows cannot be matched (declare \"keys\")"))
+        }
+        if !Self.isUnique(keyColumns, in: table) {
+            let expressions = keyColumns.map(quotedIdentifier).joined(separator: ", ")
+            let source = "\(Self.schemaName).\(quotedIdentifier(name))"
+            let distinct = Int(try database.scalar("SELECT count(*) FROM (SELECT DISTINCT \(expressions) FROM \(source))")?.integer ?? 0)
+            if distinct != (try count(name)) {
+                return (keyColumns, failure(name, "key (\(expressions)) is not unique in the source: rows cannot be matched (declare \"keys\")"))
+            }
+        }
+        return (keyColumns, nil)
+    }
+
     /// Whether `key` is unique in `table` by construction: the rowid, or the
     /// primary key of a WITHOUT ROWID table or an INTEGER PRIMARY KEY (the rowid
     /// under another name). Other keys are counted.
@@ -115,16 +148,13 @@ struct PreservationCheck {
         return table.withoutRowID || (primaryKey.count == 1 && primaryKey[0].type == "INTEGER")
     }
 
-    private func compare(_ table: SchemaSnapshot.Table, _ after: SchemaSnapshot.Table) throws(SQLiteError) -> [ColumnPreservation] {
+    /// - Parameter keyColumns: from ``matchingKey(_:_:)``.
+    private func compare(_ table: SchemaSnapshot.Table, _ after: SchemaSnapshot.Table, key keyColumns: [String]) throws(SQLiteError) -> [ColumnPreservation] {
         let name = table.name
         let source = "\(Self.schemaName).\(quotedIdentifier(name))"
         let target = "main.\(quotedIdentifier(after.name))"
         let afterColumns = Set(after.columns.map { $0.name.lowercased() })
-        let keyColumns = keys[name] ?? keys[name.lowercased()] ?? table.columns.filter { $0.primaryKey > 0 }.sorted { $0.primaryKey < $1.primaryKey }.map(\.name)
         let usesRowID = keyColumns.isEmpty
-        if !usesRowID, let missing = keyColumns.first(where: { !afterColumns.contains($0.lowercased()) }) {
-            return [failure(name, "key column \(missing) is missing after the migration: rows cannot be matched (declare \"keys\")")]
-        }
         let keyExpressions = usesRowID ? ["rowid"] : keyColumns.map(quotedIdentifier)
         let join = keyExpressions.map { "s.\($0) = m.\($0)" }.joined(separator: " AND ")
         // Example keys name rows by their key, or by their rowid when the key
@@ -135,12 +165,6 @@ struct PreservationCheck {
         let keyOrder = keyExpressions.map { "s.\($0)" }.joined(separator: ", ")
 
         let total = try count(name)
-        if !Self.isUnique(keyColumns, in: table) {
-            let distinct = Int(try database.scalar("SELECT count(*) FROM (SELECT DISTINCT \(keyExpressions.joined(separator: ", ")) FROM \(source))")?.integer ?? 0)
-            if distinct != total {
-                return [failure(name, "key (\(keyExpressions.joined(separator: ", "))) is not unique in the source: rows cannot be matched (declare \"keys\")")]
-            }
-        }
 
         // Which columns are compared, and how.
         var results: [ColumnPreservation] = []
