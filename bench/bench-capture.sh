@@ -19,9 +19,14 @@
 #        backup, then the copy's checksum (-readonly: a read-write CLI connection
 #        would checkpoint the source's WAL into its main file on close and delete
 #        the -wal, changing the input);
-#    (c) `cp SRC SRC-wal SRC-shm DSTDIR/`: the three files as they are.
+#    (c) `cp SRC SRC-wal SRC-shm DSTDIR/`: the three files as they are;
+#    and, for what bounds (a), two steps it cannot do without:
+#    (d) SQLite's online backup alone, through python3's sqlite3 module: read-only
+#        source, destination without journal or sync, no hash, no fsync;
+#    (e) `openssl dgst -sha256 SRC`: the SHA-256 of the main file alone.
 #    Every output is removed (and `sync` run) before each run, outside the timing.
 #    Requirements: (a) at most 1.0x the time of (b), and at most 2x the time of (c).
+#    (d) and (e) are reported against (c), not required.
 # 2. Peak memory (max RSS, from GNU time) of (a). Requirement: under 100 MiB.
 # 3. The source is left untouched: the SHA-256 of App.sqlite and App.sqlite-wal
 #    after every run equals the one taken when the store was built (snapshot mode
@@ -59,7 +64,7 @@ readonly mib=$((1024 * 1024))
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bench_init bench-capture "$@"
-require_tools hyperfine sqlite3 python3 sha256sum cp
+require_tools hyperfine sqlite3 python3 sha256sum cp openssl
 python3 -c 'import sqlite3' 2>/dev/null || die "python3 has no sqlite3 module (needed to build the store)"
 
 # Every path below is relative to the repository's root.
@@ -73,6 +78,7 @@ readonly out_dir=bench/work/capture-out
 readonly corpus=$out_dir/corpus      # (a) writes $corpus/9.9.9/
 readonly backup_dir=$out_dir/backup  # (b) writes $backup_dir/App.sqlite
 readonly copy_dir=$out_dir/copy      # (c) writes $copy_dir/App.sqlite{,-wal,-shm}
+readonly alone_dir=$out_dir/alone    # (d) writes $alone_dir/App.sqlite
 readonly results=bench/results
 mkdir -p "$source_dir" "$out_dir" "$results"
 
@@ -390,6 +396,19 @@ cp_run="cp $(quote "$src") $(quote "$src-wal") $(quote "$src-shm") $(quote "$cop
 capture_prepare="rm -rf $(quote "$corpus") && sync"
 backup_prepare="rm -rf $(quote "$backup_dir") && mkdir -p $(quote "$backup_dir") && sync"
 cp_prepare="rm -rf $(quote "$copy_dir") && mkdir -p $(quote "$copy_dir") && sync"
+alone_shown="python3: SQLite's backup of $src into $alone_dir/App.sqlite without journal or sync"
+alone_script='import sqlite3, sys
+source = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
+copy = sqlite3.connect(sys.argv[2])
+copy.execute("PRAGMA journal_mode = OFF")
+copy.execute("PRAGMA synchronous = OFF")
+source.backup(copy)
+copy.close()
+source.close()'
+alone_run="python3 -c $(quote "$alone_script") $(quote "$src") $(quote "$alone_dir/App.sqlite")"
+alone_prepare="rm -rf $(quote "$alone_dir") && mkdir -p $(quote "$alone_dir") && sync"
+hash_shown="openssl dgst -sha256 $src"
+hash_run="openssl dgst -sha256 $(quote "$src") >/dev/null"
 
 # 0. One capture outside the timing, to check what it writes.
 echo "--- check: $capture_shown"
@@ -401,13 +420,15 @@ echo "       its row counts, in the manifest and in the store, are the source's 
 [[ $(source_state) == unchanged ]] || die "$src: fixturekit capture --mode snapshot changed the source's main file or -wal"
 echo
 
-# 1. The three commands in one hyperfine run.
-echo "--- $((source_bytes / mib)) MiB store set: fixturekit capture vs sqlite3 .backup + sha256sum vs cp"
+# 1. The commands in one hyperfine run.
+echo "--- $((source_bytes / mib)) MiB store set: fixturekit capture vs sqlite3 .backup + sha256sum vs cp; the backup and the hash alone"
 run_hyperfine capture \
-  --prepare "$capture_prepare" --prepare "$backup_prepare" --prepare "$cp_prepare" \
+  --prepare "$capture_prepare" --prepare "$backup_prepare" --prepare "$cp_prepare" --prepare "$alone_prepare" --prepare sync \
   -n "$capture_shown" "$capture_run" \
   -n "$backup_shown" "$backup_run" \
-  -n "$cp_shown" "$cp_run"
+  -n "$cp_shown" "$cp_run" \
+  -n "$alone_shown" "$alone_run" \
+  -n "$hash_shown" "$hash_run"
 state_after_hyperfine=$(source_state)
 echo
 
@@ -435,9 +456,15 @@ backup_s=$(mean_of "$results/capture.csv" 2)
 backup_sd=$(stddev_of "$results/capture.csv" 2)
 cp_s=$(mean_of "$results/capture.csv" 3)
 cp_sd=$(stddev_of "$results/capture.csv" 3)
+alone_s=$(mean_of "$results/capture.csv" 4)
+alone_sd=$(stddev_of "$results/capture.csv" 4)
+hash_s=$(mean_of "$results/capture.csv" 5)
+hash_sd=$(stddev_of "$results/capture.csv" 5)
 
 ratio_backup=$(awk -v a="$capture_s" -v b="$backup_s" 'BEGIN { printf "%.2f", a / b }')
 ratio_cp=$(awk -v a="$capture_s" -v b="$cp_s" 'BEGIN { printf "%.2f", a / b }')
+ratio_alone_cp=$(awk -v a="$alone_s" -v b="$cp_s" 'BEGIN { printf "%.2f", a / b }')
+ratio_hash_cp=$(awk -v a="$hash_s" -v b="$cp_s" 'BEGIN { printf "%.2f", a / b }')
 peak_rss_mib=$(awk -v k="$peak_rss_kib" 'BEGIN { printf "%.1f", k / 1024 }')
 backup_verdict=$(verdict "$ratio_backup" "<=" "$max_ratio_vs_backup")
 cp_verdict=$(verdict "$ratio_cp" "<=" "$max_ratio_vs_cp")
@@ -457,7 +484,9 @@ figure() {
   echo "    (a) fixturekit capture --mode snapshot  $(figure "$capture_s" "$capture_sd" "$source_bytes")"
   echo "    (b) sqlite3 .backup + sha256sum         $(figure "$backup_s" "$backup_sd" "$source_bytes")"
   echo "    (c) cp of the three files               $(figure "$cp_s" "$cp_sd" "$source_bytes")"
-  echo "  ratios: (a)/(b) = $ratio_backup, (a)/(c) = $ratio_cp"
+  echo "    (d) SQLite's backup alone (python3)     $(figure "$alone_s" "$alone_sd" "$source_bytes")"
+  echo "    (e) openssl dgst -sha256 App.sqlite     $(figure "$hash_s" "$hash_sd" "$main_bytes") (of App.sqlite's bytes)"
+  echo "  ratios: (a)/(b) = $ratio_backup, (a)/(c) = $ratio_cp; (d)/(c) = $ratio_alone_cp, (e)/(c) = $ratio_hash_cp"
   echo "  fixturekit capture peak RSS: $peak_rss_kib KiB = $peak_rss_mib MiB (largest of $rss_runs runs)"
   echo "  source after the hyperfine run: App.sqlite and App.sqlite-wal $state_after_hyperfine; after the RSS runs: $state_after_rss"
   echo "  App.sqlite-shm (not required): $shm_state"
@@ -467,6 +496,8 @@ figure() {
     "$backup_verdict" "$ratio_backup" "$max_ratio_vs_backup"
   printf '  %s  fixturekit capture vs cp of the three files: %sx its time (required <= %sx)\n' \
     "$cp_verdict" "$ratio_cp" "$max_ratio_vs_cp"
+  printf '  info  what bounds (a): the backup alone is %sx (c), the SHA-256 of App.sqlite alone %sx (c)\n' \
+    "$ratio_alone_cp" "$ratio_hash_cp"
   printf '  %s  fixturekit capture peak RSS: %s MiB (required < %s MiB)\n' \
     "$rss_verdict" "$peak_rss_mib" "$max_rss_mib"
   printf '  %s  source untouched: SHA-256 of App.sqlite and App.sqlite-wal as built, after every run\n' "$source_verdict"
