@@ -149,7 +149,7 @@ public enum Capture {
         } catch {
             throw FixtureKitError(what: "snapshot", path: set.storePath, why: error.description, hint: hint(for: error))
         }
-        // (`capture` syncs the copy while it reads the copy's facts.)
+        // (`capture` syncs the copy while it reads its facts, in every mode.)
     }
 
     /// A TRUNCATE checkpoint, then a copy of the main file taken while no writer
@@ -186,8 +186,10 @@ public enum Capture {
                     usleep(5_000)
                 }
                 guard framesLeft == 0 else { return false }
+                // Not synced here: writers wait while the lock is held, and
+                // `capture` syncs the copy afterwards, while it reads its facts.
                 try wrap("copy", set.storePath) { () throws(FileSystemError) in
-                    try FileCopy.copy(from: set.storePath, sourceDescriptor: try held.open(set.storePath), to: destination)
+                    try FileCopy.copy(from: set.storePath, sourceDescriptor: try held.open(set.storePath), to: destination, sync: false)
                 }
                 return true
             } before: { (database) in
@@ -228,8 +230,10 @@ public enum Capture {
                 let source = sidecar.map(set.path(of:)) ?? set.storePath
                 let name = sidecar.map(set.fileName(of:)) ?? set.storeName
                 if sidecar != nil, (try? POSIX.lstatIfPresent(source)).flatMap({ $0 }) == nil { continue }
+                // The main file is synced after the lock is let go, with the
+                // rest of `capture`'s work on it; the sidecars here.
                 try wrap("copy", source) { () throws(FileSystemError) in
-                    try FileCopy.copy(from: source, sourceDescriptor: try held.open(source), to: folder.appendingPath(name))
+                    try FileCopy.copy(from: source, sourceDescriptor: try held.open(source), to: folder.appendingPath(name), sync: sidecar != nil)
                 }
             }
         } before: { _ throws(FixtureKitError) in }
