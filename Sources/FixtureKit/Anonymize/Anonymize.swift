@@ -215,11 +215,7 @@ public enum Anonymizer {
         ScratchFolder.remove(raw)
         // The output is synced on another thread while the leak scan reads it.
         let sync = BackgroundStage()
-        sync.start {
-            let fd = try POSIX.open(output, O_RDONLY)
-            defer { close(fd) }
-            try POSIX.fsync(fd, path: output)
-        }
+        sync.start { try POSIX.fsyncFile(output) }
         let items: [FolderItem]
         do { items = try FolderListing.items(below: folder) } catch {
             throw FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)

@@ -136,8 +136,6 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         relative.hasPrefix("/") ? relative : folder.appendingPath(relative)
     }
 
-    /// The declared changes, by lower-cased `table.column` or `table`; a table
-    /// whose count is declared `dropped` is a dropped table too.
     /// The columns (`table.column`, lowercased) the anonymization rules mark as
     /// personal: every rule but `keep`. `nil` when rules are named but cannot
     /// be read: then every column counts as personal.
@@ -147,6 +145,8 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         return Set(rules.orderedRules.filter { $0.rule.strategy != .keep }.map { "\($0.table).\($0.column)".lowercased() })
     }
 
+    /// The declared changes, by lower-cased `table.column` or `table`; a table
+    /// whose count is declared `dropped` is a dropped table too.
     var declaredChanges: [String: DeclaredChange] {
         var declared = Dictionary((changes ?? [:]).compactMap { key, value in DeclaredChange(rawValue: value).map { (key.lowercased(), $0) } }, uniquingKeysWith: { first, _ in first })
         for (table, rule) in counts ?? [:] where rule == .dropped && declared[table.lowercased()] == nil {

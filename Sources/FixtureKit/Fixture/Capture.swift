@@ -326,12 +326,6 @@ public enum Capture {
         default: nil
         }
     }
-
-    fileprivate static func syncFile(_ path: String) throws(FileSystemError) {
-        let fd = try POSIX.open(path, O_RDONLY)
-        defer { close(fd) }
-        try POSIX.fsync(fd, path: path)
-    }
 }
 
 /// The staged store's `fsync` and SHA-256, each on a thread of its own, while
@@ -350,7 +344,7 @@ private final class StagedStoreWork {
 
     init(_ path: String) {
         self.path = path
-        sync.start { try Capture.syncFile(path) }
+        sync.start { try POSIX.fsyncFile(path) }
         let result = self.result
         hashing.start { result.digest = try FileHasher().digest(ofFileAt: path) }
     }

@@ -57,11 +57,7 @@ public enum Checkpoint {
             }
             // Closing the last connection removes them; a copy that kept them must not.
             for sidecar in [StoreSet.Sidecar.wal, .shm] { unlink(staging.appendingPath(set.fileName(of: sidecar))) }
-            try wrap("sync", staged) { () throws(FileSystemError) in
-                let fd = try POSIX.open(staged, O_RDONLY)
-                defer { close(fd) }
-                try POSIX.fsync(fd, path: staged)
-            }
+            try wrap("sync", staged) { () throws(FileSystemError) in try POSIX.fsyncFile(staged) }
             let manifest = try Manifest(version: old.version, mode: old.capture.mode, inspection: try StoreInspection(storePath: staged))
             try wrap("write manifest", staging) { () throws(FileSystemError) in
                 try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))

@@ -312,31 +312,27 @@ public final class MigrationRunner: Sendable {
     private func readCopy(of set: StoreSet) throws(FixtureKitError) -> (StoreContents, String) {
         // A lone main file in rollback mode, in the runner's own verified copy
         // of the fixture, is already what the paths need: read it there.
-        if set.memberNames == [set.storeName], (try? set.readHeader())?.writeVersion == FileFormat.legacyFormatVersion {
+        let inPlace = set.memberNames == [set.storeName] && (try? set.readHeader())?.writeVersion == FileFormat.legacyFormatVersion
+        var path = set.storePath
+        if !inPlace {
             do {
-                let database = try Database(path: set.storePath, options: .init(readOnly: true, busyTimeout: 0))
-                defer { try? database.close() }
-                return (try StoreContents(database: database), set.storePath)
-            } catch let error as FixtureKitError {
-                throw error
+                let folder = try ScratchFolder.create()
+                temporaryFolders.withLock { $0.append(folder) }
+                try set.copyMembers(to: folder, sync: false)
+                path = folder.appendingPath(set.storeName)
             } catch {
-                throw FixtureKitError(what: "read fixture", path: set.storePath, why: "\(error)")
+                throw FixtureKitError(what: "read fixture: copy: \(error.operation)", path: error.path, why: error.reason)
             }
         }
-        let path: String
         do {
-            let folder = try ScratchFolder.create()
-            temporaryFolders.withLock { $0.append(folder) }
-            try set.copyMembers(to: folder, sync: false)
-            path = folder.appendingPath(set.storeName)
-        } catch {
-            throw FixtureKitError(what: "read fixture: copy: \(error.operation)", path: error.path, why: error.reason)
-        }
-        do {
-            let database = try Database(path: path, options: .init(busyTimeout: 0))
+            let database = try Database(path: path, options: .init(readOnly: inPlace, busyTimeout: 0))
             let contents = try StoreContents(database: database)
-            _ = try database.checkpoint(.truncate)
-            try database.close()
+            if inPlace {
+                try? database.close()
+            } else {
+                _ = try database.checkpoint(.truncate)
+                try database.close()
+            }
             return (contents, path)
         } catch let error as FixtureKitError {
             throw error
@@ -374,4 +370,3 @@ struct PathRun {
         try? AtomicFile.write(Array((result.schemaDifferences.joined(separator: "\n") + "\n").utf8), to: target.appendingPath("schema-diff.txt"))
     }
 }
-

@@ -11,6 +11,12 @@ public enum VerifiedCopy {
     /// - Throws: ``FixtureKitError`` (a fixture that does not verify: category
     ///   `checkFailed`), or what `body` throws.
     public static func withCopy<T>(of fixture: String, _ body: (Database) throws -> T) throws -> T {
+        /// Throws the first problem of verifying `folder`, named in `fixture`.
+        func requireVerified(_ folder: String) throws {
+            if let problem = try Verifier.verify(folder).flatMap(\.problems).first {
+                throw FixtureKitError(what: "verify", path: fixture.appendingPath(problem.file), why: problem.summary, category: .checkFailed)
+            }
+        }
         let scratch: ScratchFolder
         let copy: String
         do {
@@ -20,15 +26,10 @@ public enum VerifiedCopy {
         } catch {
             // A folder that cannot be copied (a link or a FIFO in it, a file that
             // vanished): verifying it in place says what is wrong with it.
-            if let problem = try Verifier.verify(fixture).flatMap(\.problems).first {
-                throw FixtureKitError(what: "verify", path: fixture.appendingPath(problem.file), why: problem.summary, category: .checkFailed)
-            }
+            try requireVerified(fixture)
             throw FixtureKitError(what: "copy fixture: \(error.operation)", path: error.path, why: error.reason)
         }
-        let results = try Verifier.verify(copy)
-        if let problem = results.flatMap(\.problems).first {
-            throw FixtureKitError(what: "verify", path: fixture.appendingPath(problem.file), why: problem.summary, category: .checkFailed)
-        }
+        try requireVerified(copy)
         let store = try StoreSet(storePath: try FixtureLocator.storePath(inFixture: copy))
         // The store is opened where it was verified: the copy is this call's own.
         let database: Database

@@ -40,6 +40,13 @@ enum POSIX {
         guard retrying({ Glibc.fsync(fd) }) == 0 else { throw FileSystemError("fsync", path: path, errno: errno) }
     }
 
+    /// Flushes a file's bytes, named by its path, to disk.
+    static func fsyncFile(_ path: String) throws(FileSystemError) {
+        let fd = try open(path, O_RDONLY)
+        defer { Glibc.close(fd) }
+        try fsync(fd, path: path)
+    }
+
     /// Flushes a folder's entries (a rename, a new file) to disk.
     static func fsyncDirectory(_ path: String) throws(FileSystemError) {
         let fd = try open(path, O_RDONLY | O_DIRECTORY)
