@@ -367,17 +367,6 @@ source_state() {
   if (cd "$source_dir" && sha256sum -c --quiet source.sha256 >/dev/null 2>&1); then echo unchanged; else echo CHANGED; fi
 }
 
-# hyperfine NAME ARGS...: one hyperfine run of the commands in ARGS, exported as
-# bench/results/NAME.{json,md,csv}. Every run of every command must exit 0.
-run_hyperfine() {
-  local name=$1
-  shift
-  hyperfine --shell=bash --warmup "$warmup" --runs "$runs" \
-    --export-json "$results/$name.json" --export-markdown "$results/$name.md" \
-    --export-csv "$results/$name.csv" "$@" ||
-    die "hyperfine $name failed: a command exited non-zero (see its output above)"
-}
-
 machine_facts
 echo
 prepare_source
@@ -422,7 +411,7 @@ echo
 
 # 1. The commands in one hyperfine run.
 echo "--- $((source_bytes / mib)) MiB store set: fixturekit capture vs sqlite3 .backup + sha256sum vs cp; the backup and the hash alone"
-run_hyperfine capture \
+run_hyperfine capture "$warmup" "$runs" \
   --prepare "$capture_prepare" --prepare "$backup_prepare" --prepare "$cp_prepare" --prepare "$alone_prepare" --prepare sync \
   -n "$capture_shown" "$capture_run" \
   -n "$backup_shown" "$backup_run" \
@@ -461,10 +450,10 @@ alone_sd=$(stddev_of "$results/capture.csv" 4)
 hash_s=$(mean_of "$results/capture.csv" 5)
 hash_sd=$(stddev_of "$results/capture.csv" 5)
 
-ratio_backup=$(awk -v a="$capture_s" -v b="$backup_s" 'BEGIN { printf "%.2f", a / b }')
-ratio_cp=$(awk -v a="$capture_s" -v b="$cp_s" 'BEGIN { printf "%.2f", a / b }')
-ratio_alone_cp=$(awk -v a="$alone_s" -v b="$cp_s" 'BEGIN { printf "%.2f", a / b }')
-ratio_hash_cp=$(awk -v a="$hash_s" -v b="$cp_s" 'BEGIN { printf "%.2f", a / b }')
+ratio_backup=$(ratio "$capture_s" "$backup_s")
+ratio_cp=$(ratio "$capture_s" "$cp_s")
+ratio_alone_cp=$(ratio "$alone_s" "$cp_s")
+ratio_hash_cp=$(ratio "$hash_s" "$cp_s")
 peak_rss_mib=$(awk -v k="$peak_rss_kib" 'BEGIN { printf "%.1f", k / 1024 }')
 backup_verdict=$(verdict "$ratio_backup" "<=" "$max_ratio_vs_backup")
 cp_verdict=$(verdict "$ratio_cp" "<=" "$max_ratio_vs_cp")

@@ -224,17 +224,6 @@ warm_page_cache() {
   fi
 }
 
-# hyperfine NAME ARGS...: one hyperfine run of the commands in ARGS, exported as
-# bench/results/NAME.{json,md,csv}. Every run of every command must exit 0.
-run_hyperfine() {
-  local name=$1
-  shift
-  hyperfine --shell=bash --warmup "$warmup" --runs "$runs" \
-    --export-json "$results/$name.json" --export-markdown "$results/$name.md" \
-    --export-csv "$results/$name.csv" "$@" ||
-    die "hyperfine $name failed: a command exited non-zero (see its output above)"
-}
-
 uptime_before=$(uptime | sed 's/^ *//')
 machine_facts
 echo
@@ -281,7 +270,7 @@ echo
 : >"$runs_log"
 : >"$runs_rss"
 echo "--- $((store_bytes / mib)) MiB fixture: fixturekit migrate vs cp + sqlite3 stage vs the stage alone"
-run_hyperfine migrate \
+run_hyperfine migrate "$warmup" "$runs" \
   --prepare "$migrate_prepare" --prepare "$baseline_prepare" --prepare "$stage_prepare" --prepare sync --prepare "$careful_prepare" \
   -n "$migrate_shown" "$migrate_run" \
   -n "$baseline_shown" "$baseline_run" \
@@ -320,19 +309,19 @@ stage_s=$(mean_of "$results/migrate.csv" 3)
 stage_sd=$(stddev_of "$results/migrate.csv" 3)
 integrity_s=$(mean_of "$results/migrate.csv" 4)
 integrity_sd=$(stddev_of "$results/migrate.csv" 4)
-ratio_integrity=$(awk -v a="$integrity_s" -v b="$baseline_s" 'BEGIN { printf "%.2f", a / b }')
+ratio_integrity=$(ratio "$integrity_s" "$baseline_s")
 careful_s=$(mean_of "$results/migrate.csv" 5)
 careful_sd=$(stddev_of "$results/migrate.csv" 5)
-ratio_careful=$(awk -v a="$migrate_s" -v b="$careful_s" 'BEGIN { printf "%.2f", a / b }')
+ratio_careful=$(ratio "$migrate_s" "$careful_s")
 path_s=$(awk '{ sum += $3 } END { printf "%.3f", sum / NR }' "$results/migrate-split-timed.txt")
 diff_s=$(awk '{ sum += $4 } END { printf "%.3f", sum / NR }' "$results/migrate-split-timed.txt")
 rest_s=$(awk -v a="$path_s" -v b="$diff_s" 'BEGIN { printf "%.3f", a - b }')
 
-ratio_total=$(awk -v a="$migrate_s" -v b="$baseline_s" 'BEGIN { printf "%.2f", a / b }')
+ratio_total=$(ratio "$migrate_s" "$baseline_s")
 # (a) without the preservation diff (the same runs' reports): the runner as the
 # migration runner's issue described it, before the diff existed.
 without_diff_s=$(awk -v a="$migrate_s" -v d="$diff_s" 'BEGIN { printf "%.3f", a - d }')
-ratio_without_diff=$(awk -v a="$without_diff_s" -v b="$baseline_s" 'BEGIN { printf "%.2f", a / b }')
+ratio_without_diff=$(ratio "$without_diff_s" "$baseline_s")
 ratio_diff_stage=$(awk -v d="$diff_s" -v s="$stage_s" 'BEGIN { printf "%.2f", d / s }')
 diff_share=$(awk -v d="$diff_s" -v p="$path_s" 'BEGIN { printf "%.0f", 100 * d / p }')
 peak_rss_mib=$(awk -v k="$peak_rss_kib" 'BEGIN { printf "%.1f", k / 1024 }')

@@ -125,17 +125,6 @@ warm_page_cache() {
   echo "page cache: warmed with cat: every tool reads the fixture from memory"
 }
 
-# hyperfine NAME ARGS...: one hyperfine run of the commands in ARGS, exported as
-# bench/results/NAME.{json,md,csv}. Every run of every command must exit 0.
-run_hyperfine() {
-  local name=$1 warmup_count=$2 run_count=$3
-  shift 3
-  hyperfine --shell=bash --warmup "$warmup_count" --runs "$run_count" \
-    --export-json "$results/$name.json" --export-markdown "$results/$name.md" \
-    --export-csv "$results/$name.csv" "$@" ||
-    die "hyperfine $name failed: a command exited non-zero (see its output above)"
-}
-
 machine_facts
 echo
 prepare_fixture
@@ -201,9 +190,9 @@ unpack_sd=$(stddev_of "$results/unpack.csv" 1)
 untar_s=$(mean_of "$results/unpack.csv" 2)
 untar_sd=$(stddev_of "$results/unpack.csv" 2)
 
-speedup_gzip=$(awk -v a="$gzip_s" -v b="$pack_s" 'BEGIN { printf "%.2f", a / b }')
-slowdown_zstd=$(awk -v a="$pack_s" -v b="$zstd_s" 'BEGIN { printf "%.2f", a / b }')
-speedup_unpack=$(awk -v a="$untar_s" -v b="$unpack_s" 'BEGIN { printf "%.2f", a / b }')
+speedup_gzip=$(ratio "$gzip_s" "$pack_s")
+slowdown_zstd=$(ratio "$pack_s" "$zstd_s")
+speedup_unpack=$(ratio "$untar_s" "$unpack_s")
 size_ratio=$(awk -v a="$ours_bytes" -v b="$gzip_bytes" 'BEGIN { printf "%.3f", a / b }')
 pack_rss_mib=$(awk -v k="$pack_rss_kib" 'BEGIN { printf "%.1f", k / 1024 }')
 unpack_rss_mib=$(awk -v k="$unpack_rss_kib" 'BEGIN { printf "%.1f", k / 1024 }')

@@ -142,17 +142,6 @@ warm_page_cache() {
   fi
 }
 
-# hyperfine NAME ARGS...: one hyperfine run of the commands in ARGS, exported as
-# bench/results/NAME.{json,md,csv}. Every run of every command must exit 0.
-run_hyperfine() {
-  local name=$1
-  shift
-  hyperfine --shell=bash --warmup "$warmup" --runs "$runs" \
-    --export-json "$results/$name.json" --export-markdown "$results/$name.md" \
-    --export-csv "$results/$name.csv" "$@" ||
-    die "hyperfine $name failed: a command exited non-zero (see its output above)"
-}
-
 machine_facts
 echo
 prepare_corpus
@@ -162,14 +151,14 @@ echo
 
 # 1. The ~2 GiB folder, both tools in one hyperfine run.
 echo "--- ${#paths[@]} files, $((total_bytes / mib)) MiB: sha256sum -c vs fixturekit verify"
-run_hyperfine verify-corpus \
+run_hyperfine verify-corpus "$warmup" "$runs" \
   -n "(cd $corpus && sha256sum -c --quiet SHA256SUMS)" "(cd $(quote "$corpus") && sha256sum -c --quiet SHA256SUMS)" \
   -n "$bin_shown verify --quiet $corpus" "$(quote "$bin") verify --quiet $(quote "$corpus")"
 echo
 
 # 2. One 1 GiB file, both tools in one hyperfine run.
 echo "--- one file, $((big_bytes / mib)) MiB: openssl dgst -sha256 vs fixturekit verify"
-run_hyperfine verify-single \
+run_hyperfine verify-single "$warmup" "$runs" \
   -n "openssl dgst -sha256 $single/big.bin" "openssl dgst -sha256 $(quote "$single/big.bin")" \
   -n "$bin_shown verify --quiet $single" "$(quote "$bin") verify --quiet $(quote "$single")"
 echo
@@ -195,7 +184,7 @@ openssl_sd=$(stddev_of "$results/verify-single.csv" 1)
 single_s=$(mean_of "$results/verify-single.csv" 2)
 single_sd=$(stddev_of "$results/verify-single.csv" 2)
 
-speedup=$(awk -v a="$sha256sum_s" -v b="$corpus_s" 'BEGIN { printf "%.2f", a / b }')
+speedup=$(ratio "$sha256sum_s" "$corpus_s")
 throughput_ratio=$(awk -v a="$openssl_s" -v b="$single_s" 'BEGIN { printf "%.3f", a / b }')
 peak_rss_mib=$(awk -v k="$peak_rss_kib" 'BEGIN { printf "%.1f", k / 1024 }')
 speedup_verdict=$(verdict "$speedup" ">=" "$min_speedup_vs_sha256sum")

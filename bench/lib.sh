@@ -43,6 +43,21 @@ quote() { printf '%q' "$1"; }
 mean_of() { awk -F, -v row="$2" 'NR == row + 1 { print $2 }' "$1"; }
 stddev_of() { awk -F, -v row="$2" 'NR == row + 1 { print $3 }' "$1"; }
 
+# A over B, to two decimals: ratios and speed-ups of hyperfine means.
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+
+# run_hyperfine NAME WARMUP RUNS ARGS...: one hyperfine run of the commands in
+# ARGS, WARMUP warm-up runs and RUNS timed runs each, exported as
+# $results/NAME.{json,md,csv}. Every run of every command must exit 0.
+run_hyperfine() {
+  local name=$1 warmup_count=$2 run_count=$3
+  shift 3
+  hyperfine --shell=bash --warmup "$warmup_count" --runs "$run_count" \
+    --export-json "$results/$name.json" --export-markdown "$results/$name.md" \
+    --export-csv "$results/$name.csv" "$@" ||
+    die "hyperfine $name failed: a command exited non-zero (see its output above)"
+}
+
 # PASS or FAIL for MEASURED OP LIMIT, OP one of >=, <= and <.
 verdict() {
   awk -v measured="$1" -v op="$2" -v limit="$3" 'BEGIN {
