@@ -41,6 +41,8 @@ public final class MigrationRunner: Sendable {
         /// A checkpointed copy of its store, kept while the runner lives: the
         /// reference every path from this version compares its values with.
         var copy: String?
+        /// Which declared keys are unique in that copy, found once for every path.
+        var uniqueKeys = UniqueKeyCache()
     }
 
     /// Threads each path's integrity check runs on: the cores the paths leave.
@@ -180,7 +182,7 @@ public final class MigrationRunner: Sendable {
         run.checks.append(MigrationChecks.counts(
             rules: configuration.counts ?? [:], source: path.source, before: sourceCounts, after: migrated.tables,
             atCurrent: path.target == configuration.current))
-        checkPreservation(path, database: database, migrated: migrated.schema, changedPages: changedPages, into: &run)
+        checkPreservation(path, database: database, migrated: migrated, changedPages: changedPages, into: &run)
 
         // The configuration's own checks describe the current version. They run
         // once the integrity check is done: a check that writes must not wait
@@ -191,7 +193,7 @@ public final class MigrationRunner: Sendable {
     }
 
     /// Every surviving value, by key, against the source fixture's copy.
-    private func checkPreservation(_ path: MigrationPath, database: Database, migrated: SchemaSnapshot, changedPages: ChangedPages?, into run: inout PathRun) {
+    private func checkPreservation(_ path: MigrationPath, database: Database, migrated: StoreContents, changedPages: ChangedPages?, into run: inout PathRun) {
         let clock = ContinuousClock()
         let start = clock.now
         defer {
@@ -202,8 +204,8 @@ public final class MigrationRunner: Sendable {
         guard let schema = source.contents?.schema, let reference = source.copy else { return }
         do {
             let check = PreservationCheck(
-                database: database, keys: configuration.keys ?? [:], changes: configuration.declaredChanges, source: schema, migrated: migrated,
-                sourceCounts: source.contents?.tables ?? [:], personal: personalColumns)
+                database: database, keys: configuration.keys ?? [:], changes: configuration.declaredChanges, source: schema, migrated: migrated.schema,
+                sourceCounts: source.contents?.tables ?? [:], migratedCounts: migrated.tables, uniqueKeys: source.uniqueKeys, personal: personalColumns)
             run.preservation = try check.run(sourcePath: reference, changedPages: changedPages)
         } catch {
             run.fail("data preserved", error.description)
