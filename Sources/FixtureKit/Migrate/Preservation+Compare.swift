@@ -52,7 +52,7 @@ extension PreservationCheck {
                 ? "(s.\(quoted) IS NULL OR m.\(quoted) IS NOT NULL)" : "s.\(quoted) IS m.\(quoted)"
         }.joined(separator: " AND ")
         var pairing = try RowPairing(
-            database: database, schema: Self.schemaName, table: table, after: after, sourceIndexes: self.source.indexes,
+            database: database, schema: Self.schemaName, table: table, after: after, sourceSchema: self.source,
             key: keyColumns, total: total, migratedCount: migratedCounts[after.name], sameRow: sameRow)
         defer { pairing.drop() }
         let joined = pairing.from

@@ -61,7 +61,7 @@ struct RowPairing {
     ///   - total: the source table's row count.
     ///   - migratedCount: the migrated table's row count, when known.
     init(
-        database: Database, schema: String, table: SchemaSnapshot.Table, after: SchemaSnapshot.Table, sourceIndexes: [SchemaSnapshot.Index],
+        database: Database, schema: String, table: SchemaSnapshot.Table, after: SchemaSnapshot.Table, sourceSchema: SchemaSnapshot,
         key: [String], total: Int, migratedCount: Int?, sameRow: String
     ) throws(SQLiteError) {
         self.database = database
@@ -94,8 +94,9 @@ struct RowPairing {
         // Same rowids: one ordered pass says whether they pair the rows.
         var migratedRows = migratedCount ?? 0
         if migratedCount == nil { migratedRows = Int(try database.scalar("SELECT count(*) FROM \(target)")?.integer ?? 0) }
-        if !table.withoutRowID, !after.withoutRowID, migratedRows >= total {
-            let keyEqual = "(" + self.key.map { "s.\($0) = +m.\($0)" }.joined(separator: " AND ") + ")"
+        let keyEqual = "(" + self.key.map { "s.\($0) = +m.\($0)" }.joined(separator: " AND ") + ")"
+        if !table.withoutRowID, !after.withoutRowID, migratedRows >= total,
+           try Self.firstRowidsPair(database, source: source, target: target, keyEqual: keyEqual, total: total) {
             let byRowid = "FROM \(source) AS s CROSS JOIN \(target) AS m ON m.rowid = s.rowid"
             let counts = (try database.rows("SELECT count(*), coalesce(sum(\(keyEqual)), 0), coalesce(sum(CASE WHEN \(keyEqual) THEN \(sameRow) ELSE 0 END), 0) \(byRowid)").first ?? [])
                 .map { Int($0.integer ?? 0) }
@@ -114,7 +115,7 @@ struct RowPairing {
             }
         }
 
-        if Self.sourceFindsKey(key, collations: collations, table: table, indexes: sourceIndexes) {
+        if sourceSchema.findsRows(of: table.name, by: key, collations: collations) {
             locationJoin = ""
             method = .sourceIndex
             let quotedKey = self.key
@@ -195,6 +196,16 @@ struct RowPairing {
         return row.count == 2 ? (row[0], row[1]) : (0, 0)
     }
 
+    /// Whether the first source rows by rowid find their key at the same rowid
+    /// after the migration: a stage that renumbered the rows fails here at
+    /// once, before a pass over the whole table would.
+    private static func firstRowidsPair(_ database: Database, source: String, target: String, keyEqual: String, total: Int) throws(SQLiteError) -> Bool {
+        let probe = min(total, 1000)
+        let first = "(SELECT rowid AS r FROM \(source) ORDER BY rowid LIMIT \(probe)) AS f"
+        let paired = try database.scalar("SELECT count(*) FROM \(first) CROSS JOIN \(source) AS s ON s.rowid = f.r CROSS JOIN \(target) AS m ON m.rowid = s.rowid WHERE \(keyEqual)")
+        return Int(paired?.integer ?? 0) == probe
+    }
+
     /// Whether a migrated row whose rowid the source does not have holds one of
     /// the source's keys: the few new rows' keys gathered once (`IN` builds a
     /// temporary index of them), each source key looked up there.
@@ -202,22 +213,6 @@ struct RowPairing {
         let sourceKey = "(" + key.map { "s.\($0)" }.joined(separator: ", ") + ")"
         let newKeys = "SELECT \(key.map { "+m.\($0)" }.joined(separator: ", ")) FROM \(target) AS m WHERE NOT EXISTS (SELECT 1 FROM \(source) AS o WHERE o.rowid = m.rowid)"
         return try database.scalar("SELECT EXISTS (SELECT 1 FROM \(source) AS s WHERE \(sourceKey) IN (\(newKeys)))")?.integer == 1
-    }
-
-    /// Whether the source finds a row by `key` through an index of its own: its
-    /// INTEGER PRIMARY KEY (the rowid), or a whole index (a WITHOUT ROWID table's
-    /// PRIMARY KEY among them) that starts with the key's columns, in any order,
-    /// each with the column's own collation.
-    static func sourceFindsKey(_ key: [String], collations: [String], table: SchemaSnapshot.Table, indexes: [SchemaSnapshot.Index]) -> Bool {
-        let wanted = Dictionary(zip(key.map { $0.lowercased() }, collations.map { $0.uppercased() }), uniquingKeysWith: { first, _ in first })
-        if !table.withoutRowID, key.count == 1, PreservationCheck.isUnique(key, in: table) { return true }
-        return indexes.contains { index in
-            guard index.table.caseInsensitiveCompare(table.name) == .orderedSame, !index.partial, index.columns.count >= key.count else { return false }
-            let leading = index.columns.prefix(key.count)
-            let names = Set(leading.compactMap { $0.name?.lowercased() })
-            return names.count == key.count && names == Set(wanted.keys)
-                && leading.allSatisfy { column in column.name.map { wanted[$0.lowercased()] == column.collation.uppercased() } ?? false }
-        }
     }
 
     static func primaryKey(_ table: SchemaSnapshot.Table) -> [String] {
