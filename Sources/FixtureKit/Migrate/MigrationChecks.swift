@@ -81,21 +81,28 @@ enum MigrationChecks {
     /// returns a whole table costs no memory.
     static func configured(_ checks: [CorpusConfiguration.Check], on database: Database) -> [CheckResult] {
         checks.map { check in
-            do throws(SQLiteError) {
-                let statement = try database.prepare(check.sql)
-                var wanted = 1
-                if case .array(let rows) = check.expect { wanted = rows.count + 1 }
-                var rows: [[SQLiteValue]] = []
-                while rows.count < wanted, try statement.step() { rows.append(statement.row()) }
-                var more = false
-                if rows.count == wanted, wanted > 1 { more = try statement.step() }
-                if let mismatch = ExpectedResult.mismatch(rows, expect: check.expect, more: more) {
-                    return CheckResult(name: check.name, passed: false, message: mismatch, statement: check.sql)
-                }
-                return CheckResult(name: check.name, passed: true)
-            } catch {
-                return CheckResult(name: check.name, passed: false, message: error.description, statement: check.sql)
+            let start = ContinuousClock.now
+            var result = configured(check, on: database)
+            result.seconds = start.secondsSince
+            return result
+        }
+    }
+
+    private static func configured(_ check: CorpusConfiguration.Check, on database: Database) -> CheckResult {
+        do throws(SQLiteError) {
+            let statement = try database.prepare(check.sql)
+            var wanted = 1
+            if case .array(let rows) = check.expect { wanted = rows.count + 1 }
+            var rows: [[SQLiteValue]] = []
+            while rows.count < wanted, try statement.step() { rows.append(statement.row()) }
+            var more = false
+            if rows.count == wanted, wanted > 1 { more = try statement.step() }
+            if let mismatch = ExpectedResult.mismatch(rows, expect: check.expect, more: more) {
+                return CheckResult(name: check.name, passed: false, message: mismatch, statement: check.sql)
             }
+            return CheckResult(name: check.name, passed: true)
+        } catch {
+            return CheckResult(name: check.name, passed: false, message: error.description, statement: check.sql)
         }
     }
 }
@@ -113,6 +120,9 @@ final class ParallelIntegrityCheck: Sendable {
     private let outcomes: Mutex<[[String]?]>
     /// Why a task could not run at all.
     private let failure = Mutex<String?>(nil)
+    /// When the check started, and when its last task ended.
+    private let started = ContinuousClock.now
+    private let ended = Mutex<ContinuousClock.Instant?>(nil)
 
     /// Starts `workers - 1` threads: the caller is the last worker.
     fileprivate init(path: String, sizes: [String: Int], workers: Int) {
@@ -158,6 +168,8 @@ final class ParallelIntegrityCheck: Sendable {
             do throws(SQLiteError) {
                 let lines = try database.rows(tasks[index]).compactMap { $0.first?.text }.filter { $0 != "ok" }
                 outcomes.withLock { $0[index] = lines }
+                let now = ContinuousClock.now
+                ended.withLock { $0 = max($0 ?? now, now) }
             } catch {
                 failure.withLock { $0 = $0 ?? error.description }
             }
@@ -170,6 +182,14 @@ final class ParallelIntegrityCheck: Sendable {
     func result() -> CheckResult {
         work()
         done.wait()
+        var result = problems()
+        let end = ended.withLock { $0 } ?? ContinuousClock.now
+        let elapsed = end - started
+        result.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return result
+    }
+
+    private func problems() -> CheckResult {
         let name = "integrity_check"
         if let failure = failure.withLock({ $0 }) {
             return CheckResult(name: name, passed: false, message: failure, statement: "PRAGMA integrity_check")

@@ -7,6 +7,11 @@ public struct CheckResult: Codable, Equatable, Sendable {
     public var message: String?
     /// The statement that failed, when one did.
     public var statement: String?
+    /// What it took: for `fixture V verifies`, verifying the fixture (shared by
+    /// the paths from V) and copying it for this path; for a stage, the stage;
+    /// for `integrity_check`, from its start to its last thread's end (it runs
+    /// beside the other checks); for `data preserved`, the value-level diff.
+    public var seconds: Double?
 }
 
 /// What happened on one migration path.
@@ -35,6 +40,18 @@ public struct MigrationReport: Codable, Equatable, Sendable {
     /// `1/2` when the matrix was split with `--shard`.
     public var shard: String?
     public var paths: [PathResult]
+    /// The run at a glance.
+    public var summary: Summary?
+
+    public struct Summary: Codable, Equatable, Sendable {
+        public var passed: Int
+        public var failed: Int
+        /// Paths of the matrix this run left out: other shards' (`--shard`),
+        /// and those that do not start at `--from`.
+        public var skipped: Int
+        /// The whole run, from its start to its last path's end.
+        public var seconds: Double
+    }
 
     public var passed: Bool { paths.allSatisfy(\.passed) }
     public var failedCount: Int { paths.filter { !$0.passed }.count }

@@ -9,7 +9,10 @@ struct MigrateCommand: Command {
             For every supported version, its fixture is verified, copied into a temporary folder and
             taken through the chain of stages to the current version; every stage is also run on its
             own. Each copy is then checked: integrity_check, foreign_key_check, user_version, the schema
-            against the current version's fixture, row counts, and the configuration's own checks.
+            against the current version's fixture, row counts, every value by key, and the configuration's
+            own checks. The summary gives each path's time and where it went; --verbose prints each phase
+            as it ends. Paths start most expensive first; --shard deals them out by expected cost
+            (fixture size times stages), so the shares take about the same time.
             --html writes the matrix as one HTML page (no script, no network): a grid of paths against
             checks, and each failure with its statement, schema differences and data findings.
             Exit status: 0 every path passed, 1 one failed, 2 the configuration could not be read.
@@ -22,6 +25,7 @@ struct MigrateCommand: Command {
             .option("--junit", value: "FILE", help: "Also write a JUnit XML report."),
             .option("--html", value: "FILE", help: "Also write the matrix as one self-contained HTML page."),
             .option("--keep-failed", value: "DIR", help: "Keep each failed path's migrated copy, log and findings in DIR."),
+            .flag("--verbose", "-v", help: "Print each phase of each path (verify and copy, stages, checks, data diff) as it ends."),
             .json,
         ]
     )
@@ -31,6 +35,7 @@ struct MigrateCommand: Command {
     var junit: String?
     var html: String?
     var json: Bool
+    var verbose: Bool
 
     init(arguments: [String]) throws(UsageError) {
         let parsed = try Self.configuration.parse(arguments)
@@ -46,12 +51,19 @@ struct MigrateCommand: Command {
         junit = parsed.value("--junit")
         html = parsed.value("--html")
         json = parsed.flag("--json")
+        verbose = parsed.flag("--verbose")
     }
 
     func run(_ console: Console) throws -> ExitCode {
         let corpus = try CorpusConfiguration.load(config)
         if let from = options.from, !corpus.supported.contains(from), !corpus.stages.contains(where: { $0.from == from }) {
             throw FixtureKitError(what: "migrate", path: config, why: "no path starts at \(from)", category: .usage)
+        }
+        var options = options
+        if verbose {
+            // The runner calls it from one path's thread at a time.
+            nonisolated(unsafe) let console = console
+            options.progress = MigrationProgress { console.message("migrate: " + $0) }
         }
         let report = MigrationRunner(configuration: corpus).run(options)
         for line in MigrationText.lines(report, config: config) { console.message(line) }
