@@ -12,6 +12,12 @@ public struct CheckResult: Codable, Equatable, Sendable {
     /// for `integrity_check`, from its start to its last thread's end (it runs
     /// beside the other checks); for `data preserved`, the value-level diff.
     public var seconds: Double?
+
+    /// The same outcome: name, result, message and statement; the time is not
+    /// part of it (two runs of one check never take the same time).
+    public static func == (lhs: CheckResult, rhs: CheckResult) -> Bool {
+        (lhs.name, lhs.passed, lhs.message, lhs.statement) == (rhs.name, rhs.passed, rhs.message, rhs.statement)
+    }
 }
 
 /// What happened on one migration path.
