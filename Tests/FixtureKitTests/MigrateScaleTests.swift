@@ -63,7 +63,6 @@ import Testing
             #expect(path.passed, "\(name): \(String(describing: path.firstFailure))")
             let notes = try #require(path.preservation.first { $0.table == "notes" && $0.column == nil })
             #expect((notes.compared, notes.lost) == (200_000, 0), "\(name)")
-            print("TIMING \(name): \(path.preservationSeconds) of \(path.seconds)")
             #expect(path.preservationSeconds < 5, "\(name): the data diff took \(path.preservationSeconds) s")
         }
     }

@@ -70,12 +70,21 @@ extension MigrationRunner {
                     state.folder = verified
                     state.contents = contents
                     state.copy = reference
+                    state.keys = prepareKeys(of: reference, schema: contents.schema)
                 }
             } catch {
                 state.problem = error.description
             }
         }
         return state
+    }
+
+    /// Starts preparing the keys of a reference copy (``SourceKeys``) into a
+    /// temporary folder of the runner's; `nil` when there is no folder for them.
+    private func prepareKeys(of reference: String, schema: SchemaSnapshot) -> SourceKeys? {
+        guard let scratch = try? ScratchFolder.create() else { return nil }
+        temporaryFolders.withLock { $0.append(scratch) }
+        return SourceKeys(reference: reference, path: scratch.appendingPath("keys.sqlite"), schema: schema, keys: configuration.keys ?? [:])
     }
 
     /// ``readCopy(of:)``'s result, written by the reading thread before its
@@ -142,6 +151,9 @@ extension MigrationRunner {
 /// needs it while the others wait.
 final class FixtureSlot: Sendable {
     private let state = Mutex<MigrationRunner.FixtureState?>(nil)
+
+    /// The state, once made.
+    var made: MigrationRunner.FixtureState? { state.withLock { $0 } }
 
     func resolve(_ make: () -> MigrationRunner.FixtureState) -> MigrationRunner.FixtureState {
         state.withLock { known in

@@ -46,6 +46,8 @@ public final class MigrationRunner: Sendable {
         var copy: String?
         /// Which declared keys are unique in that copy, found once for every path.
         var uniqueKeys = UniqueKeyCache()
+        /// Its keys, prepared on a thread of their own for the value-level comparison.
+        var keys: SourceKeys?
     }
 
     /// Threads each path's integrity check runs on: the cores the paths leave.
@@ -60,6 +62,8 @@ public final class MigrationRunner: Sendable {
     }
 
     deinit {
+        // The keys still being prepared are written into these folders.
+        for slot in fixtures.withLock({ Array($0.values) }) { _ = slot.made?.keys?.wait() }
         for folder in temporaryFolders.withLock({ $0 }) { ScratchFolder.remove(folder) }
     }
 
@@ -246,7 +250,8 @@ public final class MigrationRunner: Sendable {
         do {
             let check = PreservationCheck(
                 database: database, keys: configuration.keys ?? [:], changes: configuration.declaredChanges, source: schema, migrated: migrated.schema,
-                sourceCounts: source.contents?.tables ?? [:], migratedCounts: migrated.tables, uniqueKeys: source.uniqueKeys, personal: personalColumns)
+                sourceCounts: source.contents?.tables ?? [:], migratedCounts: migrated.tables, uniqueKeys: source.uniqueKeys, sourceKeys: source.keys,
+                personal: personalColumns)
             run.preservation = try check.run(sourcePath: reference, changedPages: changedPages)
         } catch {
             run.preservationSeconds = pagesSeconds + start.secondsSince

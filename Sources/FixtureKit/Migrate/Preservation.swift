@@ -58,6 +58,8 @@ struct PreservationCheck {
     /// Whether a declared key is unique in the source, shared by the checks
     /// that compare with the same source (the answer costs a sort of its keys).
     var uniqueKeys = UniqueKeyCache()
+    /// The source's keys, prepared beforehand (``SourceKeys``): waited for, then used.
+    var sourceKeys: SourceKeys?
     /// Columns (`table.column`, lowercased) whose values the report never shows
     /// (the anonymization rules' personal columns); `nil`: every column.
     var personal: Set<String>? = []
@@ -76,6 +78,12 @@ struct PreservationCheck {
         _ = try database.rows("ATTACH DATABASE ?1 AS \(Self.schemaName)", [.text(sourcePath)])
         defer { try? database.execute("DETACH DATABASE \(Self.schemaName)") }
         try database.execute("PRAGMA \(Self.schemaName).cache_size = -\(Self.cacheKiB); PRAGMA temp.cache_size = -\(Self.cacheKiB)")
+        let prepared = sourceKeys?.wait() ?? [:]
+        for (table, ready) in prepared { uniqueKeys.record(([table] + ready.key).map { $0.lowercased() }, ready.unique) }
+        if let sourceKeys, prepared.values.contains(where: { $0.keyTable != nil }) {
+            _ = try database.rows("ATTACH DATABASE ?1 AS \(SourceKeys.schemaName)", [.text(sourceKeys.path)])
+        }
+        defer { if prepared.values.contains(where: { $0.keyTable != nil }) { try? database.execute("DETACH DATABASE \(SourceKeys.schemaName)") } }
         var unchanged: Set<String> = []
         if let changedPages { unchanged = try UnchangedTables.find(database: database, sourceSchema: Self.schemaName, changedPages: changedPages) }
         var results: [ColumnPreservation] = []
@@ -98,7 +106,9 @@ struct PreservationCheck {
                 results.append(problem)
                 continue
             }
-            results += unchanged.contains(table.name.lowercased()) ? try untouched(table) : try compare(table, after, key: key.columns)
+            let ready = prepared[table.name.lowercased()]
+            let keyTable = ready.flatMap { $0.key == key.columns ? $0.keyTable : nil }.map { (schema: SourceKeys.schemaName, name: $0) }
+            results += unchanged.contains(table.name.lowercased()) ? try untouched(table) : try compare(table, after, key: key.columns, prepared: keyTable)
         }
         return results
     }
