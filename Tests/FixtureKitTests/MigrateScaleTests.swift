@@ -14,7 +14,8 @@ import Testing
 
     /// A corpus of two versions: 1.0.0 with `rows` notes, 2.0.0 empty, and the
     /// stage between them; `keys` declares notes' `uuid`, which has no index.
-    static func corpus(rows: Int, stage: String) throws -> (TemporaryFolder, config: String) {
+    /// - Parameter sharedKey: rows 2 and 3 get the uuid of row 1.
+    static func corpus(rows: Int, stage: String, sharedKey: Bool = false) throws -> (TemporaryFolder, config: String) {
         let folder = try TemporaryFolder()
         let corpus = folder.url("MigrationFixtures")
         for (version, schema, fill) in [
@@ -22,7 +23,7 @@ import Testing
                 WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < \(rows))
                 INSERT INTO notes SELECT printf('%08X-%04X', (n * 2654435761) % 4294967296, n % 65536), 'Note ' || n,
                     'Body of note ' || n, strftime('%Y-%m-%dT%H:%M:%SZ', 1700000000 + n * 61, 'unixepoch') FROM i;
-                """),
+                """ + (sharedKey ? "UPDATE notes SET uuid = (SELECT uuid FROM notes WHERE rowid = 1) WHERE rowid IN (2, 3);" : "")),
             ("2.0.0", schema2, ""),
         ] {
             let live = folder.url("live-\(version)")
@@ -120,5 +121,14 @@ import Testing
         #expect(results.map(\.passed) == [true, false, false])
         #expect(results[1].message == "expected [1, 2], got [[1], [2], [3], ...]")
         #expect(results[2].message == "expected [1, 2], got [[1], [2], [3]]")
+    }
+
+    /// A declared key that is not unique in the source fails every path that
+    /// starts there, found once (``SourceKeys``) while the stages run.
+    @Test func aKeyThatIsNotUniqueInTheSourceFails() throws {
+        let (folder, config) = try Self.corpus(rows: 1000, stage: "ALTER TABLE notes ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0; CREATE INDEX notes_by_date ON notes (created_at); PRAGMA user_version = 2;", sharedKey: true)
+        defer { withExtendedLifetime(folder) {} }
+        let path = try #require(try MigrationRunner.runMatrix(config: config).paths.first)
+        #expect(path.checks.first { $0.name == "data preserved" }?.message == "key (\"uuid\") is not unique in the source: rows cannot be matched (declare \"keys\")")
     }
 }

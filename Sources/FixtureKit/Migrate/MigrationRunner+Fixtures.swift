@@ -70,21 +70,13 @@ extension MigrationRunner {
                     state.folder = verified
                     state.contents = contents
                     state.copy = reference
-                    state.keys = prepareKeys(of: reference, schema: contents.schema)
+                    state.keys = SourceKeys(reference: reference, schema: contents.schema, keys: configuration.keys ?? [:])
                 }
             } catch {
                 state.problem = error.description
             }
         }
         return state
-    }
-
-    /// Starts preparing the keys of a reference copy (``SourceKeys``) into a
-    /// temporary folder of the runner's; `nil` when there is no folder for them.
-    private func prepareKeys(of reference: String, schema: SchemaSnapshot) -> SourceKeys? {
-        guard let scratch = try? ScratchFolder.create() else { return nil }
-        temporaryFolders.withLock { $0.append(scratch) }
-        return SourceKeys(reference: reference, path: scratch.appendingPath("keys.sqlite"), schema: schema, keys: configuration.keys ?? [:])
     }
 
     /// ``readCopy(of:)``'s result, written by the reading thread before its

@@ -44,9 +44,7 @@ public final class MigrationRunner: Sendable {
         /// A checkpointed copy of its store, kept while the runner lives: the
         /// reference every path from this version compares its values with.
         var copy: String?
-        /// Which declared keys are unique in that copy, found once for every path.
-        var uniqueKeys = UniqueKeyCache()
-        /// Its keys, prepared on a thread of their own for the value-level comparison.
+        /// Whether its tables' keys are unique, found on a thread of their own.
         var keys: SourceKeys?
     }
 
@@ -62,7 +60,7 @@ public final class MigrationRunner: Sendable {
     }
 
     deinit {
-        // The keys still being prepared are written into these folders.
+        // The keys still being checked read a copy in these folders.
         for slot in fixtures.withLock({ Array($0.values) }) { _ = slot.made?.keys?.wait() }
         for folder in temporaryFolders.withLock({ $0 }) { ScratchFolder.remove(folder) }
     }
@@ -250,7 +248,7 @@ public final class MigrationRunner: Sendable {
         do {
             let check = PreservationCheck(
                 database: database, keys: configuration.keys ?? [:], changes: configuration.declaredChanges, source: schema, migrated: migrated.schema,
-                sourceCounts: source.contents?.tables ?? [:], migratedCounts: migrated.tables, uniqueKeys: source.uniqueKeys, sourceKeys: source.keys,
+                sourceCounts: source.contents?.tables ?? [:], migratedCounts: migrated.tables, sourceKeys: source.keys,
                 personal: personalColumns)
             run.preservation = try check.run(sourcePath: reference, changedPages: changedPages)
         } catch {

@@ -1,12 +1,8 @@
 extension PreservationCheck {
     /// Compares one table present in both stores: its rows paired by key
     /// (``RowPairing``), then every column present in both, value by value.
-    /// - Parameters:
-    ///   - keyColumns: from ``matchingKey(_:_:)``; empty for the rowid.
-    ///   - prepared: the source's keys of the table, copied and indexed by ``SourceKeys``.
-    func compare(
-        _ table: SchemaSnapshot.Table, _ after: SchemaSnapshot.Table, key keyColumns: [String], prepared: (schema: String, name: String)? = nil
-    ) throws(SQLiteError) -> [ColumnPreservation] {
+    /// - Parameter keyColumns: from ``matchingKey(_:_:known:)``; empty for the rowid.
+    func compare(_ table: SchemaSnapshot.Table, _ after: SchemaSnapshot.Table, key keyColumns: [String]) throws(SQLiteError) -> [ColumnPreservation] {
         let name = table.name
         let source = "\(Self.schemaName).\(quotedIdentifier(name))"
         let afterColumns = Set(after.columns.map { $0.name.lowercased() })
@@ -57,7 +53,7 @@ extension PreservationCheck {
         }.joined(separator: " AND ")
         var pairing = try RowPairing(
             database: database, schema: Self.schemaName, table: table, after: after, sourceSchema: self.source,
-            key: keyColumns, total: total, migratedCount: migratedCounts[after.name], sameRow: sameRow, preparedKeyTable: prepared)
+            key: keyColumns, total: total, migratedCount: migratedCounts[after.name], sameRow: sameRow)
         defer { pairing.drop() }
         let joined = pairing.from
         let matched = pairing.matched

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Value-level data preservation: after a migration, every row of every table
 /// present in both the source fixture and the migrated store is matched by key,
 /// and every column present in both compared, value by value.
@@ -55,10 +53,8 @@ struct PreservationCheck {
     var sourceCounts: [String: Int] = [:]
     /// The migrated store's row counts, when known.
     var migratedCounts: [String: Int] = [:]
-    /// Whether a declared key is unique in the source, shared by the checks
-    /// that compare with the same source (the answer costs a sort of its keys).
-    var uniqueKeys = UniqueKeyCache()
-    /// The source's keys, prepared beforehand (``SourceKeys``): waited for, then used.
+    /// Whether each key is unique in the source, found beforehand
+    /// (``SourceKeys``): waited for, then used.
     var sourceKeys: SourceKeys?
     /// Columns (`table.column`, lowercased) whose values the report never shows
     /// (the anonymization rules' personal columns); `nil`: every column.
@@ -78,12 +74,7 @@ struct PreservationCheck {
         _ = try database.rows("ATTACH DATABASE ?1 AS \(Self.schemaName)", [.text(sourcePath)])
         defer { try? database.execute("DETACH DATABASE \(Self.schemaName)") }
         try database.execute("PRAGMA \(Self.schemaName).cache_size = -\(Self.cacheKiB); PRAGMA temp.cache_size = -\(Self.cacheKiB)")
-        let prepared = sourceKeys?.wait() ?? [:]
-        for (table, ready) in prepared { uniqueKeys.record(([table] + ready.key).map { $0.lowercased() }, ready.unique) }
-        if let sourceKeys, prepared.values.contains(where: { $0.keyTable != nil }) {
-            _ = try database.rows("ATTACH DATABASE ?1 AS \(SourceKeys.schemaName)", [.text(sourceKeys.path)])
-        }
-        defer { if prepared.values.contains(where: { $0.keyTable != nil }) { try? database.execute("DETACH DATABASE \(SourceKeys.schemaName)") } }
+        let known = sourceKeys?.wait() ?? [:]
         var unchanged: Set<String> = []
         if let changedPages { unchanged = try UnchangedTables.find(database: database, sourceSchema: Self.schemaName, changedPages: changedPages) }
         var results: [ColumnPreservation] = []
@@ -101,14 +92,12 @@ struct PreservationCheck {
                     finding: failed ? "table \(table.name): gone with its \(rows) rows (declare it \"dropped\" in changes)" : nil))
                 continue
             }
-            let key = try matchingKey(table, after)
+            let key = try matchingKey(table, after, known: known[table.name.lowercased()])
             if let problem = key.problem {
                 results.append(problem)
                 continue
             }
-            let ready = prepared[table.name.lowercased()]
-            let keyTable = ready.flatMap { $0.key == key.columns ? $0.keyTable : nil }.map { (schema: SourceKeys.schemaName, name: $0) }
-            results += unchanged.contains(table.name.lowercased()) ? try untouched(table) : try compare(table, after, key: key.columns, prepared: keyTable)
+            results += unchanged.contains(table.name.lowercased()) ? try untouched(table) : try compare(table, after, key: key.columns)
         }
         return results
     }
@@ -137,9 +126,10 @@ struct PreservationCheck {
     /// either side, or a key that is not unique in the source. Checked for every
     /// table, the ones the migration did not touch too: a wrong `keys` entry
     /// fails whether or not this migration happens to rewrite its table.
-    private func matchingKey(_ table: SchemaSnapshot.Table, _ after: SchemaSnapshot.Table) throws(SQLiteError) -> (columns: [String], problem: ColumnPreservation?) {
+    /// - Parameter known: whether the key is unique, when ``SourceKeys`` found it.
+    private func matchingKey(_ table: SchemaSnapshot.Table, _ after: SchemaSnapshot.Table, known: SourceKeys.Table?) throws(SQLiteError) -> (columns: [String], problem: ColumnPreservation?) {
         let name = table.name
-        let keyColumns = keys[name] ?? keys[name.lowercased()] ?? table.columns.filter { $0.primaryKey > 0 }.sorted { $0.primaryKey < $1.primaryKey }.map(\.name)
+        let keyColumns = SourceKeys.key(of: table, keys: keys)
         guard !keyColumns.isEmpty else { return ([], nil) }
         let sourceColumns = Set(table.columns.map { $0.name.lowercased() })
         if let missing = keyColumns.first(where: { !sourceColumns.contains($0.lowercased()) }) {
@@ -149,25 +139,24 @@ struct PreservationCheck {
         if let missing = keyColumns.first(where: { !afterColumns.contains($0.lowercased()) }) {
             return (keyColumns, failure(name, "key column \(missing) is missing after the migration: rows cannot be matched (declare \"keys\")"))
         }
-        if !Self.isUnique(keyColumns, in: table), !(try isUniqueInSource(keyColumns, of: name)) {
+        var unique = Self.isUnique(keyColumns, in: table)
+        if !unique, let known, known.key == keyColumns { unique = known.unique }
+        if !unique, known?.key != keyColumns { unique = try Self.isUnique(keyColumns, of: name, schema: Self.schemaName, in: database) }
+        if !unique {
             let expressions = keyColumns.map(quotedIdentifier).joined(separator: ", ")
             return (keyColumns, failure(name, "key (\(expressions)) is not unique in the source: rows cannot be matched (declare \"keys\")"))
         }
         return (keyColumns, nil)
     }
 
-    /// Whether no two source rows of `table` share the values of `key` (NULLs
+    /// Whether no two rows of `schema.table` share the values of `key` (NULLs
     /// count as one value, as in `GROUP BY`): the groups of a sort of the keys
     /// (`DISTINCT` would insert them one by one into a b-tree: 7 times slower
     /// on 2,000,000 keys).
-    private func isUniqueInSource(_ key: [String], of table: String) throws(SQLiteError) -> Bool {
-        let cacheKey = ([table] + key).map { $0.lowercased() }
-        if let known = uniqueKeys.answer(cacheKey) { return known }
-        let source = "\(Self.schemaName).\(quotedIdentifier(table))"
-        let groups = Int(try database.scalar("SELECT count(*) FROM (SELECT 1 FROM \(source) GROUP BY \(key.map(quotedIdentifier).joined(separator: ", ")))")?.integer ?? 0)
-        let unique = groups == (try count(table))
-        uniqueKeys.record(cacheKey, unique)
-        return unique
+    static func isUnique(_ key: [String], of table: String, schema: String, in database: Database) throws(SQLiteError) -> Bool {
+        let source = "\(schema).\(quotedIdentifier(table))"
+        let groups = try database.scalar("SELECT count(*) FROM (SELECT 1 FROM \(source) GROUP BY \(key.map(quotedIdentifier).joined(separator: ", ")))")
+        return groups == (try database.scalar("SELECT count(*) FROM \(source)"))
     }
 
     /// Whether `key` is unique in `table` by construction: the rowid, or the
@@ -204,13 +193,4 @@ struct PreservationCheck {
     static func sortedJSON(_ value: String) -> String {
         "CASE WHEN json_valid(\(value)) AND json_type(\(value)) = 'array' THEN (SELECT json_group_array(value) FROM (SELECT value FROM json_each(\(value)) ORDER BY value)) ELSE \(value) END"
     }
-}
-
-/// Answers of ``PreservationCheck``'s key uniqueness, kept for the checks that
-/// compare with the same source copy (each path from one fixture).
-final class UniqueKeyCache: Sendable {
-    private let answers = Mutex<[[String]: Bool]>([:])
-
-    func answer(_ key: [String]) -> Bool? { answers.withLock { $0[key] } }
-    func record(_ key: [String], _ unique: Bool) { answers.withLock { $0[key] = unique } }
 }

@@ -48,9 +48,6 @@ struct RowPairing {
     private let migratedUnique: Bool
     /// With ``Method/keyTable``: `s.rowid = k.l0`, how a copied key finds its row.
     private let locationJoin: String
-    /// With ``Method/keyTable``: the table of the source's keys (`temp.…`, or
-    /// one ``SourceKeys`` prepared) and its index.
-    private var keyTable = (table: "", index: "")
     /// The temporary tables made for this table, dropped by ``drop()``.
     private var temporary: [String] = []
 
@@ -63,11 +60,9 @@ struct RowPairing {
     ///   - key: the key's columns; empty for the rowid.
     ///   - total: the source table's row count.
     ///   - migratedCount: the migrated table's row count, when known.
-    ///   - preparedKeyTable: the source's keys, already copied and indexed
-    ///     (``SourceKeys``), in an attached schema.
     init(
         database: Database, schema: String, table: SchemaSnapshot.Table, after: SchemaSnapshot.Table, sourceSchema: SchemaSnapshot,
-        key: [String], total: Int, migratedCount: Int?, sameRow: String, preparedKeyTable: (schema: String, name: String)? = nil
+        key: [String], total: Int, migratedCount: Int?, sameRow: String
     ) throws(SQLiteError) {
         self.database = database
         self.source = "\(schema).\(quotedIdentifier(table.name))"
@@ -129,22 +124,17 @@ struct RowPairing {
             method = .keyTable
             let quotedKey = self.key
             let location = table.withoutRowID ? Self.primaryKey(table).map(quotedIdentifier) : ["rowid"]
-            if let prepared = preparedKeyTable {
-                keyTable = (prepared.schema + "." + prepared.name, prepared.name + "_order")
-            } else {
-                // The source's keys with their affinity (CREATE TABLE AS gives each
-                // column its expression's), and where each row is.
-                let keyColumns = quotedKey.enumerated().map { "s.\($1) AS k\($0)" }
-                let locationColumns = location.enumerated().map { "s.\($1) AS l\($0)" }
-                try database.execute("CREATE TEMP TABLE \(Self.sourceKeys) AS SELECT \((keyColumns + locationColumns).joined(separator: ", ")) FROM \(source) AS s")
-                temporary.append(Self.sourceKeys)
-                let indexed = collations.enumerated().map { "k\($0) COLLATE \(quotedIdentifier($1))" } + location.indices.map { "l\($0)" }
-                try database.execute("CREATE INDEX temp.\(Self.sourceKeys)_order ON \(Self.sourceKeys) (\(indexed.joined(separator: ", ")))")
-                keyTable = ("temp." + Self.sourceKeys, Self.sourceKeys + "_order")
-            }
+            // The source's keys with their affinity (CREATE TABLE AS gives each
+            // column its expression's), and where each row is.
+            let keyColumns = quotedKey.enumerated().map { "s.\($1) AS k\($0)" }
+            let locationColumns = location.enumerated().map { "s.\($1) AS l\($0)" }
+            try database.execute("CREATE TEMP TABLE \(Self.sourceKeys) AS SELECT \((keyColumns + locationColumns).joined(separator: ", ")) FROM \(source) AS s")
+            temporary.append(Self.sourceKeys)
+            let indexed = collations.enumerated().map { "k\($0) COLLATE \(quotedIdentifier($1))" } + location.indices.map { "l\($0)" }
+            try database.execute("CREATE INDEX temp.\(Self.sourceKeys)_order ON \(Self.sourceKeys) (\(indexed.joined(separator: ", ")))")
             let findKey = collations.enumerated().map { "k.k\($0) = (+m.\(quotedKey[$0])) COLLATE \(quotedIdentifier($1))" }
             locationJoin = location.enumerated().map { "s.\($1) = k.l\($0)" }.joined(separator: " AND ")
-            from = "FROM \(target) AS m CROSS JOIN \(keyTable.table) AS k ON \(findKey.joined(separator: " AND ")) CROSS JOIN \(source) AS s ON \(locationJoin)"
+            from = "FROM \(target) AS m CROSS JOIN temp.\(Self.sourceKeys) AS k ON \(findKey.joined(separator: " AND ")) CROSS JOIN \(source) AS s ON \(locationJoin)"
         }
         (matched, equalRows) = try Self.firstPass(database, from: from, sameRow: sameRow)
     }
@@ -194,7 +184,7 @@ struct RowPairing {
         if method == .keyTable {
             let found = collations.enumerated().map { "n.k\($0) = k.k\($0) COLLATE \(quotedIdentifier($1))" }.joined(separator: " AND ")
             // In the source keys' order, so the look-ups walk the migrated keys' index in order.
-            return "FROM \(keyTable.table) AS k INDEXED BY \(keyTable.index) CROSS JOIN \(source) AS s ON "
+            return "FROM temp.\(Self.sourceKeys) AS k INDEXED BY \(Self.sourceKeys)_order CROSS JOIN \(source) AS s ON "
                 + locationJoin + " WHERE NOT EXISTS (SELECT 1 FROM temp.\(Self.migratedKeys) AS n WHERE \(found))"
         }
         let found = collations.enumerated().map { "n.k\($0) = s.\(key[$0]) COLLATE \(quotedIdentifier($1))" }.joined(separator: " AND ")
