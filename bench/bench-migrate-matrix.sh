@@ -141,7 +141,7 @@ share_verdict=$(verdict "$share_ratio" "<=" "$max_share_ratio")
   echo "  shares round-robin would have made (from (a)'s paths' times): slowest / fastest $round_robin"
   echo
   echo "requirements:"
-  printf '  %s  --jobs 2: %s s, %sx the sum of the paths'"'"' times / 2 (%s s) (required <= %sx)\n' "$jobs_verdict" "$jobs2_s" "$jobs_ratio" "$ideal_s" "$max_jobs_ratio"
+  printf '  %s  --jobs 2: %.3f s, %sx the sum of the paths'"'"' times / 2 (%s s) (required <= %sx)\n' "$jobs_verdict" "$jobs2_s" "$jobs_ratio" "$ideal_s" "$max_jobs_ratio"
   printf '  %s  --shard I/4 by expected cost: slowest share / fastest %sx (required <= %sx)\n' "$share_verdict" "$share_ratio" "$max_share_ratio"
 } | tee "$results/matrix-summary.txt"
 [[ $jobs_verdict == PASS && $share_verdict == PASS ]] || exit 1

@@ -25,16 +25,27 @@ enum MigrationText {
     }
 
     /// `time: verify and copy 0.01 s, stage 1.0.0 -> 2.0.0 0.02 s, ..., data diff 0.02 s`:
-    /// where the path's time went, check by check, in the order they ran.
+    /// where the path's time went, in the order it was spent. The
+    /// configuration's checks are summed as `checks`; `user_version` and `row
+    /// counts` compare numbers already read and are left out (every check's
+    /// own time is in `--json`, JUnit and `--verbose`).
     static func times(_ result: PathResult) -> String? {
-        let parts = result.checks.compactMap { check -> String? in
-            guard let seconds = check.seconds else { return nil }
-            var name = check.name
-            if name == "fixture \(result.source) verifies" { name = "verify and copy" }
-            if name == "data preserved" { name = "data diff" }
-            if name.hasPrefix("schema matches ") { name = "schema" }
-            return "\(name) \(String(format: "%.2f", seconds)) s"
+        var parts: [String] = []
+        var configured: Double?
+        let builtIn = ["integrity_check", "foreign_key_check", "user_version", "row counts", "data preserved"]
+        func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
+        for check in result.checks {
+            guard let time = check.seconds else { continue }
+            switch check.name {
+            case "fixture \(result.source) verifies": parts.append("verify and copy " + seconds(time))
+            case "data preserved": parts.append("data diff " + seconds(time))
+            case "user_version", "row counts": continue
+            case let name where name.hasPrefix("stage ") || builtIn.contains(name): parts.append("\(name) " + seconds(time))
+            case let name where name.hasPrefix("schema matches "): parts.append("schema " + seconds(time))
+            default: configured = (configured ?? 0) + time
+            }
         }
+        if let configured { parts.append("checks " + seconds(configured)) }
         return parts.isEmpty ? nil : "time: " + parts.joined(separator: ", ")
     }
 
