@@ -131,6 +131,10 @@ share_ratio=$(ratio "$share_max" "$share_min")
 round_robin=$(jq -r -s '.[0].paths | to_entries | map({share: (.key % 4), id: (.value.kind + " " + .value.id)})' "$results/matrix-jobs-1.json" |
   jq -r --slurpfile times "$results/matrix-path-times.json" '($times[0] | map({key: .id, value: .seconds}) | from_entries) as $t
     | group_by(.share) | map(map($t[.id]) | add) | "\(max / min * 100 | round / 100) (\(map(. * 100 | round / 100) | join(", ")) s)"')
+# The shares made by cost, from the same paths' times: like for like with round-robin.
+by_cost=$(for index in 1 2 3 4; do jq -s -r '.[0].paths | map(.kind + " " + .id) | .[]' "$results/matrix-shard-$index.json" |
+  jq -R -s --slurpfile times "$results/matrix-path-times.json" '($times[0] | map({key: .id, value: .seconds}) | from_entries) as $t
+    | split("\n") | map(select(length > 0) | $t[.]) | add'; done | jq -s -r '"\(max / min * 100 | round / 100) (\(map(. * 100 | round / 100) | join(", ")) s)"')
 jobs_verdict=$(verdict "$jobs_ratio" "<=" "$max_jobs_ratio")
 share_verdict=$(verdict "$share_ratio" "<=" "$max_share_ratio")
 {
@@ -138,7 +142,8 @@ share_verdict=$(verdict "$share_ratio" "<=" "$max_share_ratio")
   printf '  (a) --jobs 1                %8.3f s; the sum of its paths'"'"' times %.3f s\n' "$jobs1_s" "$sum_paths"
   printf '  (b) --jobs 2                %8.3f s; (a) / (b) = %s\n' "$jobs2_s" "$(ratio "$jobs1_s" "$jobs2_s")"
   for index in 0 1 2 3; do printf '  (c) --jobs 1 --shard %d/4    %8.3f s, %d paths\n' $((index + 1)) "${shares[$index]}" "$(jq -s '.[0].paths | length' "$results/matrix-shard-$((index + 1)).json")"; done
-  echo "  shares round-robin would have made (from (a)'s paths' times): slowest / fastest $round_robin"
+  echo "  the shares by cost, from (a)'s paths' times: slowest / fastest $by_cost"
+  echo "  shares round-robin would have made, from the same times: slowest / fastest $round_robin"
   echo
   echo "requirements:"
   printf '  %s  --jobs 2: %.3f s, %sx the sum of the paths'"'"' times / 2 (%s s) (required <= %sx)\n' "$jobs_verdict" "$jobs2_s" "$jobs_ratio" "$ideal_s" "$max_jobs_ratio"
