@@ -24,6 +24,8 @@ public struct PathResult: Codable, Equatable, Sendable {
     public var preservation: [ColumnPreservation]
     /// What the value-level comparison cost, apart from the rest.
     public var preservationSeconds: Double
+    /// The other versions this path stands for (``MigrationPath/alsoFor``).
+    public var alsoFor: [String]? = nil
 
     /// The first check that failed.
     public var firstFailure: CheckResult? { checks.first { !$0.passed } }

@@ -12,6 +12,9 @@ public struct RestoreResult: Codable, Equatable, Sendable {
     public var files: [String]
     /// The replaced set's files that were removed first (`-wal`, `-shm`, `-journal`).
     public var removed: [String]
+    /// The restored store's content hash (`fixturekit hash`), read from a copy of
+    /// it; `nil` when SQLite cannot read it.
+    public var contentHash: String? = nil
 }
 
 /// Puts a backup archive back in place of a store set.
@@ -64,8 +67,9 @@ public enum StoreRestore {
             format: UpgradeMarker.currentFormat, phase: .restoring, store: storeName, backup: POSIX.absolutePath(archive),
             files: extracted.targetDigests(storeName: storeName))
         try marker.write(forStore: storePath)
-        let result = try replaceAndVerify(storePath, from: extracted, archive: archive)
+        var result = try replaceAndVerify(storePath, from: extracted, archive: archive)
         try UpgradeMarker.remove(forStore: storePath)
+        result.contentHash = (try? StoreSet(storePath: storePath)).flatMap { try? ContentHash.ofStore($0, what: what).hex }
         return result
     }
 

@@ -19,7 +19,7 @@ struct CaptureCommand: Command {
             .option("--version", value: "V", help: "The shipped version the store belongs to (required)."),
             .option("--corpus", value: "DIR", help: "The corpus folder (default: MigrationFixtures)."),
             .option("--mode", value: "MODE", help: "snapshot, checkpoint or raw (default: snapshot)."),
-            .flag("--force", help: "Replace an existing fixture of this version."),
+            .flag("--force", help: "Replace an existing fixture of this version, and its lines in fixturekit.lock."),
             .flag("--no-anonymize", help: "Do not apply the corpus' rules: the store holds synthetic data only."),
             .json,
         ]
@@ -50,6 +50,7 @@ struct CaptureCommand: Command {
         if result.replacedExisting {
             console.error("capture: \(result.fixture): replaced the existing fixture of \(version) (--force)")
         }
+        for line in LockText.report(result.lock, lock: corpus.appendingPathForDisplay(CorpusLock.fileName)) { console.message(line) }
         let rows = result.manifest.tables.values.reduce(0, +)
         console.message("\(result.fixture): captured \(store) (\(mode.rawValue)): \(Formatting.count(result.sums.entries.count, "file")), \(Formatting.count(result.manifest.tables.count, "table")), \(Formatting.count(rows, "row"))")
         if let anonymization = result.manifest.anonymization {
