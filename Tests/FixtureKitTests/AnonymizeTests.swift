@@ -403,7 +403,7 @@ func files(below folder: String) -> [String] {
         let raw = fixturekit(["capture", store.path, "--version", "1.1.0", "--corpus", corpus, "--mode", "raw"], environment: Self.environment)
         #expect(raw.status == 2)
         #expect(raw.standardError == "fixturekit: capture: \(store.path): the corpus anonymizes its fixtures (\(corpus)/anonymize.json), and anonymizing folds the -wal away: --mode raw cannot keep it (hint: capture with --mode snapshot, or --no-anonymize for a store that holds synthetic data only)\n")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: corpus).sorted() == ["1.0.0", "anonymize.json", "fixturekit.json"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: corpus).sorted() == ["1.0.0", "anonymize.json", "fixturekit.json", "fixturekit.lock"])
         let optedOut = fixturekit(["capture", store.path, "--version", "1.1.0", "--corpus", corpus, "--mode", "raw", "--no-anonymize"], environment: Self.environment)
         #expect(optedOut.status == 0)
         #expect(try Manifest.decode(try folder.read("corpus/1.1.0/manifest.json")).anonymization == Manifest.Anonymization(mode: "opted-out"))

@@ -158,7 +158,8 @@ enum LockCheck {
                 problems.append(VerificationProblem(kind: .lock, file: fact.path ?? "", detail: "missing: fixturekit.lock locks it as an archive of \(fact.version)"))
             case .stage:
                 let path = fact.path ?? ""
-                if configured && facts.sources[fact] == nil {
+                let named = facts.configuration?.stages.contains { $0.to == fact.version && $0.lockedFiles(in: facts.corpus).contains(path) } ?? true
+                if configured && !named {
                     problems.append(VerificationProblem(kind: .lock, file: path, detail: "locked as a stage that shipped with \(fact.version), but fixturekit.json no longer runs it"))
                     continue
                 }

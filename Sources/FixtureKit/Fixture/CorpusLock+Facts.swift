@@ -51,7 +51,8 @@ struct CorpusFacts {
             frozen.insert(version)
         }
         for stage in configuration?.stages ?? [] where frozen.contains(stage.to) {
-            for path in stage.lockedFiles(in: corpus) {
+            // A stage file that is not there cannot be pinned: running the stage says so.
+            for path in stage.lockedFiles(in: corpus) where (try? POSIX.lstatIfPresent(Self.resolve(path, in: corpus))) != nil {
                 sources[CorpusLock.Fact(.stage, stage.to, path)] = .file(Self.resolve(path, in: corpus))
             }
         }

@@ -14,26 +14,31 @@ struct LockCommand: Command {
             changed. Exit status: 0 written, 2 could not read the corpus.
             """,
         arguments: [ArgumentDefinition(name: "corpus", help: "The corpus folder, holding fixturekit.json (default: MigrationFixtures).", isOptional: true)],
-        options: [.json]
+        options: [.json, .quiet]
     )
 
     var corpus: String
     var json: Bool
+    var quiet: Bool
 
     init(arguments: [String]) throws(UsageError) {
         let parsed = try Self.configuration.parse(arguments)
         corpus = parsed.positionals.first ?? "MigrationFixtures"
         json = parsed.flag("--json")
+        quiet = parsed.flag("--quiet")
     }
 
     func run(_ console: Console) throws -> ExitCode {
         let edits = try CorpusLock.write(config: corpus.appendingPathForDisplay(CorpusConfiguration.fileName))
         let lock = corpus.appendingPathForDisplay(CorpusLock.fileName)
         let changed = edits.filter(\.changed)
-        for line in LockText.lines(changed, lock: lock) { console.message(line) }
-        console.message(changed.isEmpty
-            ? "\(lock): up to date (\(Formatting.count(edits.count, "line")))"
-            : "\(lock): \(Formatting.count(edits.filter { $0.new != nil }.count, "line")), \(Formatting.count(changed.count, "change")) (review them before committing)")
+        if !quiet {
+            for line in LockText.lines(changed, lock: lock) { console.message(line) }
+            let lines = Formatting.count(edits.filter { $0.new != nil }.count, "line")
+            console.message(changed.isEmpty
+                ? "\(lock): up to date (\(lines))"
+                : "\(lock): \(lines), \(Formatting.count(changed.count, "change")) (review them before committing)")
+        }
         if json { console.output(Formatting.json(edits)) }
         return .success
     }
