@@ -50,7 +50,6 @@ struct CaptureCommand: Command {
         if result.replacedExisting {
             console.error("capture: \(result.fixture): replaced the existing fixture of \(version) (--force)")
         }
-        for line in LockText.report(result.lock, lock: corpus.appendingPathForDisplay(CorpusLock.fileName)) { console.message(line) }
         let rows = result.manifest.tables.values.reduce(0, +)
         console.message("\(result.fixture): captured \(store) (\(mode.rawValue)): \(Formatting.count(result.sums.entries.count, "file")), \(Formatting.count(result.manifest.tables.count, "table")), \(Formatting.count(rows, "row"))")
         if let anonymization = result.manifest.anonymization {
@@ -58,6 +57,7 @@ struct CaptureCommand: Command {
                 ? "\(result.fixture): not anonymized (--no-anonymize), as the manifest records"
                 : "\(result.fixture): anonymized by the corpus' rules: \(Formatting.count(anonymization.columns?.count ?? 0, "column")) with a rule, leak scan passed")
         }
+        for line in LockText.report(result.lock, lock: corpus.appendingPathForDisplay(CorpusLock.fileName)) { console.message(line) }
         if json { console.output(Formatting.json(result.manifest)) }
         return .success
     }
