@@ -90,15 +90,18 @@ public enum Capture {
             }
             // Anonymization (Anonymize/): rewrites the staged store before anything is installed.
             let anonymized = try anonymization.apply(staging: staging, storeName: set.storeName, display: storePath, fixture: target)
-            // The staged store is complete and nothing writes to it any more: two
-            // more threads sync it and hash it while its facts are read.
-            let storeWork = StagedStoreWork(staged)
+            // The staged store is complete and nothing writes to it any more: more
+            // threads sync it, hash its bytes and its content while its facts are read.
+            let stagedSet = try StoreSet(storePath: staged)
+            let storeWork = StagedStoreWork(staged, hashContent: stagedSet.present.isEmpty)
             defer { storeWork.drain() }
             // The staged copy is ours: read it in place, immutable, without another copy
-            // (anonymization leaves one file, without sidecars).
-            let inspection = try StoreInspection(set: try StoreSet(storePath: staged), readContents: true, access: .ownedFileImmutable, hashContent: true)
+            // (anonymization leaves one file, without sidecars); a raw set with its
+            // -wal is read, and its content hashed, on a copy.
+            let inspection = try StoreInspection(set: stagedSet, readContents: true, access: .ownedFileImmutable, hashContent: !stagedSet.present.isEmpty)
             var manifest = try Manifest(version: version, mode: mode.rawValue, inspection: inspection)
             manifest.anonymization = anonymized
+            if let contentHash = try storeWork.contentHash() { manifest.contentHash = contentHash }
             try wrap("write manifest", staging) { () throws(FileSystemError) in
                 try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))
             }
@@ -349,50 +352,6 @@ public enum Capture {
         case SQLITE_CANTOPEN, SQLITE_READONLY: "check the permissions of the store and of its folder"
         default: nil
         }
-    }
-}
-
-/// The staged store's `fsync` and SHA-256, each on a thread of its own, while
-/// the capture reads the store's facts and writes its manifest: a snapshot of a
-/// 1 GiB store spends about 0.7 s in the one and 0.9 s in the other.
-private final class StagedStoreWork {
-    private let path: String
-    private let sync = BackgroundStage()
-    private let hashing = BackgroundStage()
-    private let result = DigestSlot()
-
-    private final class DigestSlot: @unchecked Sendable {
-        /// Written by the hashing thread before its stage is left, read after waiting on it.
-        var digest: FileDigest?
-    }
-
-    init(_ path: String) {
-        self.path = path
-        sync.start { try POSIX.fsyncFile(path) }
-        let result = self.result
-        hashing.start { result.digest = try FileHasher().digest(ofFileAt: path) }
-    }
-
-    /// Waits for both. Returns the store's digest, or nil when it could not be
-    /// computed here (then ``Checksums`` hashes the store itself, and says why
-    /// if it cannot either).
-    /// - Throws: ``FixtureKitError`` when the store could not be synced.
-    func finish() throws(FixtureKitError) -> FileDigest? {
-        do { try sync.wait() } catch {
-            hashing.drain()
-            if let error = error as? FileSystemError {
-                throw FixtureKitError(what: "sync: \(error.operation)", path: error.path, why: error.reason)
-            }
-            throw FixtureKitError(what: "sync", path: path, why: "\(error)")
-        }
-        do { try hashing.wait() } catch { return nil }
-        return result.digest
-    }
-
-    /// Waits for both, ignoring failures: for paths that already have an error.
-    func drain() {
-        sync.drain()
-        hashing.drain()
     }
 }
 
