@@ -337,6 +337,21 @@ import Testing
         #expect(migrate.paths.allSatisfy { !$0.passed })
     }
 
+    @Test func aLockThatIsNotARegularFileIsNeverReadNorFollowed() throws {
+        let notes = try Self.locked()
+        let lock = notes.corpus + "/fixturekit.lock"
+        for kind in ["a FIFO", "a symbolic link"] {
+            try FileManager.default.removeItem(atPath: lock)
+            if kind == "a FIFO" { #expect(mkfifo(lock, 0o644) == 0) } else { try FileManager.default.createSymbolicLink(atPath: lock, withDestinationPath: notes.corpus + "/1.0.0/SHA256SUMS") }
+            let verify = try run([toolExecutable, "verify", "--quiet", notes.corpus])
+            #expect(verify.status == 1)
+            #expect(verify.standardError.hasSuffix("fixturekit: verify: \(lock): is \(kind), not a regular file\n\(lock): FAILED (1 problem)\n"), "\(verify.standardError)")
+            let rewrite = fixturekit("lock", notes.corpus)
+            #expect(rewrite.status == 2)
+            #expect(rewrite.standardError == "fixturekit: read lock: \(lock): is \(kind), not a regular file (hint: fixturekit writes this file: `fixturekit lock` rewrites it from the corpus)\n")
+        }
+    }
+
     @Test func twoCapturesAtOnceKeepBothVersionsLines() throws {
         let notes = try Self.locked()
         let live = try TemporaryFolder()

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `fixturekit.lock`: the corpus' shipped history, beside `fixturekit.json`.
 ///
 /// One fact per line, lines sorted bytewise, so that a change reads as a one-line
@@ -173,7 +177,11 @@ public struct CorpusLock: Sendable, Equatable {
     public static func load(corpus: String) throws(FixtureKitError) -> CorpusLock? {
         let path = corpus.appendingPath(fileName)
         do {
-            guard try POSIX.lstatIfPresent(path) != nil else { return nil }
+            guard let info = try POSIX.lstatIfPresent(path) else { return nil }
+            // A FIFO would block the read, a link could name any file: refused.
+            guard (info.st_mode & S_IFMT) == S_IFREG else {
+                throw FixtureKitError(what: "read lock", path: path, why: FileHasher.kindDescription(info.st_mode), hint: "fixturekit writes this file: `fixturekit lock` rewrites it from the corpus")
+            }
             return try CorpusLock(parsing: try POSIX.readFile(path, limit: 16 << 20), path: path)
         } catch let error as FixtureKitError {
             throw error
