@@ -12,6 +12,9 @@ public struct FixtureKitError: Error, CustomStringConvertible, Sendable, Equatab
         case couldNotWork = 2
         /// The command line was wrong.
         case usage = 64
+        /// fixturekit received SIGINT or SIGTERM and stopped (see ``Interruption``):
+        /// the tool then ends itself with that signal.
+        case interrupted = 130
     }
 
     /// The operation, with its context: `verify`, `sums: write SHA256SUMS`.
