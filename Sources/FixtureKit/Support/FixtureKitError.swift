@@ -44,6 +44,14 @@ public struct FixtureKitError: Error, CustomStringConvertible, Sendable, Equatab
         return line
     }
 
+    /// The one-line message without the hint: for an error told inside another,
+    /// whose own hint says what to do.
+    public var descriptionWithoutHint: String {
+        var copy = self
+        copy.hint = nil
+        return copy.description
+    }
+
     /// The same error with `context` put before its `what`.
     public func within(_ context: String) -> FixtureKitError {
         var copy = self

@@ -54,7 +54,7 @@ extension Upgrade {
                 throw FixtureKitError(what: "checkpoint the backup's copy", path: source, why: error.description)
             }
         } catch {
-            return cannot(error.description)
+            return cannot(error.descriptionWithoutHint)
         }
         let columns: [ColumnPreservation]
         do {

@@ -13,7 +13,7 @@ extension Upgrade {
         marker.phase = .migrated
         do { try marker.write(forStore: storePath) } catch {
             throw FixtureKitError(
-                what: "upgrade", path: storePath, why: "the migration passed every check, but the marker could not say so: \(error.description)",
+                what: "upgrade", path: storePath, why: "the migration passed every check, but the marker could not say so: \(error.descriptionWithoutHint)",
                 hint: "the marker stays: \(pending)")
         }
         // The migrated store whole in its main file, as a fresh install leaves it.
@@ -29,7 +29,7 @@ extension Upgrade {
         stages.close()
         do { try UpgradeMarker.remove(forStore: storePath) } catch {
             throw FixtureKitError(
-                what: "upgrade", path: storePath, why: "upgraded to \(result.to), but the marker could not be removed: \(error.description)",
+                what: "upgrade", path: storePath, why: "upgraded to \(result.to), but the marker could not be removed: \(error.descriptionWithoutHint)",
                 hint: "the marker stays: \(pending)")
         }
         BackupPin.remove(archive: backup.path, store: storePath)
@@ -50,7 +50,7 @@ extension Upgrade {
         let failed = "\(failure.name) failed" + (failure.message.flatMap { $0.split(separator: "\n").first }.map { ": \($0)" } ?? "")
         do { try marker.switchToRestoring(forStore: storePath) } catch {
             throw FixtureKitError(
-                what: what, path: storePath, why: "\(failed); the backup could not be restored: \(error.description)",
+                what: what, path: storePath, why: "\(failed); the backup could not be restored: \(error.descriptionWithoutHint)",
                 hint: "the marker stays: `fixturekit restore --pending \(storePath)` restores the backup once that is fixed")
         }
         // Only over a store nobody else has open: a process that got in while a
@@ -65,12 +65,12 @@ extension Upgrade {
             result.restore?.archive = result.backup?.path ?? marker.backup
         } catch {
             throw FixtureKitError(
-                what: what, path: storePath, why: "\(failed); restoring the backup failed too: \(error.description)",
+                what: what, path: storePath, why: "\(failed); restoring the backup failed too: \(error.descriptionWithoutHint)",
                 hint: "the store set may be half-restored; the marker stays: `fixturekit restore --pending \(storePath)` finishes the restore once that is fixed")
         }
         do { try UpgradeMarker.remove(forStore: storePath) } catch {
             throw FixtureKitError(
-                what: what, path: storePath, why: "\(failed); the backup was restored, but the marker could not be removed: \(error.description)",
+                what: what, path: storePath, why: "\(failed); the backup was restored, but the marker could not be removed: \(error.descriptionWithoutHint)",
                 hint: "the marker stays: `fixturekit restore --pending \(storePath)` restores the backup again")
         }
         BackupPin.remove(archive: marker.backup, store: storePath)
