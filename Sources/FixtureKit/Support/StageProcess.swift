@@ -71,9 +71,9 @@ struct StageProcess {
         defer { waitFor(reaper) }
 
         // The program's pid, then what execve said: nothing when it succeeded.
-        guard let program = readInt(report.read), program > 0 else {
-            return Outcome(end: .cannotStart(EAGAIN), leftRunning: 0)
-        }
+        guard let program = readInt(report.read) else { return Outcome(end: .cannotStart(EIO), leftRunning: 0) }
+        // Minus errno when the reaper could not set itself up or fork.
+        guard program > 0 else { return Outcome(end: .cannotStart(-program), leftRunning: 0) }
         if let failure = readInt(execError.read) {
             // The reaper saw the program exit and has nothing else to wait for.
             return Outcome(end: .cannotStart(failure), leftRunning: 0)
