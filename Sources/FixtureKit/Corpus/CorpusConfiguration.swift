@@ -16,6 +16,9 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         public var sql: String?
         /// An argv array; the first element relative to the corpus when it holds a `/`.
         public var exec: [String]?
+        /// How long the stage may run, in seconds, before it is ended and fails;
+        /// `nil` for the default of the command (see ``StageRunner``).
+        public var timeout: Double?
     }
 
     /// What happens to a table's row count across the migration.
@@ -60,6 +63,9 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         "store", "current", "supported", "stages", "counts", "checks", "anonymize", "keys", "changes",
         "userVersions", "versionQuery", "$schema",
     ]
+
+    /// The largest `timeout` a stage may have: 30 days, in seconds.
+    static let maxTimeout: Double = 30 * 24 * 3600
 
     /// The folder the configuration is in: paths in it are relative to it.
     public var folder: String = "."
@@ -111,6 +117,9 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
             case (nil, .some(let argv)) where !argv.isEmpty: break
             default: throw fail("stages[\(index)] needs exactly one of \"sql\" and \"exec\" (a non-empty array)")
             }
+            if let timeout = stage.timeout, !(timeout > 0 && timeout <= Self.maxTimeout) {
+                throw fail("stages[\(index)] has timeout \(timeout): it must be a number of seconds above 0, at most \(Int(Self.maxTimeout))")
+            }
             guard let from = Version(stage.from), let to = Version(stage.to), from < to else {
                 throw fail("stages[\(index)] goes from \(stage.from) to \(stage.to), which is not forward")
             }
@@ -122,9 +131,13 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         for label in (userVersions ?? [:]).keys.sorted() where Version(label) == nil {
             throw fail("userVersions: \"\(label)\" is not a version label")
         }
-        let byNumber = Dictionary(grouping: (userVersions ?? [:]).keys.sorted(), by: { userVersions?[$0] ?? 0 })
-        if let shared = byNumber.sorted(by: { $0.key < $1.key }).first(where: { $0.value.count > 1 }) {
-            throw fail("userVersions gives \(shared.value.joined(separator: " and ")) the same user_version \(shared.key): a store's version could not be told")
+        // Versions may share a user_version when no stage lies between them (patch
+        // releases that did not touch the store); otherwise a store's version could not be told.
+        let byNumber = Dictionary(grouping: (userVersions ?? [:]).keys.compactMap(Version.init).sorted(), by: { userVersions?[$0.label] ?? 0 })
+        for (number, group) in byNumber.sorted(by: { $0.key < $1.key }) where group.count > 1 {
+            guard let low = group.first?.label, let high = group.last?.label, stageLiesBetween(low, high) else { continue }
+            let stage = stages.first { stage in Version(stage.to).map { group[0] < $0 && !(group[group.count - 1] < $0) } ?? false }
+            throw fail("userVersions gives \(group.map(\.label).joined(separator: " and ")) the same user_version \(number), but the stage \(stage.map { "\($0.from) -> \($0.to)" } ?? "") lies between them: a store's version could not be told")
         }
         for (name, change) in (changes ?? [:]).sorted(by: { $0.key < $1.key }) where DeclaredChange(rawValue: change) == nil {
             throw fail("changes[\"\(name)\"] is \"\(change)\"; it must be derived, dropped, unordered or excluded")

@@ -57,12 +57,18 @@ public struct Manifest: Codable, Equatable, Sendable {
     public var sqlite: SQLiteFacts
     public var wal: WALFacts?
     public var schema: SchemaFacts
+    /// The content hash of the store (`fixturekit hash`): its schema and rows,
+    /// independent of page layout. Absent in manifests written before it existed.
+    public var contentHash: String? = nil
     /// The Core Data or SwiftData model identity, when the store has `Z_METADATA`.
     public var model: CoreDataModel?
     /// The row count of every table: the expected record counts.
     public var tables: [String: Int]
     /// Whether and how the store was anonymized (see Anonymize/Anonymize.swift); absent when not.
     public var anonymization: Anonymization? = nil
+    /// Only in a backup of a live store: which store it is of, and its files'
+    /// owners and modes (see Manifest+Backup.swift); absent in a fixture.
+    public var backup: BackupOrigin? = nil
 
     /// The manifest of an inspected store set.
     /// - Throws: ``FixtureKitError`` when the inspection could not read the contents.
@@ -88,6 +94,7 @@ public struct Manifest: Codable, Equatable, Sendable {
         schema = SchemaFacts(hash: contents.schemaHash, objects: contents.objectCount, foreignKeyViolations: contents.foreignKeyViolations)
         model = contents.model
         tables = contents.tables
+        contentHash = contents.contentHash
     }
 
     /// The file's bytes: indented JSON with sorted keys and a final line feed.

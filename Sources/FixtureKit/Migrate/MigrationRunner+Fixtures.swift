@@ -68,9 +68,14 @@ extension MigrationRunner {
                     guard let result = read.result else { throw FixtureKitError(what: "read fixture", path: verified, why: "not read") }
                     let (contents, reference) = try result.get()
                     state.folder = verified
-                    state.contents = contents
-                    state.copy = reference
-                    state.keys = SourceKeys(reference: reference, schema: contents.schema, keys: configuration.keys ?? [:])
+                    // What was verified must be what the lock records of the version.
+                    if let problem = history?.fixtureProblem(version, verifiedFolder: verified, archive: isOwnCopy ? configuration.archivePath(of: version) : nil) {
+                        state.problem = problem
+                    } else {
+                        state.contents = contents
+                        state.copy = reference
+                        state.keys = SourceKeys(reference: reference, schema: contents.schema, keys: configuration.keys ?? [:])
+                    }
                 }
             } catch {
                 state.problem = error.description

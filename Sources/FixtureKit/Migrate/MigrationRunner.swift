@@ -54,9 +54,16 @@ public final class MigrationRunner: Sendable {
     /// The columns the corpus' anonymization rules mark as personal.
     private let personalColumns: Set<String>?
 
+    /// The corpus' `fixturekit.lock`, when it has one: what fixtures and shipped stages are checked against.
+    let history: LockedHistory?
+    /// What the fixtures' manifests say for the plan (see MigrationRunner+Sources.swift).
+    let sourceFacts: SourceFacts
+
     public init(configuration: CorpusConfiguration) {
         self.configuration = configuration
         personalColumns = configuration.personalColumns
+        history = LockedHistory(configuration: configuration)
+        sourceFacts = SourceFacts(configuration: configuration)
     }
 
     deinit {
@@ -70,7 +77,7 @@ public final class MigrationRunner: Sendable {
     /// matrix' order.
     public func run(_ options: Options = Options()) -> MigrationReport {
         let start = ContinuousClock.now
-        let matrix = configuration.migrationPaths(from: options.from)
+        let matrix = distinctSources(configuration.migrationPaths(from: options.from, evidence: sourceFacts.evidence))
         var sizes: [String: UInt64] = [:]
         for source in Set(matrix.map(\.source)) { sizes[source] = MigrationSchedule.fixtureSize(source, configuration: configuration) }
         let costs = matrix.map { MigrationSchedule.expectedCost($0, fixtureSize: sizes[$0.source] ?? 0) }
@@ -84,20 +91,24 @@ public final class MigrationRunner: Sendable {
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
                 let turn = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                guard turn < order.count else { break }
+                // After SIGINT or SIGTERM no other path starts.
+                guard turn < order.count, Interruption.received == nil else { break }
                 let index = order[turn]
                 let result = run(paths[index], keepFailed: options.keepFailed, progress: options.progress)
                 results.withLock { $0[index] = result }
             }
         }
         let done = results.withLock { $0.compactMap { $0 } }
-        let whole = options.from == nil ? matrix.count : configuration.migrationPaths().count
+        let whole = options.from == nil ? matrix.count : distinctSources(configuration.migrationPaths(evidence: sourceFacts.evidence)).count
         let failed = done.filter { !$0.passed }.count
-        return MigrationReport(
+        var report = MigrationReport(
             current: configuration.current,
             shard: options.shard.map { "\($0.index)/\($0.count)" },
             paths: done,
             summary: MigrationReport.Summary(passed: done.count - failed, failed: failed, skipped: whole - done.count, seconds: start.secondsSince))
+        report.interrupted = Interruption.received.map(Interruption.name)
+        report.selected = paths.count
+        return report
     }
 
     /// Runs one path: verifies the source fixture, copies it, runs the stages, checks.
@@ -110,7 +121,12 @@ public final class MigrationRunner: Sendable {
         var result = PathResult(
             id: path.id, kind: path.kind, source: path.source, target: path.target,
             passed: run.checks.allSatisfy(\.passed), seconds: 0, checks: run.checks, schemaDifferences: run.schemaDifferences,
-            preservation: run.preservation, preservationSeconds: run.preservationSeconds)
+            preservation: run.preservation, preservationSeconds: run.preservationSeconds, alsoFor: path.alsoFor)
+        // A failure of the machine is not a regression: a copy that could not be
+        // made, a stage that ran out of room (the temporary folder is full now).
+        if !result.passed, run.infrastructure || ScratchFolder.isFull() {
+            result.couldNotRun = true
+        }
         if !result.passed, let keepFailed { run.keep(in: keepFailed, result: result) }
         result.seconds = start.secondsSince
         progress?.say("\(run.label): \(result.passed ? "PASS" : "FAIL") in \(String(format: "%.2f", result.seconds)) s")
@@ -133,6 +149,14 @@ public final class MigrationRunner: Sendable {
             run.fail("chain of stages to \(path.target)", gap)
             return
         }
+        // A shipped stage runs only as it was locked.
+        for stage in path.stages {
+            if let problem = history?.stageProblem(stage) {
+                run.pass(verifies, seconds: verified)
+                run.fail("stage \(stage.from) -> \(stage.to)", problem)
+                return
+            }
+        }
         let copy: MigrationCopy
         let copying = ContinuousClock.now
         do {
@@ -140,6 +164,7 @@ public final class MigrationRunner: Sendable {
         } catch {
             run.pass(verifies, seconds: verified)
             run.fail("copy fixture \(path.source)", error.description, seconds: copying.secondsSince)
+            run.infrastructure = true
             return
         }
         // Verifying the fixture (once for every path from it) and this path's copy.
@@ -148,13 +173,19 @@ public final class MigrationRunner: Sendable {
         let before = source.contents?.tables ?? [:]
         for stage in path.stages {
             let name = "stage \(stage.from) -> \(stage.to)"
+            if let signal = Interruption.received {
+                run.fail(name, "not run: fixturekit received \(Interruption.name(signal))")
+                return
+            }
             let staging = ContinuousClock.now
             if let failure = copy.run(stage, configuration: configuration, log: &run.log) {
                 run.append(CheckResult(name: name, passed: false, message: failure.message, statement: failure.statement, seconds: staging.secondsSince))
+                run.infrastructure = failure.infrastructure
                 return
             }
-            run.pass(name, seconds: staging.secondsSince)
+            run.append(CheckResult(name: name, passed: true, message: copy.stages.note, seconds: staging.secondsSince))
         }
+        guard Interruption.received == nil else { return }
         check(path, copy: copy, sourceCounts: before, into: &run)
     }
 

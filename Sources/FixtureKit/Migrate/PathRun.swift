@@ -12,6 +12,8 @@ struct PathRun {
     var preservationSeconds: Double = 0
     /// Says each phase as it ends (`migrate --verbose`).
     var progress: MigrationProgress?
+    /// The path failed for want of the machine (disk, files), not of the migration.
+    var infrastructure = false
 
     init(path: MigrationPath, progress: MigrationProgress? = nil) {
         self.path = path

@@ -16,7 +16,7 @@ struct AnonymizeCommand: Command {
         options: [
             .option("--rules", value: "FILE", help: "The rules file (required)."),
             .option("--output", "-o", value: "FILE", help: "Where a store's anonymized copy goes (required for a store)."),
-            .flag("--force", help: "Replace an existing --output file."),
+            .flag("--force", help: "Replace an existing --output file; rewrite a fixture that fixturekit.lock locks, and its lines."),
             .json,
         ]
     )
@@ -51,9 +51,10 @@ struct AnonymizeCommand: Command {
         if let output {
             report = try Anonymizer.anonymizeStore(path, output: output, rulesPath: rules, environment: console.environment, force: force)
         } else {
-            report = try Anonymizer.anonymizeFixture(path, rulesPath: rules, environment: console.environment)
+            report = try Anonymizer.anonymizeFixture(path, rulesPath: rules, environment: console.environment, force: force)
         }
         for line in AnonymizationText.lines(report) { console.message(line) }
+        for line in LockText.report(report.lock ?? [], lock: LockText.lockPath(besideFixture: path)) { console.message(line) }
         if json { console.output(Formatting.json(report)) }
         return .success
     }

@@ -15,6 +15,7 @@ struct FreezeCommand: Command {
             .option("--version", value: "V", help: "The shipped version (required)."),
             .option("--config", value: "FILE", help: "The corpus configuration (default: MigrationFixtures/fixturekit.json)."),
             .option("--mode", value: "MODE", help: "snapshot (default), checkpoint or raw."),
+            .flag("--force", help: "Replace the version's fixture and archive, and their lines in fixturekit.lock."),
             .json,
         ]
     )
@@ -23,6 +24,7 @@ struct FreezeCommand: Command {
     var version: String
     var config: String
     var mode: CaptureMode
+    var force: Bool
     var json: Bool
 
     init(arguments: [String]) throws(UsageError) {
@@ -31,14 +33,17 @@ struct FreezeCommand: Command {
         version = try parsed.requiredVersion()
         config = parsed.value("--config") ?? "MigrationFixtures/fixturekit.json"
         mode = try parsed.captureMode()
+        force = parsed.flag("--force")
         json = parsed.flag("--json")
     }
 
     func run(_ console: Console) throws -> ExitCode {
         var pack = PackOptions()
         pack.modificationTime = try PackOptions.modificationTime(sourceDateEpoch: console.environment["SOURCE_DATE_EPOCH"])
+        pack.force = force
         let result = try Freeze.freeze(store: store, version: version, configPath: config, mode: mode, pack: pack)
         console.message("\(result.fixture): frozen (\(mode.rawValue)); \(result.archive.archive): \(Formatting.bytes(result.archive.size))")
+        for line in LockText.report(result.lock, lock: LockText.lockPath(besideFixture: result.fixture)) { console.message(line) }
         console.output(json ? Formatting.json(result) : "\(result.archive.sha256)  \(result.archive.archive)")
         return .success
     }
