@@ -142,11 +142,11 @@ final class ParallelIntegrityCheck: Sendable {
         outcomes = Mutex(Array(repeating: nil, count: tasks.count))
         for _ in 0..<max(0, min(workers, tasks.count) - 1) {
             done.enter()
+            // At the path's own priority: the threads are as many as the cores
+            // the paths leave, so they take no core from the path's thread; a
+            // lower one would hand their share to whatever else runs on the
+            // machine (a CI runner's other jobs), and the path would wait for them.
             Thread { [self] in
-                // Background work: the path's own thread, with the checks it
-                // waits on, goes first when the cores are busy. (On Linux a
-                // nice value is a thread's: `who` 0 is the calling thread.)
-                _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
                 work()
                 done.leave()
             }.start()
