@@ -115,6 +115,13 @@ final class ParallelIntegrityCheck: Sendable {
     private let done = DispatchGroup()
     /// `PRAGMA` statements, one a task, the longest first.
     private let tasks: [String]
+    /// The page cache of each task's connection, in KiB: a share of
+    /// ``cacheBudgetKiB``. `integrity_check` looks up every row's entry in each
+    /// index, in the index's order rather than the table's: with SQLite's
+    /// default 2 MiB most of those reads are system calls (a 640 MiB store:
+    /// 7.4 s with 2 MiB, 5.1 s with 32 MiB).
+    private let cacheKiB: Int
+    static let cacheBudgetKiB = 65536
     private let next = Atomic<Int>(0)
     /// Each task's problems (nil: not run), in task order.
     private let outcomes: Mutex<[[String]?]>
@@ -127,6 +134,7 @@ final class ParallelIntegrityCheck: Sendable {
     /// Starts `workers - 1` threads: the caller is the last worker.
     fileprivate init(path: String, sizes: [String: Int], workers: Int) {
         self.path = path
+        cacheKiB = max(2048, Self.cacheBudgetKiB / max(1, workers))
         var tables: [String] = []
         do throws(SQLiteError) {
             let database = try Database(path: path, options: .init(readOnly: true))
@@ -157,7 +165,10 @@ final class ParallelIntegrityCheck: Sendable {
     private func work() {
         guard next.load(ordering: .relaxed) < tasks.count else { return }
         let database: Database
-        do throws(SQLiteError) { database = try Database(path: path, options: .init(readOnly: true)) } catch {
+        do throws(SQLiteError) {
+            database = try Database(path: path, options: .init(readOnly: true))
+            try database.execute("PRAGMA cache_size = -\(cacheKiB)")
+        } catch {
             failure.withLock { $0 = $0 ?? error.description }
             return
         }

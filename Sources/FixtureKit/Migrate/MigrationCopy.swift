@@ -32,7 +32,11 @@ final class MigrationCopy {
     /// of it twice, to the journal and as zeros). Neither changes what the stage
     /// does to the rows, the schema or the file's structure that the checks read;
     /// a program stage opens the store with its own settings.
-    static let throwawaySettings = "PRAGMA synchronous = OFF; PRAGMA secure_delete = OFF"
+    /// A 32 MiB page cache spares most reads and writes of a stage that
+    /// rebuilds a large table and indexes it (a 640 MiB store: 17.1 s with
+    /// SQLite's default 2 MiB, 12.5 s with 32 MiB); the checks then read the
+    /// migrated store through the same connection.
+    static let throwawaySettings = "PRAGMA synchronous = OFF; PRAGMA secure_delete = OFF; PRAGMA cache_size = -32768"
 
     /// The connection to the copy, opened once and reused by the SQL stages.
     func open() throws(SQLiteError) -> Database { try stages.open() }
