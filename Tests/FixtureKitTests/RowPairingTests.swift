@@ -181,4 +181,47 @@ import Testing
         #expect(seconds < 5, "\(kind): \(seconds) s")
         #expect(check.count == 7, "\(kind): \(check)")
     }
+
+    /// A table of links whose key is all its columns (tags on notes), rebuilt
+    /// WITHOUT ROWID: the copy of its keys stands for its rows. The figures are
+    /// the naive comparison's, and rows are named by the source's rowids when
+    /// the key is personal.
+    @Test func aTableOfLinksIsComparedFromItsKeysAlone() throws {
+        let folder = try TemporaryFolder()
+        let source = folder.url("source.sqlite"), migrated = folder.url("migrated.sqlite")
+        let database = try Database(path: source, options: .init(create: true))
+        try database.execute("""
+            CREATE TABLE tags (note_uuid TEXT NOT NULL, tag TEXT NOT NULL);
+            WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < 300)
+            INSERT INTO tags SELECT printf('N%04d', (n * 7) % 300), 'tag' || (n % 5) FROM i;
+            DELETE FROM tags WHERE rowid % 11 = 0;
+            """)
+        try database.close()
+        try FileManager.default.copyItem(atPath: source, toPath: migrated)
+        let target = try Database(path: migrated)
+        try target.execute("""
+            CREATE TABLE tags_new (note_uuid TEXT NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (note_uuid, tag)) WITHOUT ROWID;
+            INSERT INTO tags_new SELECT note_uuid, tag FROM tags WHERE rowid NOT IN (5, 6);
+            DROP TABLE tags;
+            ALTER TABLE tags_new RENAME TO tags;
+            """)
+        let sourceSchema = try SchemaSnapshot(database: try Database(path: source, options: .init(readOnly: true)))
+        let keys = ["tags": ["note_uuid", "tag"]]
+        var check = PreservationCheck(database: target, keys: keys, changes: [:], source: sourceSchema, migrated: try SchemaSnapshot(database: target))
+        check.personal = ["tags.note_uuid"]
+        let results = try check.run(sourcePath: source)
+        #expect(results.first?.finding == "tags: 2 of 273 rows lost (keys rowid 5; rowid 6)")
+        _ = try target.rows("ATTACH DATABASE ?1 AS fixturekit_source", [.text(source)])
+        let on = "s.note_uuid = +m.note_uuid AND s.tag = +m.tag"
+        let naiveLost = try target.scalar("SELECT count(*) FROM fixturekit_source.tags AS s WHERE NOT EXISTS (SELECT 1 FROM main.tags AS m WHERE \(on))")
+        #expect(naiveLost == .integer(2))
+        #expect(results.map { ($0.column, $0.compared, $0.equal) }.map { "\($0.0 ?? "-") \($0.1) \($0.2)" } == ["- 271 271", "note_uuid 271 271", "tag 271 271"])
+        let table = try #require(sourceSchema.tables.first)
+        let after = try #require(try SchemaSnapshot(database: target).tables.first)
+        let pairing = try RowPairing(
+            database: target, schema: "fixturekit_source", table: table, after: after, sourceSchema: sourceSchema,
+            key: ["note_uuid", "tag"], total: 273, migratedCount: nil, sameRow: "1", compared: ["note_uuid", "tag"])
+        defer { pairing.drop() }
+        #expect(pairing.method == .keyTable && !pairing.from.contains("fixturekit_source.\"tags\""))
+    }
 }

@@ -119,9 +119,9 @@ final class ParallelIntegrityCheck: Sendable {
     /// ``cacheBudgetKiB``. `integrity_check` looks up every row's entry in each
     /// index, in the index's order rather than the table's: with SQLite's
     /// default 2 MiB most of those reads are system calls (a 640 MiB store:
-    /// 7.4 s with 2 MiB, 5.1 s with 32 MiB).
+    /// 7.4 s with 2 MiB, 5.1 s with 32 MiB). Two threads: 16 MiB each.
     private let cacheKiB: Int
-    static let cacheBudgetKiB = 65536
+    static let cacheBudgetKiB = 32768
     private let next = Atomic<Int>(0)
     /// Each task's problems (nil: not run), in task order.
     private let outcomes: Mutex<[[String]?]>

@@ -8,11 +8,6 @@ extension PreservationCheck {
         let afterColumns = Set(after.columns.map { $0.name.lowercased() })
         let usesRowID = keyColumns.isEmpty
         let keyExpressions = usesRowID ? ["rowid"] : keyColumns.map(quotedIdentifier)
-        // Example keys name rows by their key, or by their rowid when the key
-        // holds personal values.
-        let personalKey = !usesRowID && keyColumns.contains { personal?.contains("\(name).\($0)".lowercased()) ?? true }
-        let keyText = !personalKey ? keyExpressions.map { "quote(s.\($0))" }.joined(separator: " || ', ' || ")
-            : table.withoutRowID ? "NULL" : "'rowid ' || s.rowid"
         let keyOrder = keyExpressions.map { "s.\($0)" }.joined(separator: ", ")
 
         let total = try count(name)
@@ -53,8 +48,13 @@ extension PreservationCheck {
         }.joined(separator: " AND ")
         var pairing = try RowPairing(
             database: database, schema: Self.schemaName, table: table, after: after, sourceSchema: self.source,
-            key: keyColumns, total: total, migratedCount: migratedCounts[after.name], sameRow: sameRow)
+            key: keyColumns, total: total, migratedCount: migratedCounts[after.name], sameRow: sameRow, compared: compared.map(\.column.name))
         defer { pairing.drop() }
+        // Example keys name rows by their key, or by their rowid when the key
+        // holds personal values.
+        let personalKey = !usesRowID && keyColumns.contains { personal?.contains("\(name).\($0)".lowercased()) ?? true }
+        let keyText = !personalKey ? keyExpressions.map { "quote(s.\($0))" }.joined(separator: " || ', ' || ")
+            : table.withoutRowID ? "NULL" : "'rowid ' || \(pairing.sourceRowid)"
         let joined = pairing.from
         let matched = pairing.matched
         var counts = [matched] + Array(repeating: matched, count: compared.count)

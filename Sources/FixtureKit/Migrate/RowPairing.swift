@@ -46,8 +46,14 @@ struct RowPairing {
     private let collations: [String]
     private let total: Int
     private let migratedUnique: Bool
-    /// With ``Method/keyTable``: `s.rowid = k.l0`, how a copied key finds its row.
+    /// With ``Method/keyTable``: `s.rowid = k.fixturekit_location_0`, how a
+    /// copied key finds its row.
     private let locationJoin: String
+    /// With ``Method/keyTable``: the copy of the keys holds every column
+    /// compared, and stands for the source's rows in ``from`` (as `s`).
+    private var keysCoverRows = false
+    /// The source row's rowid, in ``from``'s terms.
+    var sourceRowid: String { keysCoverRows ? "s.\(quotedIdentifier("fixturekit_location_0"))" : "s.rowid" }
     /// The temporary tables made for this table, dropped by ``drop()``.
     private var temporary: [String] = []
 
@@ -60,9 +66,10 @@ struct RowPairing {
     ///   - key: the key's columns; empty for the rowid.
     ///   - total: the source table's row count.
     ///   - migratedCount: the migrated table's row count, when known.
+    ///   - compared: the source's columns the check compares.
     init(
         database: Database, schema: String, table: SchemaSnapshot.Table, after: SchemaSnapshot.Table, sourceSchema: SchemaSnapshot,
-        key: [String], total: Int, migratedCount: Int?, sameRow: String
+        key: [String], total: Int, migratedCount: Int?, sameRow: String, compared: [String] = []
     ) throws(SQLiteError) {
         self.database = database
         self.source = "\(schema).\(quotedIdentifier(table.name))"
@@ -125,16 +132,24 @@ struct RowPairing {
             let quotedKey = self.key
             let location = table.withoutRowID ? Self.primaryKey(table).map(quotedIdentifier) : ["rowid"]
             // The source's keys with their affinity (CREATE TABLE AS gives each
-            // column its expression's), and where each row is.
-            let keyColumns = quotedKey.enumerated().map { "s.\($1) AS k\($0)" }
-            let locationColumns = location.enumerated().map { "s.\($1) AS l\($0)" }
-            try database.execute("CREATE TEMP TABLE \(Self.sourceKeys) AS SELECT \((keyColumns + locationColumns).joined(separator: ", ")) FROM \(source) AS s")
+            // column its expression's) and their names, and where each row is.
+            let locations = location.indices.map { quotedIdentifier("fixturekit_location_\($0)") }
+            let selected = quotedKey.map { "s.\($0) AS \($0)" } + zip(location, locations).map { "s.\($0) AS \($1)" }
+            try database.execute("CREATE TEMP TABLE \(Self.sourceKeys) AS SELECT \(selected.joined(separator: ", ")) FROM \(source) AS s")
             temporary.append(Self.sourceKeys)
-            let indexed = collations.enumerated().map { "k\($0) COLLATE \(quotedIdentifier($1))" } + location.indices.map { "l\($0)" }
+            let indexed = zip(quotedKey, collations).map { "\($0) COLLATE \(quotedIdentifier($1))" } + locations
             try database.execute("CREATE INDEX temp.\(Self.sourceKeys)_order ON \(Self.sourceKeys) (\(indexed.joined(separator: ", ")))")
-            let findKey = collations.enumerated().map { "k.k\($0) = (+m.\(quotedKey[$0])) COLLATE \(quotedIdentifier($1))" }
-            locationJoin = location.enumerated().map { "s.\($1) = k.l\($0)" }.joined(separator: " AND ")
-            from = "FROM \(target) AS m CROSS JOIN temp.\(Self.sourceKeys) AS k ON \(findKey.joined(separator: " AND ")) CROSS JOIN \(source) AS s ON \(locationJoin)"
+            // When the key's columns are all the columns compared (a table of
+            // links, of tags), the copy stands for the source's rows: no
+            // look-up of each row in the source, in another order than its own.
+            let keyNames = Set(key.map { $0.lowercased() })
+            keysCoverRows = !table.withoutRowID && compared.allSatisfy { keyNames.contains($0.lowercased()) }
+            let alias = keysCoverRows ? "s" : "k"
+            let findKey = zip(quotedKey, collations).map { "\(alias).\($0) = (+m.\($0)) COLLATE \(quotedIdentifier($1))" }
+            locationJoin = zip(location, locations).map { "s.\($0) = k.\($1)" }.joined(separator: " AND ")
+            from = keysCoverRows
+                ? "FROM \(target) AS m CROSS JOIN temp.\(Self.sourceKeys) AS s ON \(findKey.joined(separator: " AND "))"
+                : "FROM \(target) AS m CROSS JOIN temp.\(Self.sourceKeys) AS k ON \(findKey.joined(separator: " AND ")) CROSS JOIN \(source) AS s ON \(locationJoin)"
         }
         (matched, equalRows) = try Self.firstPass(database, from: from, sameRow: sameRow)
     }
@@ -182,10 +197,12 @@ struct RowPairing {
             try database.execute("CREATE INDEX temp.\(Self.migratedKeys)_order ON \(Self.migratedKeys) (\(indexed))")
         }
         if method == .keyTable {
-            let found = collations.enumerated().map { "n.k\($0) = k.k\($0) COLLATE \(quotedIdentifier($1))" }.joined(separator: " AND ")
+            let alias = keysCoverRows ? "s" : "k"
+            let found = zip(key, collations).enumerated().map { "n.k\($0) = \(alias).\($1.0) COLLATE \(quotedIdentifier($1.1))" }.joined(separator: " AND ")
             // In the source keys' order, so the look-ups walk the migrated keys' index in order.
-            return "FROM temp.\(Self.sourceKeys) AS k INDEXED BY \(Self.sourceKeys)_order CROSS JOIN \(source) AS s ON "
-                + locationJoin + " WHERE NOT EXISTS (SELECT 1 FROM temp.\(Self.migratedKeys) AS n WHERE \(found))"
+            let keys = "FROM temp.\(Self.sourceKeys) AS \(alias) INDEXED BY \(Self.sourceKeys)_order"
+            return (keysCoverRows ? keys : keys + " CROSS JOIN \(source) AS s ON " + locationJoin)
+                + " WHERE NOT EXISTS (SELECT 1 FROM temp.\(Self.migratedKeys) AS n WHERE \(found))"
         }
         let found = collations.enumerated().map { "n.k\($0) = s.\(key[$0]) COLLATE \(quotedIdentifier($1))" }.joined(separator: " AND ")
         return "FROM \(source) AS s WHERE NOT EXISTS (SELECT 1 FROM temp.\(Self.migratedKeys) AS n WHERE \(found))"
