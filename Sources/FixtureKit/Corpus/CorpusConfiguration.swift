@@ -35,8 +35,14 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     public struct Check: Codable, Equatable, Sendable {
         public var name: String
         public var sql: String
-        /// A scalar (the first column of the first row) or an array of rows.
-        public var expect: JSONValue
+        /// A scalar (the first column of the first row), an array of rows, or
+        /// `"empty"`: no row may come back. Exactly one of it and ``expectSQL``.
+        public var expect: JSONValue?
+        /// A query whose rows the check's must equal, row for row (the source
+        /// fixture is attached as `source`): see ``ConfiguredChecks``.
+        public var expectSQL: String?
+        /// Only the paths from these versions run it; every path when absent.
+        public var from: [String]?
     }
 
     /// The store's file name in every fixture: `App.sqlite`.
@@ -53,7 +59,10 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     /// Business keys per table, for matching rows across a migration: `{"notes": ["uuid"]}`.
     public var keys: [String: [String]]?
     /// Declared column changes: `{"notes.created_at": "derived", "notes.legacy": "dropped"}`.
-    public var changes: [String: String]?
+    /// A column may also be moved: `{"contacts.phone": {"movedTo": "phones.number", "key": "phones.contact_id"}}`.
+    public var changes: [String: ChangeDeclaration]?
+    /// Renamed tables and columns: `{"tags": "labels", "contacts.fullname": "contacts.name"}`.
+    public var renames: [String: String]?
     /// `user_version` of each version, for `upgrade`.
     public var userVersions: [String: Int]?
     /// An SQL query returning a store's version label, for `upgrade`.
@@ -61,7 +70,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
 
     static let knownKeys: Set<String> = [
         "store", "current", "supported", "stages", "counts", "checks", "anonymize", "keys", "changes",
-        "userVersions", "versionQuery", "$schema",
+        "renames", "userVersions", "versionQuery", "$schema",
     ]
 
     /// The largest `timeout` a stage may have: 30 days, in seconds.
@@ -71,7 +80,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     public var folder: String = "."
 
     enum CodingKeys: String, CodingKey {
-        case store, current, supported, stages, counts, checks, anonymize, keys, changes, userVersions, versionQuery
+        case store, current, supported, stages, counts, checks, anonymize, keys, changes, renames, userVersions, versionQuery
     }
 
     /// Reads and checks `fixturekit.json`.
@@ -95,6 +104,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         if let unknown = dictionary.keys.filter({ !knownKeys.contains($0) }).sorted().first {
             throw fail("unknown key \"\(unknown)\"")
         }
+        try checkDeclarationKeys(dictionary, fail)
         var configuration: CorpusConfiguration
         do {
             configuration = try JSONDecoderFactory.decoder().decode(CorpusConfiguration.self, from: Data(bytes))
@@ -139,9 +149,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
             let stage = stages.first { stage in Version(stage.to).map { group[0] < $0 && !(group[group.count - 1] < $0) } ?? false }
             throw fail("userVersions gives \(group.map(\.label).joined(separator: " and ")) the same user_version \(number), but the stage \(stage.map { "\($0.from) -> \($0.to)" } ?? "") lies between them: a store's version could not be told")
         }
-        for (name, change) in (changes ?? [:]).sorted(by: { $0.key < $1.key }) where DeclaredChange(rawValue: change) == nil {
-            throw fail("changes[\"\(name)\"] is \"\(change)\"; it must be derived, dropped, unordered or excluded")
-        }
+        try validateDeclarations(fail)
     }
 
     /// A path of the configuration, resolved against its folder.
@@ -161,7 +169,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     /// The declared changes, by lower-cased `table.column` or `table`; a table
     /// whose count is declared `dropped` is a dropped table too.
     var declaredChanges: [String: DeclaredChange] {
-        var declared = Dictionary((changes ?? [:]).compactMap { key, value in DeclaredChange(rawValue: value).map { (key.lowercased(), $0) } }, uniquingKeysWith: { first, _ in first })
+        var declared = Dictionary((changes ?? [:]).compactMap { key, value in value.declared.map { (key.lowercased(), $0) } }, uniquingKeysWith: { first, _ in first })
         for (table, rule) in counts ?? [:] where rule == .dropped && declared[table.lowercased()] == nil {
             declared[table.lowercased()] = .dropped
         }

@@ -81,7 +81,9 @@ struct MigrateCommand: Command {
             nonisolated(unsafe) let console = console
             options.progress = MigrationProgress { console.message("migrate: " + $0) }
         }
-        let report = MigrationRunner(configuration: corpus).run(options)
+        let runner = MigrationRunner(configuration: corpus)
+        try runner.checkDeclarations(configurationPath: config)
+        let report = runner.run(options)
         for line in MigrationText.lines(report, config: config) { console.message(line) }
         if let interrupted = report.interrupted {
             console.error("migrate: interrupted: fixturekit received \(interrupted); \(report.paths.count) of \(report.selected ?? report.paths.count) paths ran, their temporary copies were removed, no report was written")
