@@ -33,9 +33,10 @@ struct ContactsCorpus {
         """
 
     /// `zips`: the zip code of each contact, in order (contacts 1 to 8; phone of 7 and 8 NULL).
-    init(zips: [String] = ["10115", "20095", "80331", "50667", "60311", "70173", "99084", "39104"]) throws {
+    /// - Parameter wal: the 1.0.0 store is in WAL mode.
+    init(zips: [String] = ["10115", "20095", "80331", "50667", "60311", "70173", "99084", "39104"], wal: Bool = false) throws {
         folder = try TemporaryFolder()
-        try make("1.0.0", schema: Self.schema1) { database in
+        try make("1.0.0", schema: (wal ? "PRAGMA journal_mode = WAL;\n" : "") + Self.schema1) { database in
             for (index, zip) in zips.enumerated() {
                 let id = index + 1
                 let phone = id <= 6 ? "'+49 30 555 0\(id)'" : "NULL"

@@ -17,17 +17,19 @@ import Testing
         "expect": "empty",
     ] }
 
-    func corpus(losing lost: Int, checks: [[String: Any]]) throws -> ContactsCorpus {
-        let contacts = try ContactsCorpus()
+    func corpus(losing lost: Int, checks: [[String: Any]], wal: Bool = false) throws -> ContactsCorpus {
+        let contacts = try ContactsCorpus(wal: wal)
         try contacts.writeStage(ContactsCorpus.stage.replacingOccurrences(of: "WHERE phone IS NOT NULL", with: "WHERE phone IS NOT NULL AND id > \(lost)"))
         try contacts.writeConfig { $0["checks"] = checks }
         return contacts
     }
 
-    @Test func expectSQLComparesTheMigratedStoreWithTheSource() throws {
-        let kept = try corpus(losing: 0, checks: [Self.everyPhoneMoved]).migrate()
+    /// Whether the fixture's store is in rollback or WAL mode.
+    @Test(arguments: [false, true])
+    func expectSQLComparesTheMigratedStoreWithTheSource(wal: Bool) throws {
+        let kept = try corpus(losing: 0, checks: [Self.everyPhoneMoved], wal: wal).migrate()
         #expect(kept.check("every phone moved")?.passed == true)
-        let lost = try corpus(losing: 2, checks: [Self.everyPhoneMoved]).migrate()
+        let lost = try corpus(losing: 2, checks: [Self.everyPhoneMoved], wal: wal).migrate()
         let check = try #require(lost.check("every phone moved"))
         #expect(!check.passed)
         #expect(check.message == "row 1: [4] here, [6] by expectSQL")

@@ -77,6 +77,8 @@ extension Upgrade {
         let contents = try StoreContents(database: opened)
         do {
             _ = try opened.checkpoint(.truncate)
+            // Out of WAL mode: a read-only connection could not open it without a -shm.
+            try opened.execute("PRAGMA journal_mode = DELETE")
             try opened.close()
         } catch {
             throw FixtureKitError(what: "checkpoint the backup's copy", path: source, why: error.description)
