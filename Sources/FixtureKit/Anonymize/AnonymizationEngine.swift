@@ -188,10 +188,14 @@ enum AnonymizationEngine {
         if rules.strict {
             let uncovered = try uncoveredColumns(rules, schema: schema, database: database, display: display)
             if !uncovered.isEmpty {
+                let named = uncovered.map { rules.undecided.contains($0) ? $0 + " (TODO)" : $0 }
+                let undecided = uncovered.count(where: rules.undecided.contains)
                 throw FixtureKitError(
                     what: "anonymize", path: display,
-                    why: "strict: no rule for \(uncovered.count == 1 ? "1 column" : "\(uncovered.count) columns"): \(uncovered.joined(separator: ", "))",
-                    hint: "give each a rule in \(rules.path), or \"keep\"")
+                    why: "strict: no rule for \(uncovered.count == 1 ? "1 column" : "\(uncovered.count) columns"): \(named.joined(separator: ", "))",
+                    hint: undecided > 0
+                        ? "decide each TODO in \(rules.path): a strategy, or \"keep\" for a column that holds nothing personal"
+                        : "give each a rule in \(rules.path), or \"keep\"")
             }
         }
         // A pseudonym or fake domain that holds a UNIQUE column is mapped as a whole,
@@ -214,16 +218,34 @@ enum AnonymizationEngine {
     /// The TEXT and BLOB columns without a rule (and those of other types that
     /// hold text or blobs all the same), as `table.column`, sorted.
     static func uncoveredColumns(_ rules: AnonymizationRules, schema: AnonymizationSchema, database: Database, display: String) throws(FixtureKitError) -> [String] {
-        var uncovered: [String] = []
+        try textColumns(schema: schema, database: database, display: display) { table, column in rules.tables[table]?[column] == nil }
+            .map { $0.holdsTextOnly ? "\($0.table).\($0.column) (\($0.affinity) column holding text)" : "\($0.table).\($0.column)" }
+            .sorted(by: AnonymizationRules.bytewise)
+    }
+
+    /// A column that strict mode wants a rule for.
+    struct TextColumn {
+        var table: String
+        var column: String
+        var affinity: AnonymizationSchema.Affinity
+        /// Not declared TEXT or BLOB, but holding text or blobs all the same.
+        var holdsTextOnly: Bool
+    }
+
+    /// The TEXT and BLOB columns of every table (FTS tables that keep their own
+    /// text included), and the columns of other types that hold text or blobs,
+    /// among those `include` accepts; tables bytewise, columns in their order.
+    static func textColumns(schema: AnonymizationSchema, database: Database, display: String, include: (String, String) -> Bool = { _, _ in true }) throws(FixtureKitError) -> [TextColumn] {
+        var found: [TextColumn] = []
         for table in schema.tables.values.sorted(by: { AnonymizationRules.bytewise($0.name, $1.name) }) {
             switch table.kind {
             case .ordinary, .fullText(ownContent: true): break
             default: continue
             }
-            let ruled = rules.tables[table.name] ?? [:]
-            let candidates = table.columns.filter { !$0.generated && ruled[$0.name] == nil }
-            let textual = candidates.filter { $0.affinity == .text || $0.affinity == .blob }
-            uncovered += textual.map { "\(table.name).\($0.name)" }
+            let candidates = table.columns.filter { !$0.generated && include(table.name, $0.name) }
+            for column in candidates where column.affinity == .text || column.affinity == .blob {
+                found.append(TextColumn(table: table.name, column: column.name, affinity: column.affinity, holdsTextOnly: false))
+            }
             // SQLite stores text in an INTEGER column when it does not look like a number.
             let others = candidates.filter { $0.affinity != .text && $0.affinity != .blob }
             guard !others.isEmpty, table.kind == .ordinary else { continue }
@@ -233,10 +255,10 @@ enum AnonymizationEngine {
                 throw FixtureKitError(what: "anonymize", path: display, why: error.description)
             }
             for (column, value) in zip(others, row) where value.integer == 1 {
-                uncovered.append("\(table.name).\(column.name) (\(column.affinity) column holding text)")
+                found.append(TextColumn(table: table.name, column: column.name, affinity: column.affinity, holdsTextOnly: true))
             }
         }
-        return uncovered.sorted(by: AnonymizationRules.bytewise)
+        return found
     }
 
     /// Why `expression` is not one SQL expression on `table`, or `nil` when it is:

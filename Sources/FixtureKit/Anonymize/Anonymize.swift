@@ -71,7 +71,8 @@ public enum Anonymizer {
     /// - Parameters:
     ///   - force: replace an existing `output` (never the input).
     /// - Throws: ``FixtureKitError``: exit 1 for a leak, 2 for anything that kept the work from being done.
-    public static func anonymizeStore(_ input: String, output: String, rulesPath: String, environment: [String: String], force: Bool = false) throws(FixtureKitError) -> AnonymizationReport {
+    ///   - progress: told of each step.
+    public static func anonymizeStore(_ input: String, output: String, rulesPath: String, environment: [String: String], force: Bool = false, progress: WorkProgress? = nil) throws(FixtureKitError) -> AnonymizationReport {
         let (rules, key) = try load(rulesPath, environment: environment)
         let set = try StoreSet(storePath: input)
         do { _ = try set.readHeader() } catch {
@@ -86,7 +87,7 @@ public enum Anonymizer {
             throw FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)
         }
         defer { ScratchFolder.remove(work) }
-        let report = try anonymizeCopy(of: set, into: work, rules: rules, key: key, display: input, names: { _ in output })
+        let report = try anonymizeCopy(of: set, into: work, rules: rules, key: key, display: input, names: { _ in output }, progress: progress)
         let built = work.appendingPath(set.storeName)
         try wrap("anonymize: write", output) { () throws(FileSystemError) in
             // A stale sidecar beside the output would be replayed into it.
@@ -105,9 +106,9 @@ public enum Anonymizer {
     /// manifest (with how it was anonymized) and SHA256SUMS rewritten, the leak
     /// scan run on it, and it replaces the fixture in one rename.
     /// - Throws: ``FixtureKitError``: exit 1 when the fixture does not verify or a leak is found.
-    public static func anonymizeFixture(_ folder: String, rulesPath: String, environment: [String: String]) throws(FixtureKitError) -> AnonymizationReport {
+    public static func anonymizeFixture(_ folder: String, rulesPath: String, environment: [String: String], progress: WorkProgress? = nil) throws(FixtureKitError) -> AnonymizationReport {
         let (rules, key) = try load(rulesPath, environment: environment)
-        let verification = try Verifier.verify(folder)
+        let verification = try Verifier.verify(folder, progress: progress)
         guard let result = verification.first, verification.count == 1 else {
             throw FixtureKitError(what: "anonymize", path: folder, why: "not a fixture folder")
         }
@@ -128,7 +129,7 @@ public enum Anonymizer {
             throw FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)
         }
         do throws(FixtureKitError) {
-            var report = try anonymizeCopy(of: set, into: staging, rules: rules, key: key, display: set.storePath, names: { folder.appendingPath($0) })
+            var report = try anonymizeCopy(of: set, into: staging, rules: rules, key: key, display: set.storePath, names: { folder.appendingPath($0) }, progress: progress)
             let staged = staging.appendingPath(set.storeName)
             var manifest = try Manifest(version: old.version, mode: old.capture.mode, inspection: try StoreInspection(storePath: staged))
             manifest.anonymization = record(rules, key: key, report: report)
@@ -190,8 +191,9 @@ public enum Anonymizer {
     /// Copies the store set into `folder`, anonymizes it there into one file
     /// named like the store, and runs the leak scan on every file of `folder`.
     /// - Parameter names: how a file of `folder` (relative path) is named in reports.
-    static func anonymizeCopy(of set: StoreSet, into folder: String, rules: AnonymizationRules, key: AnonymizationKey, display: String, names: (String) -> String) throws(FixtureKitError) -> AnonymizationReport {
+    static func anonymizeCopy(of set: StoreSet, into folder: String, rules: AnonymizationRules, key: AnonymizationKey, display: String, names: (String) -> String, progress: WorkProgress? = nil) throws(FixtureKitError) -> AnonymizationReport {
         let raw = folder.appendingPath(".fixturekit-raw")
+        progress?.begin("anonymize \(display): copy")
         try wrap("anonymize: copy", set.storePath) { () throws(FileSystemError) in
             guard mkdir(raw, 0o700) == 0 else { throw FileSystemError("create folder", path: raw, errno: errno) }
             for name in set.memberNames where name != set.fileName(of: .support) {
@@ -203,14 +205,16 @@ public enum Anonymizer {
         }
         defer { ScratchFolder.remove(raw) }
         let pristine = (folder: set.folder, names: set.memberNames.filter { $0 != set.fileName(of: .support) })
-        return try anonymizeInPlace(raw: raw, into: folder, storeName: set.storeName, rules: rules, key: key, display: display, names: names, pristine: pristine)
+        return try anonymizeInPlace(raw: raw, into: folder, storeName: set.storeName, rules: rules, key: key, display: display, names: names, pristine: pristine, progress: progress)
     }
 
     /// Anonymizes the store set in `raw` into `folder/storeName`, then scans every file of `folder`.
     /// - Parameter pristine: the store set's files where they were copied from,
     ///   never opened, for ``KeyedPrefetch``.
-    static func anonymizeInPlace(raw: String, into folder: String, storeName: String, rules: AnonymizationRules, key: AnonymizationKey, display: String, names: (String) -> String, pristine: (folder: String, names: [String])? = nil) throws(FixtureKitError) -> AnonymizationReport {
+    static func anonymizeInPlace(raw: String, into folder: String, storeName: String, rules: AnonymizationRules, key: AnonymizationKey, display: String, names: (String) -> String, pristine: (folder: String, names: [String])? = nil, progress: WorkProgress? = nil) throws(FixtureKitError) -> AnonymizationReport {
         let output = folder.appendingPath(storeName)
+        progress?.begin("anonymize \(display): rewrite")
+        defer { progress?.end() }
         let result = try AnonymizationEngine.run(folder: raw, storeName: storeName, output: output, rules: rules, key: key, spoolFolder: raw, display: display, pristine: pristine)
         ScratchFolder.remove(raw)
         // The output is synced on another thread while the leak scan reads it.
@@ -221,6 +225,7 @@ public enum Anonymizer {
             throw FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)
         }
         let files = items.map { (path: folder.appendingPath($0.path.description), name: names($0.path.description)) }
+        progress?.begin("anonymize \(display): leak scan")
         let scan: LeakScanReport
         do { scan = try result.leakScan.finish(files: files, columns: result.ruleNames) } catch {
             throw FixtureKitError(what: "anonymize: leak scan: \(error.operation)", path: error.path, why: error.reason)
@@ -317,7 +322,7 @@ struct CorpusAnonymization {
 
     /// Anonymizes the store staged in `staging`, before the fixture is installed.
     /// - Returns: what the manifest records; `nil` for a corpus without rules.
-    func apply(staging: String, storeName: String, display: String, fixture: String) throws(FixtureKitError) -> Manifest.Anonymization? {
+    func apply(staging: String, storeName: String, display: String, fixture: String, progress: WorkProgress? = nil) throws(FixtureKitError) -> Manifest.Anonymization? {
         guard let rules, let key else { return optedOut ? Manifest.Anonymization(mode: Manifest.Anonymization.optedOutMode) : nil }
         let raw = staging.appendingPath(".fixturekit-raw")
         try wrap("anonymize: stage", staging) { () throws(FileSystemError) in
@@ -327,7 +332,7 @@ struct CorpusAnonymization {
             }
         }
         defer { ScratchFolder.remove(raw) }
-        let report = try Anonymizer.anonymizeInPlace(raw: raw, into: staging, storeName: storeName, rules: rules, key: key, display: display, names: { fixture.appendingPath($0) })
+        let report = try Anonymizer.anonymizeInPlace(raw: raw, into: staging, storeName: storeName, rules: rules, key: key, display: display, names: { fixture.appendingPath($0) }, progress: progress)
         return Anonymizer.record(rules, key: key, report: report)
     }
 }

@@ -138,6 +138,9 @@ public final class ArchiveReader {
         return count
     }
 
+    /// How much of the archive's file libarchive has read so far.
+    public var bytesConsumed: UInt64 { UInt64(max(0, lseek(fd, 0, SEEK_CUR))) }
+
     /// Passes over the current entry's data (still decompressed, to find the next header).
     public func skipData() throws(ArchiveError) {
         guard archive_read_data_skip(handle) == ARCHIVE_OK else { throw ArchiveError("archive_read_data_skip", handle: handle) }

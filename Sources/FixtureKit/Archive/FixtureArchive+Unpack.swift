@@ -46,15 +46,17 @@ extension FixtureArchive {
     ///   file is changed, missing or unlisted (see `contents.verification`).
     /// - Throws: ``FixtureKitError`` when the archive is refused (unreadable,
     ///   malformed, unsafe, over a limit) or the destination cannot be written.
-    public static func unpack(_ archive: String, to destination: String, options: UnpackOptions = UnpackOptions()) throws(FixtureKitError) -> UnpackResult {
-        try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in try extract(archive, to: destination, options: options) }
+    /// - Parameter progress: told of the archive's bytes read.
+    public static func unpack(_ archive: String, to destination: String, options: UnpackOptions = UnpackOptions(), progress: WorkProgress? = nil) throws(FixtureKitError) -> UnpackResult {
+        try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in try extract(archive, to: destination, options: options, progress: progress) }
     }
 
-    private static func extract(_ archive: String, to destination: String, options: UnpackOptions) throws(FixtureKitError) -> UnpackResult {
+    private static func extract(_ archive: String, to destination: String, options: UnpackOptions, progress: WorkProgress?) throws(FixtureKitError) -> UnpackResult {
         let what = "unpack"
         let destination = destination.trimmingTrailingSlashes
         let exists = try checkDestination(destination, replace: options.replace)
         let scanner = try ArchiveScanner(archive: archive, what: what, limits: options.limits)
+        scanner.progress = progress
         let staging: StagingFolder
         do {
             staging = try StagingFolder(for: destination)

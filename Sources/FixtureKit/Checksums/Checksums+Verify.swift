@@ -70,7 +70,7 @@ extension Checksums {
     /// Each file is read once, in parallel with the others; nothing is written.
     /// - Throws: ``FixtureKitError`` only when `folder` itself cannot be listed;
     ///   everything wrong inside it is a ``VerificationProblem``.
-    public static func verifyFolder(_ folder: String, threads: Int? = nil) throws(FixtureKitError) -> FolderVerification {
+    public static func verifyFolder(_ folder: String, threads: Int? = nil, progress: WorkProgress? = nil) throws(FixtureKitError) -> FolderVerification {
         var result = FolderVerification(path: folder, verifiedFiles: 0, verifiedBytes: 0, problems: [])
         let items: [FolderItem]
         do {
@@ -100,7 +100,10 @@ extension Checksums {
             return nil
         }, uniquingKeysWith: { first, _ in first })
         let paths = sums.entries.map { folder.appendingPath($0.path.description) }
-        let digests = ParallelHasher.digests(of: paths, sizes: sums.entries.map { sizeByPath[$0.path] ?? 0 }, threads: threads)
+        let sizes = sums.entries.map { sizeByPath[$0.path] ?? 0 }
+        let digests = progress.step("verify \(folder)", total: sizes.reduce(0, +)) {
+            ParallelHasher.digests(of: paths, sizes: sizes, threads: threads, progress: progress)
+        }
         var fileProblems: [VerificationProblem] = []
         for (entry, outcome) in zip(sums.entries, digests) {
             let file = entry.path.description

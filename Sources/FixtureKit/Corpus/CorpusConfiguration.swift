@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// `fixturekit.json`: the corpus' store name, its versions, the migration plan,
@@ -73,7 +76,10 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     public static func load(_ path: String) throws(FixtureKitError) -> CorpusConfiguration {
         let bytes: [UInt8]
         do { bytes = try POSIX.readFile(path, limit: 16 << 20) } catch {
-            throw FixtureKitError(what: "read configuration", path: path, why: error.reason)
+            let missing = error.errno == ENOENT
+            throw FixtureKitError(
+                what: "read configuration", path: path, why: missing ? "no such file" : error.reason,
+                hint: missing ? "`fixturekit init` writes one (`fixturekit init STORE` also suggests anonymization rules)" : nil)
         }
         return try parse(bytes, path: path)
     }

@@ -41,7 +41,8 @@ public enum Capture {
     /// The corpus' anonymization rules, when its `fixturekit.json` names some, are
     /// applied in the staging folder before the fixture is installed.
     /// - Throws: ``FixtureKitError``.
-    public static func capture(store storePath: String, version: String, corpus: String, mode: CaptureMode, force: Bool = false, anonymize: CaptureAnonymization = CaptureAnonymization()) throws(FixtureKitError) -> CaptureResult {
+    /// - Parameter progress: told of each step.
+    public static func capture(store storePath: String, version: String, corpus: String, mode: CaptureMode, force: Bool = false, anonymize: CaptureAnonymization = CaptureAnonymization(), progress: WorkProgress? = nil) throws(FixtureKitError) -> CaptureResult {
         guard Version(version) != nil else {
             throw FixtureKitError(what: "capture", path: storePath, why: "'\(version)' is not a version label", hint: "use a semantic version such as 1.2.0", category: .usage)
         }
@@ -73,6 +74,7 @@ public enum Capture {
         }
         do throws(FixtureKitError) {
             let staged = staging.appendingPath(set.storeName)
+            progress?.begin("capture \(storePath): copy (\(mode.rawValue))")
             switch mode {
             case .snapshot: try snapshot(set, to: staged)
             case .checkpoint: try checkpointThenCopy(set, to: staged)
@@ -84,7 +86,9 @@ public enum Capture {
                 }
             }
             // Anonymization (Anonymize/): rewrites the staged store before anything is installed.
-            let anonymized = try anonymization.apply(staging: staging, storeName: set.storeName, display: storePath, fixture: target)
+            let anonymized = try anonymization.apply(staging: staging, storeName: set.storeName, display: storePath, fixture: target, progress: progress)
+            progress?.begin("capture \(storePath): hash and inspect")
+            defer { progress?.end() }
             // The staged store is complete and nothing writes to it any more: two
             // more threads sync it and hash it while its facts are read.
             let storeWork = StagedStoreWork(staged)

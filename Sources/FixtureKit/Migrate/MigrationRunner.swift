@@ -15,12 +15,15 @@ public final class MigrationRunner: Sendable {
         public var shard: (index: Int, count: Int)?
         /// Where the migrated copy, the log and the findings of a failed path go.
         public var keepFailed: String?
+        /// Told of each path done.
+        public var progress: WorkProgress?
 
-        public init(from: String? = nil, jobs: Int? = nil, shard: (index: Int, count: Int)? = nil, keepFailed: String? = nil) {
+        public init(from: String? = nil, jobs: Int? = nil, shard: (index: Int, count: Int)? = nil, keepFailed: String? = nil, progress: WorkProgress? = nil) {
             self.from = from
             self.jobs = jobs
             self.shard = shard
             self.keepFailed = keepFailed
+            self.progress = progress
         }
     }
 
@@ -69,12 +72,15 @@ public final class MigrationRunner: Sendable {
         integrityWorkers.withLock { $0 = max(1, ParallelHasher.coreCount / workers) }
         let results = Mutex<[PathResult?]>(Array(repeating: nil, count: paths.count))
         let next = Atomic<Int>(0)
+        options.progress?.begin("migrate: paths", total: UInt64(paths.count), unit: .items)
+        defer { options.progress?.end() }
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
                 let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard index < paths.count else { break }
                 let result = run(paths[index], keepFailed: options.keepFailed)
                 results.withLock { $0[index] = result }
+                options.progress?.advance(1)
             }
         }
         return MigrationReport(

@@ -2,6 +2,10 @@ import FixtureKit
 
 /// `fixturekit anonymize PATH --rules FILE`: rewrites personal data, then proves no original is left.
 struct AnonymizeCommand: Command {
+    static let path = Argument<String>("path", help: "A store's main file or a fixture folder.")
+    static let rules = Option<String>.required("--rules", value: "FILE", help: "The rules file.", completion: .file)
+    static let output = Option<String?>("--output", "-o", value: "FILE", help: "Where a store's anonymized copy goes (required for a store).", completion: .file)
+    static let force = Flag("--force", help: "Replace an existing --output file.")
     static let configuration = CommandConfiguration(
         name: "anonymize",
         abstract: "Rewrite the columns the rules name, and prove no replaced value is left in the bytes.",
@@ -12,13 +16,8 @@ struct AnonymizeCommand: Command {
             default FIXTUREKIT_ANON_KEY). The output is one checkpointed file without sidecars; a
             leak scan then searches every byte of it for every replaced value: a hit exits 1.
             """,
-        arguments: [ArgumentDefinition(name: "path", help: "A store's main file or a fixture folder.")],
-        options: [
-            .option("--rules", value: "FILE", help: "The rules file (required)."),
-            .option("--output", "-o", value: "FILE", help: "Where a store's anonymized copy goes (required for a store)."),
-            .flag("--force", help: "Replace an existing --output file."),
-            .json,
-        ]
+        arguments: [path.erased],
+        options: [rules.erased, output.erased, force.erased, Shared.json.erased]
     )
 
     var path: String
@@ -27,14 +26,12 @@ struct AnonymizeCommand: Command {
     var force: Bool
     var json: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        path = parsed.positionals[0]
-        guard let rules = parsed.value("--rules") else { throw UsageError("missing required option '--rules <FILE>'") }
-        self.rules = rules
-        output = parsed.value("--output")
-        force = parsed.flag("--force")
-        json = parsed.flag("--json")
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        path = try parsed.get(Self.path)
+        rules = try parsed.get(Self.rules)
+        output = try parsed.get(Self.output)
+        force = parsed.get(Self.force)
+        json = parsed.get(Shared.json)
     }
 
     /// A fixture folder is rewritten in place; a store needs somewhere else to go.
@@ -49,11 +46,11 @@ struct AnonymizeCommand: Command {
     func run(_ console: Console) throws -> ExitCode {
         let report: AnonymizationReport
         if let output {
-            report = try Anonymizer.anonymizeStore(path, output: output, rulesPath: rules, environment: console.environment, force: force)
+            report = try Anonymizer.anonymizeStore(path, output: output, rulesPath: rules, environment: console.environment, force: force, progress: console.work)
         } else {
-            report = try Anonymizer.anonymizeFixture(path, rulesPath: rules, environment: console.environment)
+            report = try Anonymizer.anonymizeFixture(path, rulesPath: rules, environment: console.environment, progress: console.work)
         }
-        for line in AnonymizationText.lines(report) { console.message(line) }
+        for line in AnonymizationText.lines(report) { console.info(line) }
         if json { console.output(Formatting.json(report)) }
         return .success
     }

@@ -2,6 +2,9 @@ import FixtureKit
 
 /// `fixturekit capture STORE --version V`: freezes a live store into a fixture.
 struct CaptureCommand: Command {
+    static let store = Argument<String>("store", help: "The store's main file, e.g. App.sqlite.")
+    static let force = Flag("--force", help: "Replace an existing fixture of this version.")
+    static let noAnonymize = Flag("--no-anonymize", help: "Do not apply the corpus' rules: the store holds synthetic data only.")
     static let configuration = CommandConfiguration(
         name: "capture",
         abstract: "Freeze a live store set into the fixture of a version.",
@@ -14,15 +17,8 @@ struct CaptureCommand: Command {
             fixture is installed (the key is read from the variable the rules name); --mode raw is then
             refused, unless --no-anonymize declares the store synthetic (the manifest records it).
             """,
-        arguments: [ArgumentDefinition(name: "store", help: "The store's main file, e.g. App.sqlite.")],
-        options: [
-            .option("--version", value: "V", help: "The shipped version the store belongs to (required)."),
-            .option("--corpus", value: "DIR", help: "The corpus folder (default: MigrationFixtures)."),
-            .option("--mode", value: "MODE", help: "snapshot, checkpoint or raw (default: snapshot)."),
-            .flag("--force", help: "Replace an existing fixture of this version."),
-            .flag("--no-anonymize", help: "Do not apply the corpus' rules: the store holds synthetic data only."),
-            .json,
-        ]
+        arguments: [store.erased],
+        options: [Shared.version.erased, Shared.corpus.erased, Shared.mode.erased, force.erased, noAnonymize.erased, Shared.json.erased]
     )
 
     var store: String
@@ -33,31 +29,37 @@ struct CaptureCommand: Command {
     var noAnonymize: Bool
     var json: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        store = parsed.positionals[0]
-        version = try parsed.requiredVersion()
-        corpus = parsed.value("--corpus") ?? "MigrationFixtures"
-        mode = try parsed.captureMode()
-        force = parsed.flag("--force")
-        noAnonymize = parsed.flag("--no-anonymize")
-        json = parsed.flag("--json")
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        store = try parsed.get(Self.store)
+        version = try parsed.get(Shared.version)
+        corpus = try parsed.get(Shared.corpus)
+        mode = try parsed.get(Shared.mode)
+        force = parsed.get(Self.force)
+        noAnonymize = parsed.get(Self.noAnonymize)
+        json = parsed.get(Shared.json)
     }
 
     func run(_ console: Console) throws -> ExitCode {
         let anonymize = CaptureAnonymization(optOut: noAnonymize, environment: console.environment)
-        let result = try Capture.capture(store: store, version: version, corpus: corpus, mode: mode, force: force, anonymize: anonymize)
+        let result = try Capture.capture(store: store, version: version, corpus: corpus, mode: mode, force: force, anonymize: anonymize, progress: console.work)
+        CaptureText.report(result, store: store, mode: mode, what: "capture", console: console)
+        if json { console.output(Formatting.json(result.manifest)) }
+        return .success
+    }
+}
+
+/// The human report of `capture` and `freeze`.
+enum CaptureText {
+    static func report(_ result: CaptureResult, store: String, mode: CaptureMode, what: String, console: Console) {
         if result.replacedExisting {
-            console.error("capture: \(result.fixture): replaced the existing fixture of \(version) (--force)")
+            console.error("\(what): \(result.fixture): replaced the existing fixture of \(result.manifest.version) (--force)")
         }
         let rows = result.manifest.tables.values.reduce(0, +)
-        console.message("\(result.fixture): captured \(store) (\(mode.rawValue)): \(Formatting.count(result.sums.entries.count, "file")), \(Formatting.count(result.manifest.tables.count, "table")), \(Formatting.count(rows, "row"))")
+        console.info("\(result.fixture): captured \(store) (\(mode.rawValue)): \(Formatting.count(result.sums.entries.count, "file")), \(Formatting.count(result.manifest.tables.count, "table")), \(Formatting.count(rows, "row"))")
         if let anonymization = result.manifest.anonymization {
-            console.message(anonymization.mode == Manifest.Anonymization.optedOutMode
+            console.info(anonymization.mode == Manifest.Anonymization.optedOutMode
                 ? "\(result.fixture): not anonymized (--no-anonymize), as the manifest records"
                 : "\(result.fixture): anonymized by the corpus' rules: \(Formatting.count(anonymization.columns?.count ?? 0, "column")) with a rule, leak scan passed")
         }
-        if json { console.output(Formatting.json(result.manifest)) }
-        return .success
     }
 }

@@ -2,6 +2,7 @@ import FixtureKit
 
 /// `fixturekit checkpoint PATH`: folds a WAL into its main file.
 struct CheckpointCommand: Command {
+    static let path = Argument<String>("path", help: "A fixture folder or a store's main file.")
     static let configuration = CommandConfiguration(
         name: "checkpoint",
         abstract: "Fold a fixture's or a live store's WAL into its main file.",
@@ -10,17 +11,16 @@ struct CheckpointCommand: Command {
             manifest.json and SHA256SUMS rewritten, and the folder replaced whole. A live store gets a
             TRUNCATE checkpoint in place; the frames written and left are reported.
             """,
-        arguments: [ArgumentDefinition(name: "path", help: "A fixture folder or a store's main file.")],
-        options: [.json]
+        arguments: [path.erased],
+        options: [Shared.json.erased]
     )
 
     var path: String
     var json: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        path = parsed.positionals[0]
-        json = parsed.flag("--json")
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        path = try parsed.get(Self.path)
+        json = parsed.get(Shared.json)
     }
 
     struct Report: Encodable {
@@ -36,11 +36,11 @@ struct CheckpointCommand: Command {
             let result = try Checkpoint.checkpointFixture(path)
             report = Report(path: path, framesWritten: result.foldedFrames, framesLeft: 0, removedSidecars: result.removedSidecars)
             let removed = result.removedSidecars.isEmpty ? "no sidecars to remove" : "removed " + result.removedSidecars.joined(separator: ", ")
-            console.message("\(path): \(Formatting.count(result.foldedFrames, "frame")) folded into the main file; \(removed); manifest.json and SHA256SUMS rewritten")
+            console.info("\(path): \(Formatting.count(result.foldedFrames, "frame")) folded into the main file; \(removed); manifest.json and SHA256SUMS rewritten")
         } else {
             let result = try Checkpoint.checkpointLiveStore(path)
             report = Report(path: path, framesWritten: result.checkpointedFrames, framesLeft: result.framesLeft, removedSidecars: [])
-            console.message("\(path): \(Formatting.count(result.checkpointedFrames, "frame")) written to the main file, \(result.framesLeft) left; the WAL is truncated")
+            console.info("\(path): \(Formatting.count(result.checkpointedFrames, "frame")) written to the main file, \(result.framesLeft) left; the WAL is truncated")
         }
         if json { console.output(Formatting.json(report)) }
         return .success

@@ -2,6 +2,12 @@ import FixtureKit
 
 /// `fixturekit migrate`: runs the migration matrix and reports.
 struct MigrateCommand: Command {
+    static let from = Option<String?>("--from", value: "V", help: "Only the paths that start at version V.")
+    static let jobs = Option<PositiveNumber?>("--jobs", "-j", value: "N", shownDefault: "every core", help: "Paths run at once.")
+    static let shard = Option<Shard?>("--shard", value: "I/N", help: "Run the I-th of N equal shares of the matrix.")
+    static let junit = Option<String?>("--junit", value: "FILE", help: "Also write a JUnit XML report.", completion: .file)
+    static let html = Option<String?>("--html", value: "FILE", help: "Also write the matrix as one self-contained HTML page.", completion: .file)
+    static let keepFailed = Option<String?>("--keep-failed", value: "DIR", help: "Keep each failed path's migrated copy, log and findings in DIR.", completion: .folder)
     static let configuration = CommandConfiguration(
         name: "migrate",
         abstract: "Migrate every supported version's fixture to the current version and check the result.",
@@ -14,16 +20,7 @@ struct MigrateCommand: Command {
             checks, and each failure with its statement, schema differences and data findings.
             Exit status: 0 every path passed, 1 one failed, 2 the configuration could not be read.
             """,
-        options: [
-            .option("--config", value: "FILE", help: "The corpus configuration (default: MigrationFixtures/fixturekit.json)."),
-            .option("--from", value: "V", help: "Only the paths that start at version V."),
-            .option("--jobs", "-j", value: "N", help: "Paths run at once (default: every core)."),
-            .option("--shard", value: "I/N", help: "Run the I-th of N equal shares of the matrix."),
-            .option("--junit", value: "FILE", help: "Also write a JUnit XML report."),
-            .option("--html", value: "FILE", help: "Also write the matrix as one self-contained HTML page."),
-            .option("--keep-failed", value: "DIR", help: "Keep each failed path's migrated copy, log and findings in DIR."),
-            .json,
-        ]
+        options: [Shared.config.erased, from.erased, jobs.erased, shard.erased, junit.erased, html.erased, keepFailed.erased, Shared.json.erased]
     )
 
     var config: String
@@ -32,29 +29,23 @@ struct MigrateCommand: Command {
     var html: String?
     var json: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        config = parsed.value("--config") ?? "MigrationFixtures/fixturekit.json"
-        options = MigrationRunner.Options(from: parsed.value("--from"), jobs: try parsed.jobs(), keepFailed: parsed.value("--keep-failed"))
-        if let shard = parsed.value("--shard") {
-            let parts = shard.split(separator: "/").compactMap { Int($0) }
-            guard parts.count == 2, parts[1] > 0, (1...parts[1]).contains(parts[0]) else {
-                throw UsageError("'--shard' needs I/N with 1 <= I <= N, not '\(shard)'")
-            }
-            options.shard = (parts[0], parts[1])
-        }
-        junit = parsed.value("--junit")
-        html = parsed.value("--html")
-        json = parsed.flag("--json")
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        config = try parsed.get(Shared.config)
+        options = MigrationRunner.Options(from: try parsed.get(Self.from), jobs: try parsed.get(Self.jobs)?.value, keepFailed: try parsed.get(Self.keepFailed))
+        if let shard = try parsed.get(Self.shard) { options.shard = (shard.index, shard.count) }
+        junit = try parsed.get(Self.junit)
+        html = try parsed.get(Self.html)
+        json = parsed.get(Shared.json)
     }
 
     func run(_ console: Console) throws -> ExitCode {
-        let corpus = try CorpusConfiguration.load(config)
-        if let from = options.from, !corpus.supported.contains(from), !corpus.stages.contains(where: { $0.from == from }) {
-            throw FixtureKitError(what: "migrate", path: config, why: "no path starts at \(from)", category: .usage)
+        var options = self.options
+        options.progress = console.work
+        let report = try MigrationRunner.runMatrix(config: config, options: options)
+        let lines = MigrationText.lines(report, config: config)
+        for (line, isProblem) in lines {
+            if isProblem { console.message(line) } else { console.info(line) }
         }
-        let report = MigrationRunner(configuration: corpus).run(options)
-        for line in MigrationText.lines(report, config: config) { console.message(line) }
         if let junit { try report.writeJUnit(to: junit) }
         if let html { try report.writeHTML(to: html, configuration: config) }
         if json { console.output(Formatting.json(report)) }

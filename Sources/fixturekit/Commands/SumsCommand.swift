@@ -2,25 +2,23 @@ import FixtureKit
 
 /// `fixturekit sums DIR...`: writes SHA256SUMS for folders.
 struct SumsCommand: Command {
+    static let folders = Arguments<String>("folder", help: "The folder to list.", minimum: 1, completion: .folder)
     static let configuration = CommandConfiguration(
         name: "sums",
         abstract: "Write SHA256SUMS for a folder, in the format `sha256sum -c` checks.",
         discussion: "Lists every file below the folder, sorted bytewise, except SHA256SUMS itself, and replaces\nSHA256SUMS atomically.",
-        arguments: [ArgumentDefinition(name: "folder", help: "The folder to list.", isRepeating: true)],
-        options: [.json, .quiet, .jobs]
+        arguments: [folders.erased],
+        options: [Shared.json.erased, Shared.jobs.erased]
     )
 
     var folders: [String]
     var json: Bool
-    var quiet: Bool
     var jobs: Int?
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        folders = parsed.positionals
-        json = parsed.flag("--json")
-        quiet = parsed.flag("--quiet")
-        jobs = try parsed.jobs()
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        folders = try parsed.get(Self.folders)
+        json = parsed.get(Shared.json)
+        jobs = try parsed.get(Shared.jobs)?.value
     }
 
     struct Report: Encodable {
@@ -34,9 +32,7 @@ struct SumsCommand: Command {
         for folder in folders {
             let sums = try Checksums.writeSums(for: folder, threads: jobs)
             reports.append(Report(folder: folder, files: sums.entries.map { .init(path: $0.path.description, sha256: $0.digest.hex) }))
-            if !quiet {
-                console.message("\(folder.appendingPathForDisplay(SHA256Sums.fileName)): \(Formatting.count(sums.entries.count, "file"))")
-            }
+            console.info("\(folder.appendingPathForDisplay(SHA256Sums.fileName)): \(Formatting.count(sums.entries.count, "file"))")
         }
         if json { console.output(Formatting.json(reports)) }
         return .success

@@ -2,6 +2,8 @@ import FixtureKit
 
 /// `fixturekit upgrade STORE --config FILE`: backup-before-migrate on a live store.
 struct UpgradeCommand: Command {
+    static let store = Argument<String>("store", help: "The store's main file, e.g. App.sqlite.")
+    static let backups = Option<String?>("--backups", value: "DIR", shownDefault: ".fixturekit-backups beside the store", help: "The backup folder.", completion: .folder)
     static let configuration = CommandConfiguration(
         name: "upgrade",
         abstract: "Migrate a live store to the current version, with a verified backup and automatic restore.",
@@ -15,45 +17,31 @@ struct UpgradeCommand: Command {
             restored) or quick_check failed, 2 the store is in use, its version unknown or newer, no
             disk space, or the backup could not be written or restored.
             """,
-        arguments: [ArgumentDefinition(name: "store", help: "The store's main file, e.g. App.sqlite.")],
-        options: [
-            .option("--config", value: "FILE", help: "The corpus configuration: versions, stages, checks (required)."),
-            .option("--backups", value: "DIR", help: "The backup folder (default: .fixturekit-backups beside the store)."),
-            .option("--keep", value: "N", help: "Backups of the store kept (default 3)."),
-            .json,
-        ])
+        arguments: [store.erased],
+        options: [Shared.requiredConfig.erased, backups.erased, Shared.keep.erased, Shared.json.erased])
 
     var store: String
     var config: String
     var options: UpgradeOptions
     var json: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        store = parsed.positionals[0]
-        guard let config = parsed.value("--config") else { throw UsageError("missing required option '--config <FILE>'") }
-        self.config = config
-        options = UpgradeOptions(backups: parsed.value("--backups"), keep: try parsed.keep())
-        json = parsed.flag("--json")
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        store = try parsed.get(Self.store)
+        config = try parsed.get(Shared.requiredConfig)
+        options = UpgradeOptions(backups: try parsed.get(Self.backups), keep: try parsed.get(Shared.keep).value)
+        json = parsed.get(Shared.json)
     }
 
     func run(_ console: Console) throws -> ExitCode {
         let result = try Upgrade.upgrade(store: store, configuration: try CorpusConfiguration.load(config), configurationPath: config, options: options)
-        for line in UpgradeText.lines(result) { console.message(line) }
+        for line in UpgradeText.lines(result) {
+            if line.hasPrefix("FAIL") || result.outcome == .restored { console.message(line) } else { console.info(line) }
+        }
         if let failure = result.failure {
             let why = failure.message.flatMap { $0.split(separator: "\n").first.map { ": \($0)" } } ?? ""
             console.error("upgrade: \(store): \(failure.name) failed\(why); the store set was restored from its backup")
         }
         if json { console.output(Formatting.json(result)) }
         return result.outcome == .restored ? .checkFailed : .success
-    }
-}
-
-extension ParsedArguments {
-    /// `--keep N` as a positive number; 3 when not given.
-    func keep() throws(UsageError) -> Int {
-        guard let text = value("--keep") else { return StoreBackup.defaultKeep }
-        guard let keep = Int(text), keep > 0 else { throw UsageError("'--keep' needs a positive number, not '\(text)'") }
-        return keep
     }
 }
