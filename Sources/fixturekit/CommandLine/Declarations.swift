@@ -94,7 +94,8 @@ struct Option<Value: ArgumentValue>: Sendable {
 extension Option where Value: ExpressibleByNilLiteral {
     /// An option that may be absent: `nil` then, or what `shownDefault` says the library does.
     init(_ names: String..., value: String, shownDefault: String? = nil, help: String, completion: CompletionKind? = nil) {
-        self.init(names: names, value: value, help: help, required: false, defaultValue: nil as Value?, shownDefault: shownDefault, completion: completion)
+        let absent: Value = nil
+        self.init(names: names, value: value, help: help, required: false, defaultValue: .some(absent), shownDefault: shownDefault, completion: completion)
     }
 }
 
@@ -111,10 +112,11 @@ struct Argument<Value: ArgumentValue>: Sendable {
 }
 
 extension Argument where Value: ExpressibleByNilLiteral {
-    /// An argument that may be left out.
-    init(_ name: String, help: String, optional: Void = (), completion: CompletionKind = .file) {
+    /// An argument that may be left out (the more specific overload wins for an `Optional` value).
+    init(_ name: String, help: String, completion: CompletionKind = .file) {
         declaration = ArgumentDeclaration(name: name, help: help, isOptional: true, completion: completion)
-        defaultValue = nil as Value?
+        let absent: Value = nil
+        defaultValue = .some(absent)
     }
 }
 
