@@ -74,17 +74,8 @@ public final class ArchiveReader {
     ///   regular file; ``ArchiveError`` when libarchive cannot start reading it.
     public init(path: String) throws {
         self.path = path
-        let fd = try POSIX.open(path, O_RDONLY)
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let error = FileSystemError("stat", path: path, errno: errno)
-            Glibc.close(fd)
-            throw error
-        }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            Glibc.close(fd)
-            throw FileSystemError("read", path: path, message: FileHasher.kindDescription(info.st_mode))
-        }
+        // A FIFO or a device is refused before anything waits on it.
+        let (fd, info) = try POSIX.openRegularFile(path)
         guard let handle = archive_read_new() else {
             Glibc.close(fd)
             throw ArchiveError("archive_read_new", message: "out of memory")

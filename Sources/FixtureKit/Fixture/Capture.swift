@@ -150,6 +150,8 @@ public enum Capture {
         } catch where error.code == SQLITE_IOERR || error.code == SQLITE_FULL {
             // Reading the source rarely fails this way; writing the copy does.
             throw FixtureKitError(what: "snapshot: write", path: destination, why: "\(error.message) (disk full, or a file-size limit)")
+        } catch where error.isHotJournal {
+            throw hotJournal(set)
         } catch {
             throw FixtureKitError(what: "snapshot", path: set.storePath, why: error.description, hint: hint(for: error))
         }
@@ -252,7 +254,7 @@ public enum Capture {
         private(set) var descriptors: [Int32] = []
 
         func open(_ path: String) throws(FileSystemError) -> Int32 {
-            let fd = try POSIX.open(path, O_RDONLY | O_NOFOLLOW)
+            let fd = try POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
             descriptors.append(fd)
             return fd
         }
@@ -320,6 +322,16 @@ public enum Capture {
         FaultInjection.reached(.opened, set.storePath)
         try database.setCheckpointOnClose(false)
         return database
+    }
+
+    /// A store whose last write was interrupted: its `-journal` is hot, and only
+    /// a connection that may write rolls it back.
+    static func hotJournal(_ set: StoreSet) -> FixtureKitError {
+        let journal = set.fileName(of: .journal)
+        return FixtureKitError(
+            what: "snapshot", path: set.storePath,
+            why: "the store has a hot journal (\(journal)): a write was interrupted, and SQLite must roll it back before the store can be read, which a read-only copy cannot do",
+            hint: "let the app open the store once, or run `sqlite3 \(set.storePath) 'PRAGMA user_version'`, which rolls it back; then try again")
     }
 
     private static func hint(for error: SQLiteError) -> String? {

@@ -85,7 +85,14 @@ public enum StoreQuery {
                 throw FixtureKitError(what: "sql", path: path, why: error.why)
             }
             store = scratch.path.appendingPath(set.storeName)
-            do { try Capture.snapshot(set, to: store) } catch { throw error.within("sql") }
+            if set.has(.journal) {
+                // A hot journal is rolled back in the copy, where SQLite may write.
+                do { try set.copyMembers(to: scratch.path, sync: false) } catch {
+                    throw FixtureKitError(what: "sql: copy: \(error.operation)", path: error.path, why: error.reason)
+                }
+            } else {
+                do { try Capture.snapshot(set, to: store) } catch { throw error.within("sql") }
+            }
         }
         return try withExtendedLifetime(scratch) { () throws(FixtureKitError) in try body(store) }
     }
