@@ -61,6 +61,7 @@ public struct AnonymizationRules: Equatable, Sendable {
     /// Parses a rules file's bytes; `path` names it in errors.
     public static func parse(_ bytes: [UInt8], path: String) throws(FixtureKitError) -> AnonymizationRules {
         func fail(_ why: String) -> FixtureKitError { FixtureKitError(what: "read rules", path: path, why: why) }
+        do { try JSONSyntax.check(bytes) } catch { throw fail(error.description) }
         let file: RulesFile
         do {
             file = try JSONDecoderFactory.decoder().decode(RulesFile.self, from: Data(bytes))

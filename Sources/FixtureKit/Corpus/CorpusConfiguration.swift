@@ -43,8 +43,10 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     public var store: String
     /// The version the current build ships; its fixture is the reference schema.
     public var current: String
-    /// The older versions still in the wild: each must migrate to `current`.
+    /// The older versions still in the wild: each must migrate to `current`
+    /// (none for a first version: the key may be absent).
     public var supported: [String]
+    /// The migration stages (none for a first version: the key may be absent).
     public var stages: [Stage]
     public var counts: [String: CountRule]?
     public var checks: [Check]?
@@ -71,6 +73,25 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         case store, current, supported, stages, counts, checks, anonymize, keys, changes, userVersions, versionQuery
     }
 
+    /// The keys of each entry of `stages` and of `checks`: any other is refused too.
+    static let stageKeys: Set<String> = ["from", "to", "sql", "exec"]
+    static let checkKeys: Set<String> = ["name", "sql", "expect"]
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        store = try container.decode(String.self, forKey: .store)
+        current = try container.decode(String.self, forKey: .current)
+        supported = try container.decodeIfPresent([String].self, forKey: .supported) ?? []
+        stages = try container.decodeIfPresent([Stage].self, forKey: .stages) ?? []
+        counts = try container.decodeIfPresent([String: CountRule].self, forKey: .counts)
+        checks = try container.decodeIfPresent([Check].self, forKey: .checks)
+        anonymize = try container.decodeIfPresent(String.self, forKey: .anonymize)
+        keys = try container.decodeIfPresent([String: [String]].self, forKey: .keys)
+        changes = try container.decodeIfPresent([String: String].self, forKey: .changes)
+        userVersions = try container.decodeIfPresent([String: Int].self, forKey: .userVersions)
+        versionQuery = try container.decodeIfPresent(String.self, forKey: .versionQuery)
+    }
+
     /// Reads and checks `fixturekit.json`.
     /// - Throws: ``FixtureKitError`` (exit 2) naming what is wrong.
     public static func load(_ path: String) throws(FixtureKitError) -> CorpusConfiguration {
@@ -81,12 +102,21 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
                 what: "read configuration", path: path, why: missing ? "no such file" : error.reason,
                 hint: missing ? "`fixturekit init` writes one (`fixturekit init STORE` also suggests anonymization rules)" : nil)
         }
-        return try parse(bytes, path: path)
+        let configuration = try parse(bytes, path: path)
+        // Every command that reads the configuration says so when its rules cannot be read.
+        if let rules = configuration.anonymize {
+            do { _ = try AnonymizationRules.load(configuration.resolve(rules)) } catch {
+                throw FixtureKitError(what: "read configuration", path: path, why: "\"anonymize\": \(error.path ?? rules): \(error.why)", hint: error.hint)
+            }
+        }
+        return configuration
     }
 
     /// Parses a configuration's bytes; `path` names it in errors and sets ``folder``.
     public static func parse(_ bytes: [UInt8], path: String) throws(FixtureKitError) -> CorpusConfiguration {
         func fail(_ why: String) -> FixtureKitError { FixtureKitError(what: "read configuration", path: path, why: why) }
+        // Strict JSON, each fault with its line and column: comments and trailing commas are refused.
+        do { try JSONSyntax.check(bytes) } catch { throw fail(error.description) }
         let object: Any
         do { object = try JSONSerialization.jsonObject(with: Data(bytes)) } catch {
             throw fail("not valid JSON")
@@ -94,6 +124,14 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         guard let dictionary = object as? [String: Any] else { throw fail("not a JSON object") }
         if let unknown = dictionary.keys.filter({ !knownKeys.contains($0) }).sorted().first {
             throw fail("unknown key \"\(unknown)\"")
+        }
+        for (list, known) in [("stages", stageKeys), ("checks", checkKeys)] {
+            for (index, entry) in ((dictionary[list] as? [Any]) ?? []).enumerated() {
+                guard let entry = entry as? [String: Any] else { throw fail("\(list)[\(index)] must be an object") }
+                if let unknown = entry.keys.filter({ !known.contains($0) }).sorted().first {
+                    throw fail("\(list)[\(index)]: unknown key \"\(unknown)\" (one of \(known.sorted().joined(separator: ", ")))")
+                }
+            }
         }
         var configuration: CorpusConfiguration
         do {

@@ -2,9 +2,11 @@ extension MigrationRunner {
     /// Reads the configuration at `config` and runs its matrix (or the part `options` selects).
     ///
     /// - Throws: ``FixtureKitError``: the configuration cannot be read or is
-    ///   wrong (exit 2), or `options.from` starts no path (a usage error).
+    ///   wrong (exit 2: a name in `counts`, `keys` or `changes` that no fixture
+    ///   has included), or `options.from` starts no path (a usage error).
     public static func runMatrix(config: String, options: Options = Options()) throws(FixtureKitError) -> MigrationReport {
         let configuration = try CorpusConfiguration.load(config)
+        try configuration.checkNames(path: config)
         if let from = options.from, !configuration.supported.contains(from), !configuration.stages.contains(where: { $0.from == from }) {
             throw FixtureKitError(what: "migrate", path: config, why: "no path starts at \(from)", category: .usage)
         }

@@ -30,7 +30,9 @@ extension CorpusStatus {
 
         var reader = StatusReader(configuration: configuration, folders: Set(folders), stageEnds: stageEnds)
         let versions = labels.map { reader.row(for: $0) }
+        let unknownNames = configuration.fixtureTables().map { configuration.unknownTableNames(among: $0) } ?? []
         let problems = reader.problems + modelIdentityProblems(versions)
+            + unknownNames.map { StatusProblem(kind: .unknownName, versions: [], message: "configuration: " + $0) }
         return CorpusStatus(
             configuration: path, corpus: corpus, store: configuration.store, current: configuration.current,
             versions: versions, problems: problems)

@@ -200,6 +200,8 @@ public struct StatusProblem: Encodable, Equatable, Sendable {
         case sameModelIdentity = "same-model-identity"
         /// Something could not be read at all: an archive refused, a folder that cannot be listed.
         case unreadable
+        /// A name in `counts`, `keys` or `changes` that no fixture has: it checks nothing.
+        case unknownName = "unknown-name"
     }
 
     public var kind: Kind
