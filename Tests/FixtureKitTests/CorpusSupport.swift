@@ -112,6 +112,8 @@ struct NotesCorpus {
         ]
         edit(&object)
         let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-        try folder.write("MigrationFixtures/fixturekit.json", Array(data))
+        let path = try folder.write("MigrationFixtures/fixturekit.json", Array(data))
+        // Every configuration the parser takes, the published schema takes too.
+        if (try? CorpusConfiguration.parse(Array(data), path: path)) != nil { expectMatchesSchema(path) }
     }
 }

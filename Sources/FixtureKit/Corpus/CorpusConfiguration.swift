@@ -170,6 +170,9 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         if let shared = byNumber.sorted(by: { $0.key < $1.key }).first(where: { $0.value.count > 1 }) {
             throw fail("userVersions gives \(shared.value.joined(separator: " and ")) the same user_version \(shared.key): a store's version could not be told")
         }
+        for (table, columns) in (keys ?? [:]).sorted(by: { $0.key < $1.key }) where columns.isEmpty {
+            throw fail("keys[\"\(table)\"] is empty: name the columns of the business key")
+        }
         for (name, change) in (changes ?? [:]).sorted(by: { $0.key < $1.key }) where DeclaredChange(rawValue: change) == nil {
             throw fail("changes[\"\(name)\"] is \"\(change)\"; it must be derived, dropped, unordered or excluded")
         }
