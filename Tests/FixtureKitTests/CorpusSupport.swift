@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import FixtureKit
 
 /// A small Notes corpus built in code: three versions, two stages (SQL, then a

@@ -88,7 +88,8 @@ struct JSONSchema {
         }
     }
 
-    private static func isBoolean(_ number: NSNumber) -> Bool { CFGetTypeID(number) == CFBooleanGetTypeID() }
+    /// JSONSerialization gives `true` and `false` as NSNumbers of the C type `c` (a char).
+    private static func isBoolean(_ number: NSNumber) -> Bool { String(cString: number.objCType) == "c" && (number == true as NSNumber || number == false as NSNumber) }
 
     private static func equal(_ lhs: Any, _ rhs: Any) -> Bool {
         (lhs as? NSObject).map { $0.isEqual(rhs) } ?? false
