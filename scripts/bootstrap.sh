@@ -12,8 +12,9 @@ set -euo pipefail
 build_packages=(libsqlite3-dev libarchive-dev libssl-dev pkg-config)
 # Peer tools the tests compare against: sha256sum (coreutils), shasum (perl),
 # sqlite3, GNU tar and bsdtar, the compressors; headless Chromium and a font,
-# which render `migrate --html`'s page in the tests.
-test_packages=(coreutils perl sqlite3 tar libarchive-tools zstd xz-utils gzip chromium fonts-dejavu-core)
+# which render `migrate --html`'s page in the tests; groff, zsh and fish, which
+# check the manual page and the completion scripts.
+test_packages=(coreutils perl sqlite3 tar libarchive-tools zstd xz-utils gzip chromium fonts-dejavu-core groff zsh fish)
 bench_packages=(hyperfine time openssl)
 
 wanted=("${build_packages[@]}" "${test_packages[@]}")

@@ -51,8 +51,11 @@ final class ProgressDisplay: Sendable {
                 ? "\(Formatting.bytes(done)) of \(Formatting.bytes(total))"
                 : "\(done) of \(total)"
             text += " (\(done * 100 / total)%)"
-        } else {
+        } else if snapshot.done > 0 {
             text += amount(snapshot.done, unit: snapshot.unit)
+        } else {
+            // A step that counts nothing shows how long it has run.
+            text += "\(Int(snapshot.seconds)) s"
         }
         return text
     }

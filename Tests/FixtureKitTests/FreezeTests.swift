@@ -25,7 +25,7 @@ import Testing
         let other = try notes.folder.write("live/Other.sqlite", Array("SQLite format 3\0".utf8) + Array(repeating: 0, count: 84))
         let result = fixturekit("freeze", other, "--version", "3.1.0", "--config", notes.config)
         #expect(result.status == 2)
-        #expect(result.standardError == "fixturekit: freeze: \(other): the store is named Other.sqlite, the corpus expects App.sqlite (hint: copy it under the name App.sqlite first)\n")
+        #expect(result.standardError == "fixturekit: freeze: \(other): the store is named Other.sqlite, the corpus expects App.sqlite (hint: copy it, with its -wal, as App.sqlite into a folder of its own first)\n")
         #expect(!FileManager.default.fileExists(atPath: notes.corpus + "/3.1.0"))
     }
 }

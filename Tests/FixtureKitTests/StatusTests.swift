@@ -215,7 +215,7 @@ import Testing
         let folder = try TemporaryFolder()
         let missing = fixturekit("status", "--config", folder.url("fixturekit.json"))
         #expect(missing.status == 2)
-        #expect(missing.standardError == "fixturekit: read configuration: \(folder.url("fixturekit.json")): no such file or directory\n")
+        #expect(missing.standardError == "fixturekit: read configuration: \(folder.url("fixturekit.json")): no such file (hint: `fixturekit init` writes one; `fixturekit init STORE` also suggests anonymization rules)\n")
         let usage = fixturekit("status", "extra")
         #expect(usage.status == 64)
         #expect(usage.standardError.hasPrefix("Error: "))

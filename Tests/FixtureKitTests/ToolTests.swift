@@ -72,7 +72,8 @@ import Testing
             let result = fixturekit(arguments)
             #expect(result.status == 0)
             #expect(result.standardOutput.hasPrefix("OVERVIEW: Freeze the SQLite stores"))
-            #expect(result.standardOutput.contains("SUBCOMMANDS:\n  sums"))
+            #expect(result.standardOutput.contains("SUBCOMMANDS:\n  init "))
+            #expect(!result.standardOutput.contains("generate-manual"))
             #expect(result.standardError == "")
         }
         let verifyHelp = fixturekit("help", "verify")

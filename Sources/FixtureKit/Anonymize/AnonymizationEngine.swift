@@ -188,11 +188,10 @@ enum AnonymizationEngine {
         if rules.strict {
             let uncovered = try uncoveredColumns(rules, schema: schema, database: database, display: display)
             if !uncovered.isEmpty {
-                let named = uncovered.map { rules.undecided.contains($0) ? $0 + " (TODO)" : $0 }
-                let undecided = uncovered.count(where: rules.undecided.contains)
+                let undecided = uncovered.count { $0.hasSuffix(" (TODO)") }
                 throw FixtureKitError(
                     what: "anonymize", path: display,
-                    why: "strict: no rule for \(uncovered.count == 1 ? "1 column" : "\(uncovered.count) columns"): \(named.joined(separator: ", "))",
+                    why: "strict: no rule for \(uncovered.count == 1 ? "1 column" : "\(uncovered.count) columns"): \(uncovered.joined(separator: ", "))",
                     hint: undecided > 0
                         ? "decide each TODO in \(rules.path): a strategy, or \"keep\" for a column that holds nothing personal"
                         : "give each a rule in \(rules.path), or \"keep\"")
@@ -219,7 +218,11 @@ enum AnonymizationEngine {
     /// hold text or blobs all the same), as `table.column`, sorted.
     static func uncoveredColumns(_ rules: AnonymizationRules, schema: AnonymizationSchema, database: Database, display: String) throws(FixtureKitError) -> [String] {
         try textColumns(schema: schema, database: database, display: display) { table, column in rules.tables[table]?[column] == nil }
-            .map { $0.holdsTextOnly ? "\($0.table).\($0.column) (\($0.affinity) column holding text)" : "\($0.table).\($0.column)" }
+            .map { column in
+                let name = "\(column.table).\(column.column)"
+                if rules.undecided.contains(name) { return name + " (TODO)" }
+                return column.holdsTextOnly ? "\(name) (\(column.affinity) column holding text)" : name
+            }
             .sorted(by: AnonymizationRules.bytewise)
     }
 

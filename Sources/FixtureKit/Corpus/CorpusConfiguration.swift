@@ -100,7 +100,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
             let missing = error.errno == ENOENT
             throw FixtureKitError(
                 what: "read configuration", path: path, why: missing ? "no such file" : error.reason,
-                hint: missing ? "`fixturekit init` writes one (`fixturekit init STORE` also suggests anonymization rules)" : nil)
+                hint: missing ? "`fixturekit init` writes one; `fixturekit init STORE` also suggests anonymization rules" : nil)
         }
         let configuration = try parse(bytes, path: path)
         // Every command that reads the configuration says so when its rules cannot be read.

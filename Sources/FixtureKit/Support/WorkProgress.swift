@@ -19,6 +19,8 @@ public final class WorkProgress: Sendable {
         /// `nil` when the step's size is not known in advance.
         public var total: UInt64?
         public var unit: Unit
+        /// How long the step has run.
+        public var seconds: Double = 0
     }
 
     /// A step that ended: its name, its count, how long it took.
@@ -65,15 +67,18 @@ public final class WorkProgress: Sendable {
     /// Ends the step under way, if any.
     public func end() {
         guard let step = current.withLock({ state -> Current? in defer { state = nil }; return state }) else { return }
-        let elapsed = ContinuousClock.now - step.started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        finished(FinishedStep(step: step.step, done: done.load(ordering: .relaxed), unit: step.unit, seconds: seconds))
+        finished(FinishedStep(step: step.step, done: done.load(ordering: .relaxed), unit: step.unit, seconds: Self.seconds(since: step.started)))
+    }
+
+    private static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
     }
 
     /// The step under way and its counts, or `nil` between steps.
     public var snapshot: Snapshot? {
         current.withLock { state in
-            state.map { Snapshot(step: $0.step, done: done.load(ordering: .relaxed), total: $0.total, unit: $0.unit) }
+            state.map { Snapshot(step: $0.step, done: done.load(ordering: .relaxed), total: $0.total, unit: $0.unit, seconds: Self.seconds(since: $0.started)) }
         }
     }
 
