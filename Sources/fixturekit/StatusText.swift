@@ -16,12 +16,12 @@ enum StatusText {
         func render(_ row: [Cell]) -> StyledText {
             var text = StyledText(plain: "")
             for (index, cell) in row.enumerated() {
-                // Numbers to the right, the last column unpadded.
-                let padded = index == row.count - 1
-                    ? String(repeating: " ", count: widths[index] - cell.text.count) + cell.text
-                    : cell.text.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                // Numbers to the right, the last column unpadded; the colour on the word alone.
+                let padding = String(repeating: " ", count: widths[index] - cell.text.count)
                 if index > 0 { text = text + "  " }
-                text = text + "\(padded, style: cell.style)"
+                text = index == row.count - 1
+                    ? text + "\(padding)\(cell.text, style: cell.style)"
+                    : text + "\(cell.text, style: cell.style)\(padding)"
             }
             return text
         }

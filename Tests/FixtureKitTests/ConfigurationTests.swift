@@ -13,13 +13,13 @@ import Testing
 
     @Test(arguments: [
         ("{\"store\": \"App.sqlite\",\n  \"current\": \"1.0.0\",\n}", "line 3, column 1: a trailing comma before \"}\""),
-        ("{\"store\": \"App.sqlite\", \"current\": \"1.0.0\", \"supported\": [\"0.9.0\",]}", "line 1, column 64: a trailing comma before \"]\""),
+        ("{\"store\": \"App.sqlite\", \"current\": \"1.0.0\", \"supported\": [\"0.9.0\",]}", "line 1, column 67: a trailing comma before \"]\""),
         ("{\n  // the store\n  \"store\": \"App.sqlite\"}", "line 2, column 3: expected a key in quotes, found a comment (JSON has none)"),
         ("{\"store\": \"App.sqlite\" /* x */, \"current\": \"1.0.0\"}", "line 1, column 24: expected \",\" or \"}\", found a comment (JSON has none)"),
         ("{\"store\": \"App.sqlite\",\n\"store\": \"B.sqlite\", \"current\": \"1\"}", "line 2, column 1: key \"store\" given twice in one object"),
         ("{\"store\": \"App.sqlite\"\n \"current\": \"1.0.0\"}", "line 2, column 2: expected \",\" or \"}\", found \"\"\""),
         ("{\"store\": \"App.sqlite", "line 1, column 11: a string that never ends"),
-        ("{\"store\": \"Ä\", \"current\": tru}", "line 1, column 28: expected a value, found \"t\""),
+        ("{\"store\": \"Ä\", \"current\": tru}", "line 1, column 27: expected a value, found \"t\""),
         ("{\"store\": 01}", "line 1, column 12: a number with a leading zero"),
         ("{} {}", "line 1, column 4: more after the end of the JSON value"),
         ("{\"store\": \"a\tb\"}", "line 1, column 13: a control character in a string (a line feed is written \\n)"),

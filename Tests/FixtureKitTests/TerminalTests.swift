@@ -52,7 +52,7 @@ import Testing
         let run = try runOnTerminal(["verify", folder.url("f")])
         #expect(run.status == 1)
         #expect(run.output.contains("\u{1B}[31mFAILED\u{1B}[0m"))
-        #expect(run.output.contains("/f/\\u{1B}[31mred: changed"), "\(run.output)")
+        #expect(run.output.contains("/f/\\u{1b}[31mred: changed"), "\(run.output)")
         #expect(run.output.components(separatedBy: "\u{1B}[31m").count == 2, "only FAILED is red: \(run.output)")
     }
 
@@ -62,8 +62,10 @@ import Testing
         #expect(terminal.status == 0, "\(terminal.output)")
         #expect(terminal.output.contains("migrate: paths: "), "\(terminal.output)")
         #expect(terminal.output.contains("\r\u{1B}[K"))
-        // Erased before the report's lines, and at the end.
-        #expect(terminal.output.hasSuffix("migrate: 3 of 3 passed\n"), "\(terminal.output)")
+        // Erased before each of the report's lines, and at the end: what stays on the screen is the report.
+        let screen = Self.screen(terminal.output)
+        #expect(screen.hasPrefix("migrate: \(corpus.config): 2 paths to 3.0.0 and 1 hop\nPASS  "), "\(screen)")
+        #expect(screen.hasSuffix("migrate: 3 of 3 passed\n"), "\(screen)")
         // Not with --quiet, and never where stderr is not a terminal.
         let quiet = try runOnTerminal(["migrate", "--config", corpus.config, "--quiet"], environment: ["FIXTUREKIT_PROGRESS_DELAY_MS": "0"])
         #expect(quiet.status == 0)
@@ -71,6 +73,11 @@ import Testing
         let piped = try run([toolExecutable, "migrate", "--config", corpus.config], environment: ProcessInfo.processInfo.environment.merging(["FIXTUREKIT_PROGRESS_DELAY_MS": "0"]) { $1 })
         #expect(!piped.standardError.contains("\u{1B}"))
         #expect(!piped.standardError.contains("migrate: paths:"))
+    }
+
+    /// What a terminal shows: on each line, what follows its last carriage return and erase.
+    static func screen(_ output: String) -> String {
+        output.components(separatedBy: "\n").map { $0.components(separatedBy: "\r\u{1B}[K").last ?? "" }.joined(separator: "\n")
     }
 
     @Test func theProgressLineSaysWhatIsDone() {

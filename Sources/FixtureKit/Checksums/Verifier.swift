@@ -65,8 +65,10 @@ public enum Verifier {
             return [try verifyFixture(AtomicFile.parentFolder(of: path), deep: deep, threads: threads, progress: progress)]
         case S_IFREG where ArchiveFormat(fileName: path) != nil:
             return [try FixtureArchive.verify(path, progress: progress)]
-        default:
+        case S_IFREG, S_IFDIR:
             throw FixtureKitError(what: "verify", path: path, why: "not a fixture folder, a corpus folder, a SHA256SUMS file or an archive")
+        default:
+            throw FixtureKitError(what: "verify", path: path, why: FileHasher.kindDescription(info.st_mode))
         }
     }
 
