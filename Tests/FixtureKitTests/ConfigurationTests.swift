@@ -31,7 +31,7 @@ import Testing
 
     @Test func unknownKeysAreRefusedAtEveryLevel() {
         #expect(Self.parse(#"{"store": "App.sqlite", "current": "2.0.0", "supported": ["1.0.0"], "stages": [{"frm": "1.0.0", "to": "2.0.0", "sql": "a.sql"}]}"#)
-            == #"read configuration: f.json: stages[0]: unknown key "frm" (one of exec, from, sql, to)"#)
+            == #"read configuration: f.json: stages[0]: unknown key "frm" (one of exec, from, sql, timeout, to)"#)
         #expect(Self.parse(#"{"store": "App.sqlite", "current": "1.0.0", "checks": [{"name": "n", "sql": "SELECT 1", "expect": 1}, {"name": "m", "sql": "SELECT 1", "expct": 1}]}"#)
             == #"read configuration: f.json: checks[1]: unknown key "expct" (one of expect, name, sql)"#)
         #expect(Self.parse(#"{"store": "App.sqlite", "current": "1.0.0", "stages": ["a.sql"]}"#) == "read configuration: f.json: stages[0] must be an object")
@@ -101,7 +101,7 @@ import Testing
         let folder = try TemporaryFolder()
         for text in [
             Self.minimal,
-            #"{"store": "App.sqlite", "current": "2.0.0", "supported": ["1.0.0"], "stages": [{"from": "1.0.0", "to": "2.0.0", "exec": ["m.sh", "x"]}], "changes": {"notes.a": "derived", "notes.b": "dropped", "notes.c": "unordered", "t": "excluded"}, "keys": {"notes": ["uuid"]}, "counts": {"t": "changes"}, "userVersions": {"1.0.0": 1, "2.0.0": 2}, "versionQuery": "SELECT 1", "checks": [{"name": "n", "sql": "SELECT 1", "expect": [[1, "a"]]}], "$schema": "x"}"#,
+            #"{"store": "App.sqlite", "current": "2.0.0", "supported": ["1.0.0"], "stages": [{"from": "1.0.0", "to": "2.0.0", "exec": ["m.sh", "x"], "timeout": 1.5}], "changes": {"notes.a": "derived", "notes.b": "dropped", "notes.c": "unordered", "t": "excluded"}, "keys": {"notes": ["uuid"]}, "counts": {"t": "changes"}, "userVersions": {"1.0.0": 1, "2.0.0": 2}, "versionQuery": "SELECT 1", "checks": [{"name": "n", "sql": "SELECT 1", "expect": [[1, "a"]]}], "$schema": "x"}"#,
         ] {
             let path = try folder.write("c.json", text)
             #expect(Self.parse(text) == nil)
@@ -128,6 +128,8 @@ import Testing
             #"{"store": "App.sqlite", "current": "1.0.0", "keys": {"t": []}}"#,
             #"{"store": "App.sqlite", "current": "1.0.0", "supported": ["0.9.0", "0.9.0"]}"#,
             #"{"store": "App.sqlite", "current": "1.0.0", "userVersions": {"1.0.0": 1.5}}"#,
+            #"{"store": "App.sqlite", "current": "2.0.0", "stages": [{"from": "1.0.0", "to": "2.0.0", "sql": "a", "timeout": 0}]}"#,
+            #"{"store": "App.sqlite", "current": "2.0.0", "stages": [{"from": "1.0.0", "to": "2.0.0", "sql": "a", "timeout": 2592001}]}"#,
         ] {
             #expect(Self.parse(text) != nil, "the parser takes \(text)")
             let object = try JSONSerialization.jsonObject(with: Data(text.utf8))

@@ -11,6 +11,7 @@ struct JSONSchema {
     static let known: Set<String> = [
         "$schema", "$id", "title", "description", "$defs", "type", "properties", "additionalProperties",
         "required", "items", "enum", "pattern", "uniqueItems", "minItems", "oneOf", "$ref",
+        "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
     ]
 
     /// docs/fixturekit.schema.json of this repository.
@@ -41,6 +42,12 @@ struct JSONSchema {
         }
         if let type = schema["type"] as? String, !Self.isOfType(value, type) { return found + ["\(here): not of type \(type)"] }
         if let choices = schema["enum"] as? [Any], !choices.contains(where: { Self.equal($0, value) }) { found.append("\(here): not one of the enum") }
+        if let number = value as? NSNumber, !(value is String), let bounds = Optional(number.doubleValue) {
+            if let minimum = schema["minimum"] as? Double, bounds < minimum { found.append("\(here): below \(minimum)") }
+            if let maximum = schema["maximum"] as? Double, bounds > maximum { found.append("\(here): above \(maximum)") }
+            if let minimum = schema["exclusiveMinimum"] as? Double, bounds <= minimum { found.append("\(here): not above \(minimum)") }
+            if let maximum = schema["exclusiveMaximum"] as? Double, bounds >= maximum { found.append("\(here): not below \(maximum)") }
+        }
         if let pattern = schema["pattern"] as? String, let text = value as? String {
             let regex = try! NSRegularExpression(pattern: pattern)
             if regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) == nil { found.append("\(here): \"\(text)\" does not match \(pattern)") }

@@ -19,6 +19,9 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         public var sql: String?
         /// An argv array; the first element relative to the corpus when it holds a `/`.
         public var exec: [String]?
+        /// How long the stage may run, in seconds, before it is ended and fails;
+        /// `nil` for the default of the command (see ``StageRunner``).
+        public var timeout: Double?
     }
 
     /// What happens to a table's row count across the migration.
@@ -66,6 +69,9 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         "userVersions", "versionQuery", "$schema",
     ]
 
+    /// The largest `timeout` a stage may have: 30 days, in seconds.
+    static let maxTimeout: Double = 30 * 24 * 3600
+
     /// The folder the configuration is in: paths in it are relative to it.
     public var folder: String = "."
 
@@ -74,7 +80,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     }
 
     /// The keys of each entry of `stages` and of `checks`: any other is refused too.
-    static let stageKeys: Set<String> = ["from", "to", "sql", "exec"]
+    static let stageKeys: Set<String> = ["from", "to", "sql", "exec", "timeout"]
     static let checkKeys: Set<String> = ["name", "sql", "expect"]
 
     public init(from decoder: any Decoder) throws {
@@ -154,6 +160,9 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
             case (.some, nil): break
             case (nil, .some(let argv)) where !argv.isEmpty: break
             default: throw fail("stages[\(index)] needs exactly one of \"sql\" and \"exec\" (a non-empty array)")
+            }
+            if let timeout = stage.timeout, !(timeout > 0 && timeout <= Self.maxTimeout) {
+                throw fail("stages[\(index)] has timeout \(timeout): it must be a number of seconds above 0, at most \(Int(Self.maxTimeout))")
             }
             guard let from = Version(stage.from), let to = Version(stage.to), from < to else {
                 throw fail("stages[\(index)] goes from \(stage.from) to \(stage.to), which is not forward")
