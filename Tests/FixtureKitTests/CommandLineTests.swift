@@ -11,7 +11,7 @@ import Testing
 
     @Test func requiredOptionsAreShownWithoutBrackets() {
         let usage = Dictionary(uniqueKeysWithValues: Self.allCommands.map { ($0.name, $0.usage) })
-        #expect(usage["upgrade"] == "fixturekit upgrade <store> --config <FILE> [--backups <DIR>] [--keep <N>] [--json] [--quiet] [--verbose]")
+        #expect(usage["upgrade"] == "fixturekit upgrade <store> --config <FILE> [--backups <DIR>] [--keep <N>] [--no-data-diff] [--json] [--quiet] [--verbose]")
         #expect(usage["anonymize"]?.hasPrefix("fixturekit anonymize <path> --rules <FILE> [--output <FILE>]") == true)
         #expect(usage["drift"]?.hasPrefix("fixturekit drift <store> --against <FIXTURE> [--json]") == true)
         #expect(usage["capture"]?.hasPrefix("fixturekit capture <store> --version <V> [--corpus <DIR>] [--mode <MODE>]") == true)
@@ -35,7 +35,7 @@ import Testing
         let missing = fixturekit("upgrade", "App.sqlite")
         #expect(missing.standardError == """
             Error: missing required option '--config <FILE>'
-            Usage: fixturekit upgrade <store> --config <FILE> [--backups <DIR>] [--keep <N>] [--json] [--quiet] [--verbose]
+            Usage: fixturekit upgrade <store> --config <FILE> [--backups <DIR>] [--keep <N>] [--no-data-diff] [--json] [--quiet] [--verbose]
               See 'fixturekit upgrade --help'.
 
             """)
