@@ -24,6 +24,8 @@ enum Tool {
         BackupCommand.self,
         RestoreCommand.self,
         StatusCommand.self,
+        HashCommand.self,
+        LockCommand.self,
         CompletionsCommand.self,
         ManualCommand.self,
     ] }

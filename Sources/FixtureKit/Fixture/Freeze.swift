@@ -4,7 +4,9 @@ public struct FreezeResult: Sendable, Codable {
     public var manifest: Manifest
     public var archive: PackResult
     /// Whether an existing fixture of the version was replaced (`force`).
-    public var replacedExisting: Bool
+    public var replacedExisting: Bool = false
+    /// The lines of `fixturekit.lock` the capture and the pack wrote.
+    public var lock: [LockEdit] = []
 }
 
 /// Capture, anonymization, manifest, sums and pack in one step, for release pipelines.
@@ -30,16 +32,25 @@ public enum Freeze {
                 what: "freeze", path: store, why: "the store is named \(name), the corpus expects \(configuration.store)",
                 hint: "copy it, with its -wal, as \(configuration.store) into a folder of its own first")
         }
+        // The version, the archive's path and what the lock records are checked before the capture writes anything.
+        _ = try FixtureFolder.path(of: version, in: configuration.folder, what: "freeze", path: store)
+        var pack = pack
+        pack.force = pack.force || force
+        let archivePath = configuration.resolve(configuration.archiveStem(of: version) + pack.format.suffix)
+        _ = try CorpusLock.guardRewrite(of: archivePath, archive: true, what: "freeze", force: pack.force)
         let capture: CaptureResult
         do {
             capture = try Capture.capture(
-                store: store, version: version, corpus: configuration.folder, mode: mode, force: force, anonymize: anonymize, progress: progress)
+                store: store, version: version, corpus: configuration.folder, mode: mode, force: pack.force, anonymize: anonymize, progress: progress)
         } catch {
             throw error.renamingOperation("capture", to: "freeze")
         }
         do {
             let archive = try FixtureArchive.pack(capture.fixture, options: pack, progress: progress)
-            return FreezeResult(fixture: capture.fixture, manifest: capture.manifest, archive: archive, replacedExisting: capture.replacedExisting)
+            var result = FreezeResult(fixture: capture.fixture, manifest: capture.manifest, archive: archive, replacedExisting: capture.replacedExisting)
+            // The capture's lines, with the archive's line as the pack wrote it last.
+            result.lock = capture.lock.filter { $0.fact.kind != .archive } + (archive.lock ?? [])
+            return result
         } catch {
             throw error.within("freeze")
         }

@@ -202,6 +202,9 @@ public struct StatusProblem: Encodable, Equatable, Sendable {
         case unreadable
         /// A name in `counts`, `keys` or `changes` that no fixture has: it checks nothing.
         case unknownName = "unknown-name"
+        /// The corpus differs from its `fixturekit.lock`: a locked file changed or gone,
+        /// a fixture, archive or shipped stage that is not locked.
+        case lock
     }
 
     public var kind: Kind

@@ -105,16 +105,16 @@ struct Argument<Value: ArgumentValue>: Sendable {
     let defaultValue: Value?
 
     /// A required argument.
-    init(_ name: String, help: String, completion: CompletionKind = .file) {
-        declaration = ArgumentDeclaration(name: name, help: help, completion: completion)
+    init(_ name: String, help: String, shownDefault: String? = nil, completion: CompletionKind = .file) {
+        declaration = ArgumentDeclaration(name: name, help: help, shownDefault: shownDefault, completion: completion)
         defaultValue = nil
     }
 }
 
 extension Argument where Value: ExpressibleByNilLiteral {
     /// An argument that may be left out (the more specific overload wins for an `Optional` value).
-    init(_ name: String, help: String, completion: CompletionKind = .file) {
-        declaration = ArgumentDeclaration(name: name, help: help, isOptional: true, completion: completion)
+    init(_ name: String, help: String, shownDefault: String? = nil, completion: CompletionKind = .file) {
+        declaration = ArgumentDeclaration(name: name, help: help, isOptional: true, shownDefault: shownDefault, completion: completion)
         let absent: Value = nil
         defaultValue = .some(absent)
     }

@@ -5,7 +5,7 @@ struct AnonymizeCommand: Command {
     static let path = Argument<String>("path", help: "A store's main file or a fixture folder.")
     static let rules = Option<String>.required("--rules", value: "FILE", help: "The rules file.", completion: .file)
     static let output = Option<String?>("--output", "-o", value: "FILE", help: "Where a store's anonymized copy goes (required for a store).", completion: .file)
-    static let force = Flag("--force", help: "Replace an existing --output file.")
+    static let force = Flag("--force", help: "Replace an existing --output file; rewrite a fixture that fixturekit.lock locks, and its lines.")
     static let configuration = CommandConfiguration(
         name: "anonymize",
         abstract: "Rewrite the columns the rules name, and prove no replaced value is left in the bytes.",
@@ -48,9 +48,10 @@ struct AnonymizeCommand: Command {
         if let output {
             report = try Anonymizer.anonymizeStore(path, output: output, rulesPath: rules, environment: console.environment, force: force, progress: console.work)
         } else {
-            report = try Anonymizer.anonymizeFixture(path, rulesPath: rules, environment: console.environment, progress: console.work)
+            report = try Anonymizer.anonymizeFixture(path, rulesPath: rules, environment: console.environment, force: force, progress: console.work)
         }
         for line in AnonymizationText.lines(report) { console.info(line) }
+        for line in LockText.report(report.lock ?? [], lock: LockText.lockPath(besideFixture: path)) { console.message(line) }
         if json { console.output(Formatting.json(report)) }
         return .success
     }

@@ -3,7 +3,7 @@ import FixtureKit
 /// `fixturekit capture STORE --version V`: freezes a live store into a fixture.
 struct CaptureCommand: Command {
     static let store = Argument<String>("store", help: "The store's main file, e.g. App.sqlite.")
-    static let force = Flag("--force", help: "Replace an existing fixture of this version.")
+    static let force = Flag("--force", help: "Replace an existing fixture of this version, and its lines in fixturekit.lock.")
     static let noAnonymize = Flag("--no-anonymize", help: "Do not apply the corpus' rules: the store holds synthetic data only.")
     static let configuration = CommandConfiguration(
         name: "capture",
@@ -43,6 +43,7 @@ struct CaptureCommand: Command {
         let anonymize = CaptureAnonymization(optOut: noAnonymize, environment: console.environment)
         let result = try Capture.capture(store: store, version: version, corpus: corpus, mode: mode, force: force, anonymize: anonymize, progress: console.work)
         CaptureText.report(result, store: store, mode: mode, what: "capture", console: console)
+        for line in LockText.report(result.lock, lock: corpus.appendingPathForDisplay(CorpusLock.fileName)) { console.message(line) }
         if json { console.output(Formatting.json(result.manifest)) }
         return .success
     }

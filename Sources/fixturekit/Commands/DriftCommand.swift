@@ -7,7 +7,7 @@ struct DriftCommand: Command {
     static let configuration = CommandConfiguration(
         name: "drift",
         abstract: "Compare a store's schema with a fixture's, structurally.",
-        discussion: "Exit status: 0 the schemas are structurally equal, 1 they differ (each difference is listed).",
+        discussion: "Also reports both stores' content hashes (fixturekit hash). Exit status: 0 the schemas are structurally equal, 1 they differ (each difference is listed).",
         arguments: [store.erased],
         options: [against.erased, Shared.json.erased]
     )
@@ -23,14 +23,17 @@ struct DriftCommand: Command {
     }
 
     func run(_ console: Console) throws -> ExitCode {
-        let differences = try Drift.differences(store: store, against: against)
+        let report = try Drift.compare(store: store, against: against)
+        let differences = report.differences
         for line in differences { console.message("  \(line)") }
         if differences.isEmpty {
             console.info("\(store): same schema as \(against)")
         } else {
             console.message("\(store): \(Formatting.count(differences.count, "difference")) from \(against)")
         }
-        if json { console.output(Formatting.json(["differences": differences])) }
+        let same = report.contentHash == report.referenceContentHash
+        console.info("content hash: \(report.contentHash.prefix(12))… here, \(report.referenceContentHash.prefix(12))… in \(against)\(same ? ": the same content" : "")")
+        if json { console.output(Formatting.json(report)) }
         return differences.isEmpty ? .success : .checkFailed
     }
 }

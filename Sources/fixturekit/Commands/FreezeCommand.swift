@@ -5,7 +5,7 @@ struct FreezeCommand: Command {
     static let store = Argument<String>("store", help: "The store's main file, named as the corpus' \"store\".")
     static let corpus = Option<String?>(
         "--corpus", value: "DIR", help: "The corpus folder: its fixturekit.json is the configuration (instead of --config).", completion: .folder)
-    static let force = Flag("--force", help: "Replace an existing fixture and archive of this version.")
+    static let force = Flag("--force", help: "Replace the version's fixture and archive, and their lines in fixturekit.lock.")
     static let noAnonymize = Flag("--no-anonymize", help: "Do not apply the corpus' rules: the store holds synthetic data only.")
     static let configuration = CommandConfiguration(
         name: "freeze",
@@ -55,6 +55,7 @@ struct FreezeCommand: Command {
             console.error("freeze: \(result.fixture): replaced the existing fixture of \(version) (--force)")
         }
         console.info("\(result.fixture): frozen (\(mode.rawValue)\(noAnonymize ? ", not anonymized" : "")); \(result.archive.archive): \(Formatting.bytes(result.archive.size))")
+        for line in LockText.report(result.lock, lock: LockText.lockPath(besideFixture: result.fixture)) { console.message(line) }
         console.output(json ? Formatting.json(result) : "\(result.archive.sha256)  \(result.archive.archive)")
         return .success
     }

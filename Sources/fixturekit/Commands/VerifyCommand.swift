@@ -79,7 +79,11 @@ struct VerifyCommand: Command {
     private func print(_ result: FolderVerification, to console: Console) {
         console.problems(result, what: "verify")
         if result.passed {
-            console.info("\(result.path): \(ok: "OK") (\(Formatting.count(result.verifiedFiles, "file")), \(Formatting.bytes(result.verifiedBytes)))")
+            if result.source == .lock {
+                console.info("\(result.path): \(ok: "OK") (\(Formatting.count(result.verifiedFiles, "line")))")
+            } else {
+                console.info("\(result.path): \(ok: "OK") (\(Formatting.count(result.verifiedFiles, "file")), \(Formatting.bytes(result.verifiedBytes)))")
+            }
         } else {
             console.message("\(result.path): \(failed: "FAILED") (\(Formatting.count(result.problems.count, "problem")))")
         }
