@@ -64,7 +64,7 @@ import Testing
         // A folder that is not a corpus has no configuration to lock.
         let bare = fixturekit("lock", notes.corpus + "/1.0.0")
         #expect(bare.status == 2)
-        #expect(bare.standardError == "fixturekit: read configuration: \(notes.corpus)/1.0.0/fixturekit.json: no such file or directory\n")
+        #expect(bare.standardError == "fixturekit: read configuration: \(notes.corpus)/1.0.0/fixturekit.json: no such file (hint: `fixturekit init` writes one; `fixturekit init STORE` also suggests anonymization rules)\n")
     }
 
     @Test func aHandEditReblessedFailsEveryCheckNamingTheFixture() throws {
