@@ -199,7 +199,7 @@ import Testing
             let plist = try PropertyListSerialization.data(fromPropertyList: metadata, format: .binary, options: 0)
             _ = try database.rows("INSERT INTO Z_METADATA VALUES (1, 'U', ?1)", [.blob(Array(plist))])
             try database.close()
-            _ = try Capture.capture(store: store, version: version, corpus: corpus, mode: .snapshot)
+            _ = try Capture.capture(store: store, version: version, corpus: corpus, mode: .snapshot, anonymize: .synthetic)
         }
         try folder.write("corpus/fixturekit.json", """
             {"store": "Model.sqlite", "current": "1.1.0", "supported": ["1.0.0"], "stages": [{"from": "1.0.0", "to": "1.1.0", "sql": "up.sql"}]}

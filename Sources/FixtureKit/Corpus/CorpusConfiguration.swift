@@ -45,8 +45,9 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     public var stages: [Stage]
     public var counts: [String: CountRule]?
     public var checks: [Check]?
-    /// The anonymization rules file, relative to the corpus.
-    public var anonymize: String?
+    /// The anonymization rules file, relative to the corpus, or `false`: the
+    /// corpus' stores hold synthetic data only. Without it, `capture` refuses.
+    public var anonymize: AnonymizeSetting?
     /// Business keys per table, for matching rows across a migration: `{"notes": ["uuid"]}`.
     public var keys: [String: [String]]?
     /// Declared column changes: `{"notes.created_at": "derived", "notes.legacy": "dropped"}`.
@@ -140,9 +141,38 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     /// personal: every rule but `keep`. `nil` when rules are named but cannot
     /// be read: then every column counts as personal.
     var personalColumns: Set<String>? {
-        guard let anonymize else { return [] }
-        guard let rules = try? AnonymizationRules.load(resolve(anonymize)) else { return nil }
+        guard let file = anonymize?.rulesFile else { return [] }
+        guard let rules = try? AnonymizationRules.load(resolve(file)) else { return nil }
         return Set(rules.orderedRules.filter { $0.rule.strategy != .keep }.map { "\($0.table).\($0.column)".lowercased() })
+    }
+
+    /// `"anonymize"` of `fixturekit.json`: a rules file, or `false`.
+    public enum AnonymizeSetting: Codable, Equatable, Sendable {
+        /// The rules file, relative to the corpus: `capture` applies it.
+        case rules(String)
+        /// `false`: the corpus' stores hold synthetic data only, and are frozen as they are.
+        case disabled
+
+        public var rulesFile: String? { if case .rules(let file) = self { file } else { nil } }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let file = try? container.decode(String.self) {
+                self = .rules(file)
+            } else if let flag = try? container.decode(Bool.self), flag == false {
+                self = .disabled
+            } else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "must be a rules file or false")
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .rules(let file): try container.encode(file)
+            case .disabled: try container.encode(false)
+            }
+        }
     }
 
     /// The declared changes, by lower-cased `table.column` or `table`; a table

@@ -10,9 +10,11 @@ public enum Freeze {
     /// Captures `store` as the fixture of `version` in the corpus of `configPath`
     /// (its anonymization rules applied by the capture), then packs the fixture
     /// beside it with its `.sha256`.
+    /// - Parameter anonymize: the opt-out for a store of synthetic data (a corpus
+    ///   without rules is refused otherwise), and where the key is read from.
     /// - Throws: ``FixtureKitError``; a store whose file name is not the corpus'
     ///   `store` is refused, since migrations look the store up by that name.
-    public static func freeze(store: String, version: String, configPath: String, mode: CaptureMode = .snapshot, pack: PackOptions = PackOptions()) throws(FixtureKitError) -> FreezeResult {
+    public static func freeze(store: String, version: String, configPath: String, mode: CaptureMode = .snapshot, pack: PackOptions = PackOptions(), anonymize: CaptureAnonymization = CaptureAnonymization()) throws(FixtureKitError) -> FreezeResult {
         let configuration = try CorpusConfiguration.load(configPath)
         let name = String(store.split(separator: "/").last ?? "")
         guard name == configuration.store else {
@@ -20,7 +22,7 @@ public enum Freeze {
                 what: "freeze", path: store, why: "the store is named \(name), the corpus expects \(configuration.store)",
                 hint: "copy it under the name \(configuration.store) first")
         }
-        let capture = try Capture.capture(store: store, version: version, corpus: configuration.folder, mode: mode)
+        let capture = try Capture.capture(store: store, version: version, corpus: configuration.folder, mode: mode, anonymize: anonymize)
         do {
             let archive = try FixtureArchive.pack(capture.fixture, options: pack)
             return FreezeResult(fixture: capture.fixture, manifest: capture.manifest, archive: archive)

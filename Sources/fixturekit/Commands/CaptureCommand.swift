@@ -10,9 +10,10 @@ struct CaptureCommand: Command {
             leaves the source untouched; checkpoint folds the source's WAL into its main file, then
             copies it while no writer can start; raw copies the main file with its -wal and -shm as
             one consistent set. Writes manifest.json and SHA256SUMS; the fixture folder appears whole.
-            When the corpus' fixturekit.json names anonymization rules, they are applied before the
-            fixture is installed (the key is read from the variable the rules name); --mode raw is then
-            refused, unless --no-anonymize declares the store synthetic (the manifest records it).
+            The corpus' fixturekit.json must name anonymization rules ("anonymize"): they are applied
+            before the fixture is installed (the key is read from the variable the rules name), and
+            --mode raw is then refused. A corpus without rules is refused, unless the store is declared
+            synthetic: --no-anonymize, or "anonymize": false (the manifest records it).
             """,
         arguments: [ArgumentDefinition(name: "store", help: "The store's main file, e.g. App.sqlite.")],
         options: [
@@ -54,7 +55,7 @@ struct CaptureCommand: Command {
         console.message("\(result.fixture): captured \(store) (\(mode.rawValue)): \(Formatting.count(result.sums.entries.count, "file")), \(Formatting.count(result.manifest.tables.count, "table")), \(Formatting.count(rows, "row"))")
         if let anonymization = result.manifest.anonymization {
             console.message(anonymization.mode == Manifest.Anonymization.optedOutMode
-                ? "\(result.fixture): not anonymized (--no-anonymize), as the manifest records"
+                ? "\(result.fixture): not anonymized (\(noAnonymize ? "--no-anonymize" : "\"anonymize\": false")): synthetic data, as the manifest records"
                 : "\(result.fixture): anonymized by the corpus' rules: \(Formatting.count(anonymization.columns?.count ?? 0, "column")) with a rule, leak scan passed")
         }
         if json { console.output(Formatting.json(result.manifest)) }
