@@ -23,14 +23,14 @@ import Glibc
 ///
 /// Patterns are added one after the other (appended: no table is touched),
 /// then ``build()`` sorts them by bucket, which reads and writes memory in
-/// order instead of one cache miss per pattern, and drops every short value
-/// equal to one added before it: the first one added is kept, with its column.
-/// A long value equal to one added before is dropped as it is added.
+/// order instead of one cache miss per pattern, and drops every
+/// value equal to one added before it: the first one added is kept, with its
+/// column.
 ///
 /// Memory per short value: its bytes, and 16 bytes while added (start, shape,
 /// column, half its key's hash), 12 once built; per long value its bytes, 12
-/// bytes and 4 of the table that finds equal ones, and 12 per window; plus 4 per
-/// bucket (one bucket per two to four patterns).
+/// bytes, and as much per window; plus 4 per bucket (one bucket per two to four
+/// patterns).
 struct PatternIndex {
     /// Runs of this many bytes of a value are always found; a value shorter than
     /// this is searched whole.
@@ -64,8 +64,6 @@ struct PatternIndex {
     private var longStarts: [UInt32] = []
     private var longLengths: [UInt32] = []
     private var longColumns: [UInt32] = []
-    /// Open addressing over the long values (index + 1; 0 is empty), to drop equal ones.
-    private var longTable: [UInt32] = []
 
     /// Patterns that the rules themselves wrote, or the schema holds: no leak.
     var exemptions = Exemptions(count: 0)
@@ -91,8 +89,8 @@ struct PatternIndex {
     var isEmpty: Bool { starts.isEmpty }
     /// Bytes of the values added (equal short ones counted until built).
     var arenaBytes: Int { arena.count }
-    /// Long values added (equal ones once).
-    var longValueCount: Int { longStarts.count }
+    /// Long values, equal ones once (once built).
+    private(set) var longValueCount = 0
 
     /// What a pattern stands for.
     struct Origin {
@@ -213,8 +211,12 @@ struct PatternIndex {
             arena.append(contentsOf: bytes)
             return
         }
-        guard let long = addLongValue(bytes, column: column) else { return }
-        let start = Int(longStarts[long])
+        let long = longStarts.count
+        let start = arena.count
+        longStarts.append(UInt32(start))
+        longLengths.append(UInt32(bytes.count))
+        longColumns.append(UInt32(column))
+        arena.append(contentsOf: bytes)
         var offset = 0
         while offset + Self.windowBytes <= bytes.count {
             addPattern(at: start + offset, UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + Self.windowBytes)]), owner: UInt32(long), window: true)
@@ -238,58 +240,19 @@ struct PatternIndex {
         maximumLength = max(maximumLength, length)
     }
 
-    /// Appends a long value to the arena, or returns `nil` when an equal one is there.
-    private mutating func addLongValue(_ bytes: UnsafeRawBufferPointer, column: Int) -> Int? {
-        if longTable.count < 2 * (longStarts.count + 1) { growLongTable() }
-        let mask = longTable.count - 1
-        var slot = Int(truncatingIfNeeded: Self.hash(bytes) >> 20) & mask
-        while longTable[slot] != 0 {
-            let other = Int(longTable[slot] - 1)
-            if Int(longLengths[other]) == bytes.count {
-                let equal = arena.withUnsafeBytes { arena in
-                    memcmp(arena.baseAddress! + Int(longStarts[other]), bytes.baseAddress!, bytes.count) == 0
-                }
-                if equal { return nil }
-            }
-            slot = (slot + 1) & mask
-        }
-        let index = longStarts.count
-        longTable[slot] = UInt32(index + 1)
-        longStarts.append(UInt32(arena.count))
-        longLengths.append(UInt32(bytes.count))
-        longColumns.append(UInt32(column))
-        arena.append(contentsOf: bytes)
-        return index
-    }
-
-    private mutating func growLongTable() {
-        let capacity = max(1024, longTable.count * 2)
-        longTable = [UInt32](repeating: 0, count: capacity)
-        let mask = capacity - 1
-        arena.withUnsafeBytes { arena in
-            for index in longStarts.indices {
-                let bytes = UnsafeRawBufferPointer(start: arena.baseAddress! + Int(longStarts[index]), count: Int(longLengths[index]))
-                var slot = Int(truncatingIfNeeded: Self.hash(bytes) >> 20) & mask
-                while longTable[slot] != 0 { slot = (slot + 1) & mask }
-                longTable[slot] = UInt32(index + 1)
-            }
-        }
-    }
-
     /// Sorts the patterns by bucket (keeping the order they were added in
-    /// within one) and drops the short values equal to one before them;
+    /// within one) and drops the values equal to one added before them;
     /// searching needs it. Every pass reads or writes in order, but for one
     /// scattered write or read per pattern, which do not wait for each other.
     mutating func build() {
         guard !isBuilt else { return }
         isBuilt = true
-        longTable = []
+        let dropped = duplicateLongValues()
         let added = starts.count
         // About four patterns a bucket: their shapes share a cache line.
         bucketBits = max(4, Int.bitWidth - added.leadingZeroBitCount - 2)
         let bucketCount = 1 << bucketBits
-        // Counting sort: each bucket's end, then, placing from the last pattern
-        // back, each bucket's start (at offsets[bucket + 1] until compacted).
+        // Counting sort: each bucket's end, then every pattern placed from the last back.
         offsets = [UInt32](repeating: 0, count: bucketCount + 1)
         for high in hashes {
             offsets[bucket(UInt64(high) << 32) + 1] += 1
@@ -297,21 +260,17 @@ struct PatternIndex {
             keyFilter[keyBit >> 6] |= 1 << UInt64(keyBit & 63)
         }
         for index in 0..<bucketCount { offsets[index + 1] += offsets[index] }
-        var order = [UInt32](repeating: 0, count: added)
-        var sortedShapes = [UInt32](repeating: 0, count: added)
-        for pattern in stride(from: added - 1, through: 0, by: -1) {
-            let bucket = bucket(UInt64(hashes[pattern]) << 32)
-            offsets[bucket + 1] -= 1
-            order[Int(offsets[bucket + 1])] = UInt32(pattern)
-            sortedShapes[Int(offsets[bucket + 1])] = shapes[pattern]
-        }
+        // One array at a time, each freed once placed, so that only one is doubled at once.
+        var sortedStarts = Self.placed(&starts, hashes: hashes, ends: offsets, bucketBits: bucketBits)
+        var sortedShapes = Self.placed(&shapes, hashes: hashes, ends: offsets, bucketBits: bucketBits)
+        var sortedOwners = Self.placed(&owners, hashes: hashes, ends: offsets, bucketBits: bucketBits)
+        // Each bucket's start, at offsets[bucket + 1] until compacted.
+        for high in hashes { offsets[bucket(UInt64(high) << 32) + 1] -= 1 }
         hashes = []
-        shapes = []
         // Bucket by bucket: a short value whose shape and bytes an earlier one of
-        // its bucket has is dropped (windows of distinct long values never are:
-        // each is compared with its own value's bytes); `order` and
-        // `sortedShapes` are compacted to the patterns kept, and `offsets`
-        // rewritten to their places.
+        // its bucket has is dropped, and every window of a dropped long value;
+        // the patterns kept move down in place, and `offsets` is rewritten to
+        // their places.
         var kept = 0
         arena.withUnsafeBytes { arena in
             for bucket in 0..<bucketCount {
@@ -320,31 +279,88 @@ struct PatternIndex {
                 let bucketStart = kept
                 for place in first..<end {
                     let shape = sortedShapes[place]
-                    let pattern = Int(order[place])
                     var duplicate = false
-                    if shape & Self.windowFlag == 0 {
+                    if shape & Self.windowFlag != 0 {
+                        let long = Int(sortedOwners[place])
+                        duplicate = dropped[long >> 6] & (1 << UInt64(long & 63)) != 0
+                    } else {
                         for earlier in bucketStart..<kept where sortedShapes[earlier] == shape {
                             let length = Int(shape & Self.lengthMask)
-                            if memcmp(arena.baseAddress! + Int(starts[Int(order[earlier])]), arena.baseAddress! + Int(starts[pattern]), length) == 0 {
+                            if memcmp(arena.baseAddress! + Int(sortedStarts[earlier]), arena.baseAddress! + Int(sortedStarts[place]), length) == 0 {
                                 duplicate = true
                                 break
                             }
                         }
                     }
                     guard !duplicate else { continue }
-                    order[kept] = UInt32(pattern)
+                    sortedStarts[kept] = sortedStarts[place]
                     sortedShapes[kept] = shape
+                    sortedOwners[kept] = sortedOwners[place]
                     kept += 1
                 }
             }
         }
         offsets[bucketCount] = UInt32(kept)
+        sortedStarts.removeSubrange(kept...)
         sortedShapes.removeSubrange(kept...)
+        sortedOwners.removeSubrange(kept...)
+        starts = sortedStarts
         shapes = sortedShapes
-        // The other arrays in bucket order, one at a time, so that only one is doubled at once.
-        starts = (0..<kept).map { starts[Int(order[$0])] }
-        owners = (0..<kept).map { owners[Int(order[$0])] }
+        owners = sortedOwners
         exemptions = Exemptions(count: kept)
+        longValueCount = longStarts.indices.reduce(0) { $0 + (dropped[$1 >> 6] & (1 << UInt64($1 & 63)) == 0 ? 1 : 0) }
+    }
+
+    /// `values` (one per pattern) in bucket order, the patterns of a bucket in
+    /// the order added; `values` is emptied. `ends[bucket + 1]` is where a bucket ends.
+    private static func placed(_ values: inout [UInt32], hashes: [UInt32], ends: [UInt32], bucketBits: Int) -> [UInt32] {
+        var cursors = ends
+        var sorted = [UInt32](repeating: 0, count: values.count)
+        for pattern in stride(from: values.count - 1, through: 0, by: -1) {
+            let bucket = Int(truncatingIfNeeded: (UInt64(hashes[pattern]) << 32) >> UInt64(64 - bucketBits))
+            cursors[bucket + 1] -= 1
+            sorted[Int(cursors[bucket + 1])] = values[pattern]
+        }
+        values = []
+        return sorted
+    }
+
+    /// The long values equal to one added before them, one bit each: their
+    /// hashes (read in order, as the values lie in the arena) sorted with their
+    /// index, and the values of equal hashes compared.
+    private func duplicateLongValues() -> [UInt64] {
+        let count = longStarts.count
+        var dropped = [UInt64](repeating: 0, count: (count + 63) / 64)
+        guard count > 1 else { return dropped }
+        // The high bits of the hash, then the index: equal hashes sort together, in the order added.
+        let indexBits = Int.bitWidth - count.leadingZeroBitCount
+        var keys = [UInt64](repeating: 0, count: count)
+        arena.withUnsafeBytes { arena in
+            for long in 0..<count {
+                let value = UnsafeRawBufferPointer(start: arena.baseAddress! + Int(longStarts[long]), count: Int(longLengths[long]))
+                keys[long] = (Self.hash(value) >> UInt64(indexBits)) << UInt64(indexBits) | UInt64(long)
+            }
+            keys.sort()
+            let indexMask = UInt64(1) << UInt64(indexBits) - 1
+            var groupStart = 0
+            for position in 1...count {
+                guard position == count || keys[position] & ~indexMask != keys[groupStart] & ~indexMask else { continue }
+                // keys[groupStart..<position] share a hash: each is compared with the kept ones before it.
+                if position - groupStart > 1 {
+                    var keptInGroup: [Int] = []
+                    for key in keys[groupStart..<position] {
+                        let long = Int(key & indexMask)
+                        let equal = keptInGroup.contains { other in
+                            longLengths[other] == longLengths[long]
+                                && memcmp(arena.baseAddress! + Int(longStarts[other]), arena.baseAddress! + Int(longStarts[long]), Int(longLengths[long])) == 0
+                        }
+                        if equal { dropped[long >> 6] |= 1 << UInt64(long & 63) } else { keptInGroup.append(long) }
+                    }
+                }
+                groupStart = position
+            }
+        }
+        return dropped
     }
 
     // MARK: - Exemptions
