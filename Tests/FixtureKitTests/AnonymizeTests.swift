@@ -273,14 +273,28 @@ func files(below folder: String) -> [String] {
         written.withUnsafeBytes { spool.addWritten($0, isText: true) }
         bytes.replaceSubrange(100..<(100 + written.count), with: written)
         let file = try folder.write("file.bin", bytes)
+        // The store keeps values of the first, a middle and the last batch in a table.
         let store = folder.url("App.sqlite")
-        try Database(path: store, options: .init(create: true)).execute("CREATE TABLE t (a TEXT, b TEXT)")
+        let database = try Database(path: store, options: .init(create: true))
+        try database.execute("CREATE TABLE kept (x TEXT, y TEXT)")
+        _ = try database.rows("INSERT INTO kept VALUES (?1, ?2), (?3, NULL)", [
+            .text("<" + String(decoding: values[100], as: UTF8.self) + ">"), .text(String(decoding: long[20][700..<1000], as: UTF8.self)),
+            .text(String(decoding: values[2501], as: UTF8.self)),
+        ])
+        try database.close()
         // Small batches: the patterns are searched in several passes.
         let scan = LeakScan(spool: spool, schemaText: [], batchBytes: 16 << 10)
         let report = try scan.finish(LeakScan.Target(files: [(store, "App.sqlite"), (file, "file.bin")], store: store, utf16: false, columns: ["t.a", "t.b"]))
-        #expect(report.hitCount == 2)
-        #expect(report.hits.first == LeakHit(column: "t.b", file: "file.bin", offset: UInt64(offset), length: planted.count, piece: false))
-        let pieceHit = try #require(report.hits.last)
+        #expect(report.hitCount == 5)
+        #expect(report.hits.filter { $0.foundIn != nil }.map(\.summary).sorted() == [
+            "a piece (300 bytes) of a replaced value of t.a is in kept.y, rowid 1",
+            "a replaced value of t.a is in kept.x, rowid 1",
+            "a replaced value of t.b is in kept.x, rowid 2",
+        ])
+        let inFile = report.hits.filter { $0.foundIn == nil }
+        #expect(inFile.count == 2)
+        #expect(inFile.first == LeakHit(column: "t.b", file: "file.bin", offset: UInt64(offset), length: planted.count, piece: false))
+        let pieceHit = try #require(inFile.last)
         #expect(pieceHit.column == "t.b" && pieceHit.piece && pieceHit.length >= PatternIndex.runBytes)
         #expect(pieceHit.offset.map { $0 >= UInt64(pieceOffset) && $0 < UInt64(pieceOffset + PatternIndex.windowStep) } == true)
         #expect(report.valuesSearched == 4999 + 40 && report.valuesExempt == 1)

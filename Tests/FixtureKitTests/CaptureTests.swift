@@ -20,7 +20,7 @@ import Testing
         for (version, mode) in [("1.0.0", "snapshot"), ("1.0.1", "raw"), ("1.0.2", "checkpoint")] {
             let result = fixturekit("capture", "--no-anonymize", store.path, "--version", version, "--corpus", folder.url("corpus"), "--mode", mode)
             #expect(result.status == 0, "\(result.standardError)")
-            #expect(result.standardError == "\(folder.url("corpus"))/\(version): captured \(store.path) (\(mode)): \(mode == "raw" ? 4 : 2) files, 1 table, 50 rows\n")
+            #expect(result.standardError == "\(folder.url("corpus"))/\(version): captured \(store.path) (\(mode)): \(mode == "raw" ? 4 : 2) files, 1 table, 50 rows\n\(folder.url("corpus"))/\(version): not anonymized (--no-anonymize): synthetic data, as the manifest records\n")
             #expect(try rowCount(ofStoreAt: folder.url("corpus/\(version)/App.sqlite")) == 50)
             let check = try run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], in: folder.url("corpus/\(version)"))
             #expect(check.status == 0)
