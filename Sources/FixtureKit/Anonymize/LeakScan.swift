@@ -59,10 +59,24 @@ final class LeakScan {
 
     private let cancelled = Flag()
 
+    /// The hits of the logical pass: the first ones kept, all of them counted.
+    private struct LogicalHits {
+        var kept: [(table: String, hit: TableScan.Hit)] = []
+        var count = 0
+        /// The tables with a hit.
+        var tables: Set<String> = []
+
+        mutating func add(_ hit: TableScan.Hit, in table: String) {
+            count += 1
+            tables.insert(table)
+            if kept.count < LeakScanner.maximumReportedHits { kept.append((table, hit)) }
+        }
+    }
+
     /// What the second thread found for a batch, handed back under ``BackgroundStage``'s rule.
     private final class LogicalResult: @unchecked Sendable {
         var map: StorePageMap?
-        var hits: [(table: String, hit: TableScan.Hit)] = []
+        var hits = LogicalHits()
         var tables: [String] = []
     }
 
@@ -203,7 +217,7 @@ final class LeakScan {
                 if logical.map == nil { logical.map = try StorePageMap(database: database, header: header) }
                 for table in logical.map?.overflowingTables ?? [] {
                     logical.tables.append(table)
-                    try TableScan.scan(database, table: table, index: index, utf16: utf16) { logical.hits.append((table, $0)) }
+                    try TableScan.scan(database, table: table, index: index, utf16: utf16) { logical.hits.add($0, in: table) }
                 }
             }
             // This thread: every byte of every file.
@@ -230,7 +244,8 @@ final class LeakScan {
                 }
                 try classify(fileHits, file: file.name, map: map, index: index, target: target, read: &read, hits: &hits, leaks: &leaks, report: &report)
             }
-            for (table, hit) in hits.sorted(by: { ($0.table, $0.hit.rowid ?? 0) < ($1.table, $1.hit.rowid ?? 0) }) {
+            report.hitCount += hits.count - hits.kept.count
+            for (table, hit) in hits.kept.sorted(by: { ($0.table, $0.hit.rowid ?? 0) < ($1.table, $1.hit.rowid ?? 0) }) {
                 let origin = index.origin(of: hit.pattern)
                 report.add(LeakHit(
                     column: name(of: origin.column, in: target.columns), file: storeName, foundIn: hit.column,
@@ -258,7 +273,7 @@ final class LeakScan {
     /// pages (or an index of its columns) the table is read, if it was not,
     /// and its values say whether they are a leak; anywhere else they are one.
     private func classify(_ fileHits: LeakScanner.FileHits, file: String, map: StorePageMap, index: PatternIndex, target: Target,
-                          read: inout Set<String>, hits: inout [(table: String, hit: TableScan.Hit)], leaks: inout [LeakHit],
+                          read: inout Set<String>, hits: inout LogicalHits, leaks: inout [LeakHit],
                           report: inout LeakScanReport) throws(FixtureKitError) {
         var onTables: [String: Int] = [:]
         var elsewhere: Set<Int> = []
@@ -270,21 +285,19 @@ final class LeakScan {
             }
         }
         let unread = onTables.keys.filter { !read.contains($0) }.sorted()
-        var tablesWithHits = Set(hits.map(\.table))
         if !unread.isEmpty {
             do {
                 let database = try Self.open(target.store)
                 for table in unread {
                     read.insert(table)
-                    let found = try TableScan.scan(database, table: table, index: index, utf16: target.utf16) { hits.append((table, $0)) }
-                    if found { tablesWithHits.insert(table) }
+                    try TableScan.scan(database, table: table, index: index, utf16: target.utf16) { hits.add($0, in: table) }
                 }
             } catch {
                 throw Self.wrap(error, store: file)
             }
         }
         // Matches on the pages of a table none of whose values holds a run: they span values.
-        for (table, count) in onTables where !tablesWithHits.contains(table) { report.spanning += count }
+        for (table, count) in onTables where !hits.tables.contains(table) { report.spanning += count }
         var kept = 0
         for hit in fileHits.kept {
             let page = Int(hit.offset / UInt64(map.pageSize)) + 1
