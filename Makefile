@@ -39,12 +39,14 @@ bench: release
 
 # kill -9 at random moments of every command that writes, TORTURE_RUNS times each;
 # the kill test of `upgrade` at length (TORTURE_KILLS kills of a passing upgrade,
-# 2/5 of that of a failing one; the default suite runs 50 and 20); the concurrency soak.
+# 2/5 of that of a failing one; the default suite runs 50 and 20); the concurrency soak;
+# TORTURE_RUNS pairs of concurrent upgrades of one store and TORTURE_RUNS SIGTERMs
+# during an upgrade's stage (the default suite runs 20 and 10).
 TORTURE_RUNS ?= 100
 TORTURE_KILLS ?= 500
 torture: bootstrap
 	$(SWIFT) build $(SWIFT_FLAGS)
-	FIXTUREKIT_TORTURE_RUNS=$(TORTURE_RUNS) FIXTUREKIT_TORTURE=$(TORTURE_KILLS) $(SWIFT) test $(SWIFT_FLAGS) --filter 'TortureTests|ConcurrencyTests|UpgradeKillTests'
+	FIXTUREKIT_TORTURE_RUNS=$(TORTURE_RUNS) FIXTUREKIT_TORTURE=$(TORTURE_KILLS) $(SWIFT) test $(SWIFT_FLAGS) --filter 'TortureTests|ConcurrencyTests|UpgradeKillTests|UpgradeConcurrencyTests|UpgradeSignalTests'
 
 # Every parser of outside bytes under libFuzzer, FUZZ_SECONDS each.
 fuzz: bootstrap

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FixtureKit
 
 /// The process' exit status, as DESIGN.md fixes it.
@@ -9,10 +12,26 @@ enum ExitCode: Int32, Comparable {
     case couldNotWork = 2
     /// The command line was wrong.
     case usage = 64
+    /// `upgrade` or `migrate` stopped on SIGINT or SIGTERM, as a shell reports a
+    /// process that the signal ended (128 + its number): the tool ends itself
+    /// with the signal (``Interruption/reraise()``).
+    case interruptedBySIGINT = 130
+    case interruptedBySIGTERM = 143
 
     init(_ category: FixtureKitError.Category) {
+        if category == .interrupted {
+            self = .interrupted
+            return
+        }
         self = ExitCode(rawValue: category.rawValue) ?? .couldNotWork
     }
+
+    /// The status of a run that stopped on the signal fixturekit received.
+    static var interrupted: ExitCode {
+        Interruption.received == SIGTERM ? .interruptedBySIGTERM : .interruptedBySIGINT
+    }
+
+    var isInterruption: Bool { self == .interruptedBySIGINT || self == .interruptedBySIGTERM }
 
     /// The more serious of two outcomes: could-not-work over a failed check.
     static func < (lhs: ExitCode, rhs: ExitCode) -> Bool { lhs.rawValue < rhs.rawValue }

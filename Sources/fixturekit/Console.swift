@@ -7,6 +7,9 @@ import Glibc
 final class Console {
     private(set) var standardOutput = ""
     private(set) var standardError = ""
+    /// The errno of the first write to stdout that failed (a full disk, a
+    /// closed pipe), for a command whose output is a report that must be whole.
+    private(set) var outputError: Int32?
     private let capturing: Bool
     /// Whether stderr is a terminal: progress and colour only then.
     let isTerminal: Bool
@@ -22,6 +25,10 @@ final class Console {
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         self.usesColor = isTerminal && !noColor && environment["TERM"] != "dumb"
     }
+
+    /// Whether the command may handle SIGINT and SIGTERM itself (``Interruption``):
+    /// in the tool's own process, not when a test runs it in its process.
+    var handlesSignals: Bool { !capturing }
 
     /// Writes `text` and a line feed to stdout.
     func output(_ text: String) {
@@ -68,7 +75,10 @@ final class Console {
                 let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 && errno == EINTR { continue }
                 // A closed pipe (`fixturekit verify | head`) ends the output quietly.
-                guard written > 0 else { return }
+                guard written > 0 else {
+                    if fd == STDOUT_FILENO, outputError == nil { outputError = written < 0 ? errno : EIO }
+                    return
+                }
                 offset += written
             }
         }

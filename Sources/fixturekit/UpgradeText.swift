@@ -14,23 +14,32 @@ enum UpgradeText {
             lines.append("backup: \(backup.path): \(Formatting.count(backup.files.count, "file")), \(Formatting.bytes(backup.bytes)) packed into \(Formatting.bytes(backup.size)), verified")
         }
         for check in result.checks {
-            lines.append("\(check.passed ? "PASS" : "FAIL")  \(check.name)")
-            guard !check.passed else { continue }
-            for text in (check.message ?? "failed").split(separator: "\n") { lines.append("      \(text)") }
-            if let statement = check.statement { lines.append("      statement: \(statement.escapingControlCharacters())") }
+            let time = check.name == Upgrade.dataCheckName ? result.preservationSeconds.map { " (data diff \(String(format: "%.2f", $0)) s)" } ?? "" : ""
+            lines.append("\(check.passed ? "PASS" : "FAIL")  \(check.name)\(time)")
+            // A stage that passed may still have had to end processes it left.
+            for text in (check.message ?? (check.passed ? "" : "failed")).split(separator: "\n") { lines.append("      \(text)") }
+            if !check.passed, let statement = check.statement { lines.append("      statement: \(statement.escapingControlCharacters())") }
         }
-        if let restore = result.restore { lines.append(line(restore)) }
+        if result.outcome == .upgraded, !result.valuesCompared {
+            lines.append("SKIP  \(Upgrade.dataCheckName): values were not compared with the backup (--no-data-diff)")
+        }
+        if let restore = result.restore { lines += self.lines(restore) }
         switch result.outcome {
-        case .upgraded: lines.append("upgrade: \(result.store): upgraded to \(result.to)\(removed)")
+        case .upgraded: lines.append("upgrade: \(result.store): upgraded to \(result.to)\(removed)\(result.valuesCompared ? "" : " (values not compared)")")
         case .restored: lines.append("upgrade: \(result.store): not upgraded, back at \(result.from ?? "?")\(removed)")
         case .current: break
         }
-        return lines
+        return lines + result.warnings.map { "upgrade: \(result.store): warning: \($0)" }
     }
 
     static func line(_ restore: RestoreResult) -> String {
         let removed = restore.removed.isEmpty ? "" : "; removed \(restore.removed.joined(separator: ", "))"
         return "restore: \(restore.store): restored \(restore.files.joined(separator: ", ")) from \(restore.archive), verified\(removed)"
+    }
+
+    /// The restore's line, then what of the files' owners and modes it could not put back.
+    static func lines(_ restore: RestoreResult) -> [String] {
+        [line(restore)] + restore.warnings.map { "restore: \(restore.store): warning: \($0)" }
     }
 
     static func line(_ recovery: PendingRecovery, store: String) -> String {
@@ -39,7 +48,8 @@ enum UpgradeText {
         case .confirmed:
             return "\(store): \(upgrade): the migration had committed and passes its checks: kept"
         case .restored:
-            return "\(store): \(upgrade): restored the backup \(recovery.backup)" + (recovery.reason.map { " (\($0))" } ?? "")
+            let warnings = (recovery.restore?.warnings ?? []).map { "; warning: \($0)" }.joined()
+            return "\(store): \(upgrade): restored the backup \(recovery.backup)" + (recovery.reason.map { " (\($0))" } ?? "") + warnings
         }
     }
 }

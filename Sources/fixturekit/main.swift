@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Foundation
+import FixtureKit
 
 // The tool writes to pipes that may close early (`| head`): a write then fails
 // with EPIPE instead of killing the process.
@@ -10,4 +11,7 @@ signal(SIGPIPE, SIG_IGN)
 // instead of the process dying of SIGXFSZ.
 signal(SIGXFSZ, SIG_IGN)
 let console = Console(environment: ProcessInfo.processInfo.environment)
-exit(Tool.main(Array(CommandLine.arguments.dropFirst()), console: console).rawValue)
+let status = Tool.main(Array(CommandLine.arguments.dropFirst()), console: console)
+// `upgrade` and `migrate` stopped cleanly on SIGINT or SIGTERM: end as the signal would have.
+if status.isInterruption { Interruption.reraise() }
+exit(status.rawValue)

@@ -81,33 +81,39 @@ import Testing
 
     @Test func aRestoreIsLeftPendingWhileAnotherProcessHasTheStore() throws {
         let notes = try NotesCorpus.forUpgrade()
-        let holder = notes.folder.url("holder.pid")
+        let started = notes.folder.url("stage-started"), holding = notes.folder.url("holding")
         // The program stage lets another process in (the lock is given up while a
-        // program runs), then fails. The holder closes the descriptors it inherits:
-        // Foundation's Process sees the stage end only when all of them are closed.
+        // program runs), then fails. That process is not the stage's: every
+        // process the stage starts ends with it.
         try notes.writeProgramStage("""
-            #!/bin/bash
-            (
-                for fd in /proc/$BASHPID/fd/*; do number=${fd##*/}; [ "$number" -gt 2 ] && eval "exec $number>&-"; done
-                sleep 8 | sqlite3 -cmd 'BEGIN IMMEDIATE;' "$FIXTUREKIT_STORE" > /dev/null 2>&1 &
-                echo $! > '\(holder)'
-                wait
-            ) < /dev/null > /dev/null 2>&1 &
-            sleep 0.5
+            #!/bin/sh
+            touch '\(started)'
+            while [ ! -e '\(holding)' ]; do sleep 0.05; done
             exit 3
             """)
         let live = notes.folder.url("live")
         let store = try NotesCorpus.liveStore(in: live)
         var before = try storeFiles(live)
         before["App.sqlite-shm"] = nil
+        let app = Thread {
+            while !FileManager.default.fileExists(atPath: started) { usleep(10_000) }
+            let holder = try? HoldingProcess(store: store, statements: "BEGIN IMMEDIATE;")
+            FileManager.default.createFile(atPath: holding, contents: nil)
+            while FileManager.default.fileExists(atPath: holding) { usleep(10_000) }
+            holder?.finish()
+        }
+        app.start()
         let result = fixturekit("upgrade", store, "--config", notes.config)
-        let pid = Int32(String(decoding: try notes.folder.read("holder.pid"), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-        #expect(pid > 0)
-        kill(pid, SIGKILL)
+        try FileManager.default.removeItem(atPath: holding)
         #expect(result.status == 2)
         #expect(result.standardError.hasSuffix("fixturekit: upgrade: \(store): stage 2.0.0 -> 3.0.0 failed, and another process has opened the store since: the backup is not restored yet (hint: close the app that uses the store, then `fixturekit restore --pending \(store)` restores it)\n"), "\(result.standardError)")
         #expect(try UpgradeMarker.read(forStore: store)?.phase == .restoring)
-        let pending = fixturekit("restore", "--pending", store)
+        var pending = fixturekit("restore", "--pending", store)
+        for _ in 0..<50 where pending.status != 0 {
+            // The holder is finishing.
+            usleep(100_000)
+            pending = fixturekit("restore", "--pending", store)
+        }
         #expect(pending.status == 0, "\(pending.standardError)")
         #expect(try storeFiles(live) == before)
     }

@@ -13,6 +13,9 @@ public struct PackOptions: Sendable, Equatable {
     /// Every entry's modification time, in seconds since 1970: `SOURCE_DATE_EPOCH`
     /// when it is set (see ``modificationTime(sourceDateEpoch:)``), else 0.
     public var modificationTime: Int64
+    /// The mode of the archive and of its checksum file: 0644, or narrower for a
+    /// backup of a private store.
+    var fileMode: mode_t = ArchiveWriter.fileMode
 
     public init(format: ArchiveFormat = .default, level: Int? = nil, output: String? = nil, modificationTime: Int64 = 0) {
         self.format = format
@@ -136,7 +139,7 @@ extension FixtureArchive {
             throw FixtureKitError(what: "pack", path: folder, why: "cannot write non-ASCII file names: this system has no C.UTF-8 locale")
         }
         let written = try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in
-            try write(plan, to: output, format: format, level: level, modificationTime: options.modificationTime)
+            try write(plan, to: output, format: format, level: level, modificationTime: options.modificationTime, fileMode: options.fileMode)
         }
         return PackResult(
             folder: folder, archive: output, checksumFile: output + checksumSuffix, format: format, level: level,
@@ -239,7 +242,7 @@ extension FixtureArchive {
     /// Streams the plan's entries into `<output>.tmp`, hashing each file on a
     /// second thread while it is compressed, then renames it and writes the
     /// checksum file.
-    private static func write(_ plan: PackPlan, to output: String, format: ArchiveFormat, level: Int, modificationTime: Int64) throws(FixtureKitError) -> (digest: SHA256Digest, size: UInt64) {
+    private static func write(_ plan: PackPlan, to output: String, format: ArchiveFormat, level: Int, modificationTime: Int64, fileMode: mode_t) throws(FixtureKitError) -> (digest: SHA256Digest, size: UInt64) {
         let temporary = AtomicFile.temporaryPath(for: output)
         let checksumFile = output + checksumSuffix
         let checksumTemporary = AtomicFile.temporaryPath(for: checksumFile)
@@ -247,8 +250,8 @@ extension FixtureArchive {
         defer { buffers.forEach { $0.deallocate() } }
         var fd: Int32 = -1
         do {
-            fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: ArchiveWriter.fileMode)
-            guard fchmod(fd, ArchiveWriter.fileMode) == 0 else { throw FileSystemError("chmod", path: temporary, errno: errno) }
+            fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: fileMode)
+            guard fchmod(fd, fileMode) == 0 else { throw FileSystemError("chmod", path: temporary, errno: errno) }
             let writer = try ArchiveWriter(fd: fd, path: temporary, format: format, level: level)
             let hasher = try SHA256()
             let stage = BackgroundStage()
@@ -271,7 +274,7 @@ extension FixtureArchive {
             let digest = try writer.digest()
             let name = output.split(separator: "/").last.map(String.init) ?? output
             let line = SHA256Sums(entries: [SHA256SumsEntry(path: RelativePath(name), digest: digest)]).rendered()
-            try writeFlushed(line, to: checksumTemporary)
+            try writeFlushed(line, to: checksumTemporary, mode: fileMode)
             try POSIX.rename(temporary, output)
             try POSIX.rename(checksumTemporary, checksumFile)
             try POSIX.fsyncDirectory(AtomicFile.parentFolder(of: output))
@@ -340,10 +343,10 @@ extension FixtureArchive {
     }
 
     /// Writes a small file and flushes it, without renaming it.
-    private static func writeFlushed(_ bytes: [UInt8], to path: String) throws(FileSystemError) {
-        let fd = try POSIX.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: ArchiveWriter.fileMode)
+    private static func writeFlushed(_ bytes: [UInt8], to path: String, mode: mode_t) throws(FileSystemError) {
+        let fd = try POSIX.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: mode)
         defer { close(fd) }
-        guard fchmod(fd, ArchiveWriter.fileMode) == 0 else { throw FileSystemError("chmod", path: path, errno: errno) }
+        guard fchmod(fd, mode) == 0 else { throw FileSystemError("chmod", path: path, errno: errno) }
         let failure: FileSystemError? = bytes.withUnsafeBytes { buffer in
             do throws(FileSystemError) {
                 try POSIX.writeAll(fd, buffer, path: path)

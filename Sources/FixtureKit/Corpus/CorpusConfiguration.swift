@@ -16,6 +16,9 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         public var sql: String?
         /// An argv array; the first element relative to the corpus when it holds a `/`.
         public var exec: [String]?
+        /// How long the stage may run, in seconds, before it is ended and fails;
+        /// `nil` for the default of the command (see ``StageRunner``).
+        public var timeout: Double?
     }
 
     /// What happens to a table's row count across the migration.
@@ -61,6 +64,9 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         "store", "current", "supported", "stages", "counts", "checks", "anonymize", "keys", "changes",
         "userVersions", "versionQuery", "$schema",
     ]
+
+    /// The largest `timeout` a stage may have: 30 days, in seconds.
+    static let maxTimeout: Double = 30 * 24 * 3600
 
     /// The folder the configuration is in: paths in it are relative to it.
     public var folder: String = "."
@@ -111,6 +117,9 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
             case (.some, nil): break
             case (nil, .some(let argv)) where !argv.isEmpty: break
             default: throw fail("stages[\(index)] needs exactly one of \"sql\" and \"exec\" (a non-empty array)")
+            }
+            if let timeout = stage.timeout, !(timeout > 0 && timeout <= Self.maxTimeout) {
+                throw fail("stages[\(index)] has timeout \(timeout): it must be a number of seconds above 0, at most \(Int(Self.maxTimeout))")
             }
             guard let from = Version(stage.from), let to = Version(stage.to), from < to else {
                 throw fail("stages[\(index)] goes from \(stage.from) to \(stage.to), which is not forward")

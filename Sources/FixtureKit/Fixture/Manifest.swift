@@ -63,6 +63,9 @@ public struct Manifest: Codable, Equatable, Sendable {
     public var tables: [String: Int]
     /// Whether and how the store was anonymized (see Anonymize/Anonymize.swift); absent when not.
     public var anonymization: Anonymization? = nil
+    /// Only in a backup of a live store: which store it is of, and its files'
+    /// owners and modes (see Manifest+Backup.swift); absent in a fixture.
+    public var backup: BackupOrigin? = nil
 
     /// The manifest of an inspected store set.
     /// - Throws: ``FixtureKitError`` when the inspection could not read the contents.

@@ -17,7 +17,7 @@ final class MigrationCopy {
         }
         let storePath = scratch.path.appendingPath(store)
         self.storePath = storePath
-        stages = StageRunner(storePath: storePath, logFolder: scratch.path) { () throws(SQLiteError) in
+        stages = StageRunner(storePath: storePath, logFolder: scratch.path, timeout: StageRunner.matrixTimeout) { () throws(SQLiteError) in
             try Database(path: storePath, options: .init(busyTimeout: 5000))
         }
     }

@@ -7,15 +7,19 @@ extension MigrationReport {
         let bySource = Dictionary(grouping: paths, by: \.source)
         let sources = bySource.keys.sorted { (Version($0).map { [$0] } ?? []).lexicographicallyPrecedes(Version($1).map { [$0] } ?? []) }
         let total = paths.reduce(0) { $0 + $1.checks.count }
-        let failures = paths.reduce(0) { $0 + $1.checks.filter { !$0.passed }.count }
+        // A path that could not run for want of the machine is an error, not a failure.
+        func failed(_ paths: [PathResult], couldNotRun: Bool) -> Int {
+            paths.filter { ($0.couldNotRun == true) == couldNotRun }.reduce(0) { $0 + $1.checks.filter { !$0.passed }.count }
+        }
+        func errors(_ count: Int) -> String { count > 0 ? " errors=\"\(count)\"" : "" }
+        let failures = failed(paths, couldNotRun: false)
         var xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        xml += "<testsuites name=\"fixturekit migrate\" tests=\"\(total)\" failures=\"\(failures)\">\n"
+        xml += "<testsuites name=\"fixturekit migrate\" tests=\"\(total)\" failures=\"\(failures)\"\(errors(failed(paths, couldNotRun: true)))>\n"
         for source in sources {
             let results = bySource[source] ?? []
             let checks = results.flatMap { result in result.checks.map { (result, $0) } }
-            let failed = checks.filter { !$0.1.passed }.count
             let time = results.reduce(0) { $0 + $1.seconds }
-            xml += "  <testsuite name=\"\(Self.escape(source))\" tests=\"\(checks.count)\" failures=\"\(failed)\" time=\"\(Self.seconds(time))\">\n"
+            xml += "  <testsuite name=\"\(Self.escape(source))\" tests=\"\(checks.count)\" failures=\"\(failed(results, couldNotRun: false))\"\(errors(failed(results, couldNotRun: true))) time=\"\(Self.seconds(time))\">\n"
             for (result, check) in checks {
                 let name = Self.escape("\(result.kind == .hop ? "hop " : "")\(result.id): \(check.name)")
                 let head = "    <testcase classname=\"\(Self.escape("migrate.\(source)"))\" name=\"\(name)\""
@@ -25,7 +29,8 @@ extension MigrationReport {
                     let message = check.message ?? "failed"
                     var body = message
                     if let statement = check.statement { body += "\nstatement: \(statement)" }
-                    xml += head + ">\n      <failure message=\"\(Self.escape(message.split(separator: "\n").first.map(String.init) ?? message))\">\(Self.escape(body))</failure>\n    </testcase>\n"
+                    let element = result.couldNotRun == true ? "error" : "failure"
+                    xml += head + ">\n      <\(element) message=\"\(Self.escape(message.split(separator: "\n").first.map(String.init) ?? message))\">\(Self.escape(body))</\(element)>\n    </testcase>\n"
                 }
             }
             xml += "  </testsuite>\n"

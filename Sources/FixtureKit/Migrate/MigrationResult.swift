@@ -24,6 +24,10 @@ public struct PathResult: Codable, Equatable, Sendable {
     public var preservation: [ColumnPreservation]
     /// What the value-level comparison cost, apart from the rest.
     public var preservationSeconds: Double
+    /// `true` when the path failed for want of the machine, not of the migration:
+    /// its fixture could not be copied, the temporary folder filled up. Such a
+    /// failure makes `migrate` exit 2, never 1.
+    public var couldNotRun: Bool?
 
     /// The first check that failed.
     public var firstFailure: CheckResult? { checks.first { !$0.passed } }
@@ -35,7 +39,13 @@ public struct MigrationReport: Codable, Equatable, Sendable {
     /// `1/2` when the matrix was split with `--shard`.
     public var shard: String?
     public var paths: [PathResult]
+    /// `SIGTERM` when fixturekit received it: the paths that had not started did not run.
+    public var interrupted: String?
+    /// The paths selected (those that ran, unless the run was interrupted).
+    public var selected: Int?
 
     public var passed: Bool { paths.allSatisfy(\.passed) }
     public var failedCount: Int { paths.filter { !$0.passed }.count }
+    /// The paths that failed for want of the machine (``PathResult/couldNotRun``).
+    public var couldNotRunCount: Int { paths.filter { $0.couldNotRun == true }.count }
 }

@@ -72,15 +72,19 @@ public final class MigrationRunner: Sendable {
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
                 let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                guard index < paths.count else { break }
+                // After SIGINT or SIGTERM no other path starts.
+                guard index < paths.count, Interruption.received == nil else { break }
                 let result = run(paths[index], keepFailed: options.keepFailed)
                 results.withLock { $0[index] = result }
             }
         }
-        return MigrationReport(
+        var report = MigrationReport(
             current: configuration.current,
             shard: options.shard.map { "\($0.index)/\($0.count)" },
             paths: results.withLock { $0.compactMap { $0 } })
+        report.interrupted = Interruption.received.map(Interruption.name)
+        report.selected = paths.count
+        return report
     }
 
     /// Runs one path: verifies the source fixture, copies it, runs the stages, checks.
@@ -93,6 +97,11 @@ public final class MigrationRunner: Sendable {
             id: path.id, kind: path.kind, source: path.source, target: path.target,
             passed: run.checks.allSatisfy(\.passed), seconds: 0, checks: run.checks, schemaDifferences: run.schemaDifferences,
             preservation: run.preservation, preservationSeconds: run.preservationSeconds)
+        // A failure of the machine is not a regression: a copy that could not be
+        // made, a stage that ran out of room (the temporary folder is full now).
+        if !result.passed, run.infrastructure || ScratchFolder.isFull() {
+            result.couldNotRun = true
+        }
         if !result.passed, let keepFailed { run.keep(in: keepFailed, result: result) }
         let elapsed = clock.now - start
         result.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
@@ -117,18 +126,25 @@ public final class MigrationRunner: Sendable {
             copy = try MigrationCopy(fixture: source.folder, store: configuration.store)
         } catch {
             run.fail("copy fixture \(path.source)", error.description)
+            run.infrastructure = true
             return
         }
         run.copy = copy
         let before = source.contents?.tables ?? [:]
         for stage in path.stages {
             let name = "stage \(stage.from) -> \(stage.to)"
-            if let failure = copy.run(stage, configuration: configuration, log: &run.log) {
-                run.checks.append(CheckResult(name: name, passed: false, message: failure.message, statement: failure.statement))
+            if let signal = Interruption.received {
+                run.fail(name, "not run: fixturekit received \(Interruption.name(signal))")
                 return
             }
-            run.pass(name)
+            if let failure = copy.run(stage, configuration: configuration, log: &run.log) {
+                run.checks.append(CheckResult(name: name, passed: false, message: failure.message, statement: failure.statement))
+                run.infrastructure = failure.infrastructure
+                return
+            }
+            run.checks.append(CheckResult(name: name, passed: true, message: copy.stages.note))
         }
+        guard Interruption.received == nil else { return }
         check(path, copy: copy, sourceCounts: before, into: &run)
     }
 
@@ -352,6 +368,8 @@ struct PathRun {
     var copy: MigrationCopy?
     var preservation: [ColumnPreservation] = []
     var preservationSeconds: Double = 0
+    /// The path failed for want of the machine (disk, files), not of the migration.
+    var infrastructure = false
 
     mutating func pass(_ name: String) { checks.append(CheckResult(name: name, passed: true)) }
 

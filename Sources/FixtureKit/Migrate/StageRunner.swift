@@ -1,4 +1,5 @@
 import Foundation
+import CSQLite
 
 /// Runs migration stages on one store: SQL stages through a connection kept
 /// open between them, exec stages as programs that have the store to themselves.
@@ -9,12 +10,18 @@ import Foundation
 final class StageRunner {
     /// How many times a program stage is started before its start counts as failed.
     static let startAttempts = 5
+    /// How long a stage of the matrix may run unless its `timeout` says otherwise:
+    /// a fixture is small, and a stage that hangs must not hold up a CI job for hours.
+    static let matrixTimeout: Duration = .seconds(600)
 
     /// What went wrong in a stage.
     struct Failure: Equatable {
         var message: String
         /// The statement or the command line that failed, when there is one.
         var statement: String?
+        /// A failure of the machine rather than of the migration: the disk is
+        /// full, a file cannot be created.
+        var infrastructure = false
     }
 
     /// Opens the connection the SQL stages and the checks use.
@@ -27,13 +34,20 @@ final class StageRunner {
     private let logFolder: String
     private let connect: Connect
     private var database: Database?
+    /// How long a stage may run when the configuration does not say.
+    let timeout: Duration?
+    /// What the last stage run left to say though it passed: `stage left 1
+    /// process running: killed`.
+    private(set) var note: String?
 
     /// - Parameter database: a connection already open on the store, used until
     ///   a program needs the store to itself.
-    init(storePath: String, logFolder: String, database: Database? = nil, connect: @escaping Connect) {
+    /// - Parameter timeout: how long a stage may run unless its `timeout` says otherwise.
+    init(storePath: String, logFolder: String, database: Database? = nil, timeout: Duration? = nil, connect: @escaping Connect) {
         self.storePath = storePath
         self.logFolder = logFolder
         self.database = database
+        self.timeout = timeout
         self.connect = connect
     }
 
@@ -56,84 +70,113 @@ final class StageRunner {
 
     /// Runs one stage; `nil` when it succeeded.
     func run(_ stage: CorpusConfiguration.Stage, configuration: CorpusConfiguration, log: inout [String]) -> Failure? {
-        if let sql = stage.sql { return runSQL(configuration.resolve(sql), log: &log) }
+        note = nil
+        if let sql = stage.sql { return runSQL(configuration.resolve(sql), timeout: stage.timeout.map(Self.duration) ?? timeout, log: &log) }
         if let argv = stage.exec { return runProgram(argv, stage: stage, configuration: configuration, log: &log) }
         return Failure(message: "the stage has neither \"sql\" nor \"exec\"")
     }
 
-    /// The file's statements, one by one, in one transaction.
-    private func runSQL(_ path: String, log: inout [String]) -> Failure? {
+    /// The file's statements, one by one, in one transaction, interrupted when
+    /// they outlast `timeout` or fixturekit receives SIGINT or SIGTERM.
+    private func runSQL(_ path: String, timeout: Duration?, log: inout [String]) -> Failure? {
         let script: String
         do { script = String(decoding: try POSIX.readFile(path), as: UTF8.self) } catch {
             return Failure(message: "cannot read \(path): \(error.reason)")
         }
-        do throws(SQLiteError) {
-            let database = try open()
+        let database: Database
+        do { database = try open() } catch {
+            return Failure(message: "SQLite error \(error.code): \(error.message)", statement: error.sql, infrastructure: true)
+        }
+        var statements: [String] = []
+        let (outcome, stopped) = database.withWatchdog(deadline: timeout.map { ContinuousClock.now + $0 }) { () throws(SQLiteError) in
             try database.execute("BEGIN IMMEDIATE")
             do throws(SQLiteError) {
-                try database.executeScript(script) { log.append($0) }
+                try database.executeScript(script) { statements.append($0) }
                 try database.execute("COMMIT")
             } catch {
                 try? database.execute("ROLLBACK")
                 throw error
             }
-        } catch {
-            return Failure(message: "SQLite error \(error.code): \(error.message)", statement: error.sql)
         }
-        return nil
+        log += statements
+        guard case .failure(let error) = outcome else { return nil }
+        switch stopped {
+        case .deadline?:
+            return Failure(message: "timed out after \(Self.describe(seconds: Self.seconds(timeout ?? .zero))) s", statement: error.sql)
+        case .signal(let signal)?:
+            return Failure(message: "interrupted: fixturekit received \(Interruption.name(signal))", statement: error.sql)
+        case nil:
+            let machine = error.code == SQLITE_FULL || error.code == SQLITE_IOERR || error.code == SQLITE_CANTOPEN
+            return Failure(message: "SQLite error \(error.code): \(error.message)", statement: error.sql, infrastructure: machine)
+        }
     }
 
-    /// A program, without a shell, with the store's path and the versions in its environment.
+    /// A program, without a shell, with the store's path and the versions in its
+    /// environment, run as a ``StageProcess``: it ends with its main process,
+    /// every process it left running is terminated, and it is ended when it
+    /// outlasts its timeout or fixturekit receives SIGINT or SIGTERM.
     private func runProgram(_ argv: [String], stage: CorpusConfiguration.Stage, configuration: CorpusConfiguration, log: inout [String]) -> Failure? {
         close()
+        let command = argv.joined(separator: " ")
         guard let executable = Self.resolveExecutable(argv[0], in: configuration.folder) else {
             let path = argv[0].hasPrefix("/") ? argv[0] : configuration.folder.appendingPath(argv[0])
             let exists = argv[0].contains("/") && FileManager.default.fileExists(atPath: path)
-            return Failure(message: "\(argv[0]): \(exists ? "not executable (chmod +x it)" : "no such program")", statement: argv.joined(separator: " "))
+            return Failure(message: "\(argv[0]): \(exists ? "not executable (chmod +x it)" : "no such program")", statement: command)
         }
-        log.append("exec " + argv.joined(separator: " "))
+        log.append("exec " + command)
         var environment = ProcessInfo.processInfo.environment
         environment["FIXTUREKIT_STORE"] = storePath
         environment["FIXTUREKIT_FROM"] = stage.from
         environment["FIXTUREKIT_TO"] = stage.to
         let outputPath = logFolder.appendingPath(".stage-\(stage.from)-\(stage.to).log")
-        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
-        guard let output = FileHandle(forWritingAtPath: outputPath) else {
-            return Failure(message: "cannot create \(outputPath)")
+        let output: Int32
+        do { output = try POSIX.open(outputPath, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600) } catch {
+            return Failure(message: "cannot create \(outputPath): \(error.reason)", infrastructure: true)
         }
-        defer { try? output.close() }
-        var process = Process()
+        defer { Glibc.close(output) }
+        let timeout = stage.timeout.map(Self.duration) ?? self.timeout
+        var outcome = StageProcess.Outcome(end: .cannotStart(0), leftRunning: 0)
         // A program file that was just written may still be open for writing in a
         // child that another thread forked meanwhile: exec fails with ETXTBSY
         // until that child execs or exits. A few short retries ride it out.
         for attempt in 1...Self.startAttempts {
-            process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = Array(argv.dropFirst())
-            process.currentDirectoryURL = URL(fileURLWithPath: configuration.folder)
-            process.environment = environment
-            process.standardOutput = output
-            process.standardError = output
-            process.standardInput = FileHandle.nullDevice
-            do {
-                try process.run()
-                break
+            do throws(FileSystemError) {
+                // Absolute: the program starts in the corpus folder.
+                outcome = try StageProcess.run(executable: POSIX.absolutePath(executable), argv: argv, environment: environment, directory: configuration.folder, output: output, timeout: timeout)
             } catch {
-                guard attempt < Self.startAttempts else {
-                    return Failure(message: "\(argv[0]): cannot start: \(error.localizedDescription)", statement: argv.joined(separator: " "))
-                }
-                usleep(useconds_t(attempt) * 20_000)
+                return Failure(message: "\(argv[0]): cannot start: \(error.reason)", statement: command, infrastructure: true)
             }
+            guard case .cannotStart(let code) = outcome.end, code == ETXTBSY, attempt < Self.startAttempts else { break }
+            usleep(useconds_t(attempt) * 20_000)
         }
-        process.waitUntilExit()
         let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         log += text.split(separator: "\n").map { "  | " + $0 }
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let how = process.terminationReason == .exit ? "exited with status \(process.terminationStatus)" : "was killed by signal \(process.terminationStatus)"
-            let last = text.split(separator: "\n").last.map { ": \($0)" } ?? ""
-            return Failure(message: "\(argv[0]) \(how)\(last)", statement: argv.joined(separator: " "))
+        let left = outcome.leftRunning > 0 ? "stage left \(outcome.leftRunning) \(outcome.leftRunning == 1 ? "process" : "processes") running: killed" : nil
+        if let left { log.append("  " + left) }
+        note = left
+        let last = text.split(separator: "\n").last.map { ": \($0)" } ?? ""
+        let how: String
+        switch outcome.end {
+        case .exited(0): return nil
+        case .exited(let status): how = "\(argv[0]) exited with status \(status)\(last)"
+        case .signaled(let signal): how = "\(argv[0]) was killed by signal \(signal)\(last)"
+        case .timedOut(let seconds): how = "\(argv[0]) timed out after \(Self.describe(seconds: seconds)) s"
+        case .interrupted(let signal): how = "\(argv[0]) was interrupted: fixturekit received \(Interruption.name(signal))"
+        case .cannotStart(let code): return Failure(message: "\(argv[0]): cannot start: \(String(cString: strerror(code)).lowercased())", statement: command)
         }
-        return nil
+        return Failure(message: how + (left.map { "\n" + $0 } ?? ""), statement: command)
+    }
+
+    /// `2` for 2.0, `2.5` for 2.5: a timeout as the configuration would say it.
+    static func describe(seconds: Double) -> String {
+        seconds == seconds.rounded() ? String(Int64(seconds)) : String(seconds)
+    }
+
+    /// A number of seconds as a duration, to the millisecond.
+    static func duration(_ seconds: Double) -> Duration { .milliseconds(Int64((seconds * 1000).rounded())) }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// `argv[0]`: relative to the corpus when it holds a `/`, else found on PATH.

@@ -70,9 +70,21 @@ final class ScratchFolder {
         path = try Self.create(in: parent, prefix: prefix)
     }
 
+    /// The system's temporary folder: `TMPDIR`, else `/tmp`.
+    static var systemFolder: String { getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp" }
+
+    /// Below this many free bytes, the temporary folder counts as full.
+    static let fullBelow: UInt64 = 1 << 20
+
+    /// Whether the temporary folder's file system is (nearly) full.
+    static func isFull() -> Bool {
+        guard let free = try? POSIX.availableSpace(at: systemFolder) else { return false }
+        return free < fullBelow
+    }
+
     /// Creates a fresh folder that the caller removes (with ``remove(_:)``).
     static func create(in parent: String? = nil, prefix: String = "fixturekit") throws(FileSystemError) -> String {
-        let base = parent ?? (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp")
+        let base = parent ?? systemFolder
         var template = Array(base.appendingPath(".\(prefix)-XXXXXX").utf8CString)
         guard let created = mkdtemp(&template) else { throw FileSystemError("create temporary folder", path: base, errno: errno) }
         return String(cString: created)

@@ -12,6 +12,9 @@ public struct FixtureKitError: Error, CustomStringConvertible, Sendable, Equatab
         case couldNotWork = 2
         /// The command line was wrong.
         case usage = 64
+        /// fixturekit received SIGINT or SIGTERM and stopped (see ``Interruption``):
+        /// the tool then ends itself with that signal.
+        case interrupted = 130
     }
 
     /// The operation, with its context: `verify`, `sums: write SHA256SUMS`.
@@ -42,6 +45,14 @@ public struct FixtureKitError: Error, CustomStringConvertible, Sendable, Equatab
         line += ": " + why
         if let hint { line += " (hint: \(hint))" }
         return line
+    }
+
+    /// The one-line message without the hint: for an error told inside another,
+    /// whose own hint says what to do.
+    public var descriptionWithoutHint: String {
+        var copy = self
+        copy.hint = nil
+        return copy.description
     }
 
     /// The same error with `context` put before its `what`.

@@ -70,6 +70,28 @@ extension POSIX {
         try rename(aside, from)
     }
 
+    private typealias Pipe2 = @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32
+
+    /// glibc's `pipe2`, looked up at run time for the same reason as `renameat2`.
+    private static let pipe2: Pipe2? = {
+        guard let symbol = dlsym(nil, "pipe2") else { return nil }
+        return unsafeBitCast(symbol, to: Pipe2.self)
+    }()
+
+    /// A pipe whose two ends are closed on `exec` (`pipe2` with `O_CLOEXEC`, so
+    /// that a program another thread starts meanwhile never inherits them).
+    static func pipe(operation: String = "pipe") throws(FileSystemError) -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        if let pipe2 {
+            guard pipe2(&fds, O_CLOEXEC) == 0 else { throw FileSystemError(operation, path: "pipe", errno: errno) }
+        } else {
+            guard Glibc.pipe(&fds) == 0 else { throw FileSystemError(operation, path: "pipe", errno: errno) }
+            _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        }
+        return (fds[0], fds[1])
+    }
+
     /// `SYNC_FILE_RANGE_WRITE` from `<fcntl.h>`: start writing the range back, do not wait.
     static let syncFileRangeWrite: UInt32 = 2
 

@@ -32,4 +32,11 @@ extension POSIX {
         defer { free(folder) }
         return String(cString: folder).appendingPath(path.hasPrefix("./") ? String(path.dropFirst(2)) : path)
     }
+
+    /// Whether two paths name the same file (device and inode, links followed).
+    static func sameFile(_ first: String, _ second: String) -> Bool {
+        var a = stat(), b = stat()
+        guard fstatat(AT_FDCWD, first, &a, 0) == 0, fstatat(AT_FDCWD, second, &b, 0) == 0 else { return false }
+        return a.st_dev == b.st_dev && a.st_ino == b.st_ino
+    }
 }

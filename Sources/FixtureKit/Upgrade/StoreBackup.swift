@@ -66,7 +66,8 @@ public enum StoreBackup {
     }
 
     /// `fixturekit backup STORE`: a snapshot of the store into `folder`, verified,
-    /// and the last `keep` backups kept.
+    /// and the last `keep` backups of the store kept (see ``prune(store:in:keep:)``).
+    /// Refused while an `upgrade` or `restore` of the store runs (``StoreLock``).
     /// - Throws: ``FixtureKitError``.
     public static func backup(store storePath: String, to folder: String? = nil, keep: Int = defaultKeep) throws(FixtureKitError) -> BackupResult {
         let what = "backup"
@@ -74,10 +75,12 @@ public enum StoreBackup {
         do { _ = try set.readHeader() } catch {
             throw FixtureKitError(what: what, path: storePath, why: error.why)
         }
+        let storeLock = try StoreLock.acquire(store: storePath, command: what, what: what, required: false)
+        defer { storeLock?.release() }
         let folder = folder ?? defaultFolder(forStore: storePath)
         do {
             let archive = try write(set, mode: .snapshot, version: unknownVersion, folder: folder)
-            let removed = try prune(store: set.storeName, in: folder, keep: keep)
+            let removed = try prune(store: storePath, in: folder, keep: keep)
             return BackupResult(store: storePath, archive: archive, removed: removed)
         } catch {
             throw error.within(what)
@@ -103,6 +106,7 @@ public enum StoreBackup {
     /// Writes one backup archive of `set` into `folder` and verifies it.
     /// - Throws: ``FixtureKitError``; nothing is left under the archive's name.
     static func write(_ set: StoreSet, mode: Mode, version: String, folder: String) throws(FixtureKitError) -> BackupArchive {
+        let origin = try origin(of: set, mode: mode)
         let lock = try BackupFolderLock(folder: folder, store: set.storeName)
         defer { lock.release() }
         lock.removeLeftovers()
@@ -140,7 +144,8 @@ public enum StoreBackup {
             } else {
                 inspection = try StoreInspection(storePath: staging.appendingPath(set.storeName))
             }
-            let manifest = try Manifest(version: version, mode: mode.name, inspection: inspection)
+            var manifest = try Manifest(version: version, mode: mode.name, inspection: inspection)
+            manifest.backup = origin
             try wrap("write manifest", staging) { () throws(FileSystemError) in
                 try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))
             }
@@ -151,7 +156,9 @@ public enum StoreBackup {
                     throw FixtureKitError(what: "copy", path: set.folder.appendingPath(file), why: "the copy differs from the file")
                 }
             }
-            packed = try FixtureArchive.pack(staging, options: PackOptions(format: format, output: archivePath))
+            var options = PackOptions(format: format, output: archivePath)
+            options.fileMode = archiveMode(forStore: origin.files[set.storeName]?.permissions ?? 0o600)
+            packed = try FixtureArchive.pack(staging, options: options)
         }
         ScratchFolder.remove(staging)
         return try verify(packed, sums: sums, store: set.storeName, version: version, mode: mode.name)
@@ -199,83 +206,47 @@ public enum StoreBackup {
             || path.hasPrefix(support + "/")
     }
 
-    // MARK: - Retention
+    // MARK: - Origin
 
-    /// The backups of `store` in `folder`, oldest first.
-    public static func backups(of store: String, in folder: String) -> [String] {
-        let names = ((try? POSIX.listDirectory(folder)) ?? []).map { String(pathBytes: $0) }
-        return names.compactMap { name in BackupName(name, store: store).map { ($0, name) } }
-            .sorted { $0.0 < $1.0 }
-            .map { folder.appendingPath($0.1) }
+    /// A backup's mode: 0600, and never wider than the store's main file (a store
+    /// readable by its owner alone stays so in its backup).
+    static func archiveMode(forStore mode: mode_t) -> mode_t {
+        0o600 & (mode | 0o400)
     }
 
-    /// Removes the oldest backups of `store` in `folder` (and their `.sha256`)
-    /// beyond the last `keep`; never `protecting`, the backup of a pending upgrade.
-    /// - Returns: the archives removed.
-    static func prune(store: String, in folder: String, keep: Int, protecting: String? = nil) throws(FixtureKitError) -> [String] {
-        let lock = try BackupFolderLock(folder: folder, store: store)
-        defer { lock.release() }
-        let all = backups(of: store, in: folder)
-        var removed: [String] = []
-        for archive in all.dropLast(max(keep, 1)) where archive != protecting {
-            try wrap("remove old backup", archive) { () throws(FileSystemError) in
-                try POSIX.unlinkIfPresent(archive + FixtureArchive.checksumSuffix)
-                try POSIX.unlinkIfPresent(archive)
+    /// What the backup of `set` records of its origin: the store's identity, and
+    /// the owner, group and mode of each file it holds and of the folders on the
+    /// way to them (Core Data's `_SUPPORT` folder).
+    static func origin(of set: StoreSet, mode: Mode) throws(FixtureKitError) -> BackupOrigin {
+        var files: [String]
+        switch mode {
+        case .raw(_, let digests, _): files = Array(digests.keys)
+        case .snapshot:
+            files = [set.storeName]
+            if set.has(.support) {
+                let support = set.fileName(of: .support)
+                do {
+                    for item in try FolderListing.items(below: set.path(of: .support)) { files.append(support + "/" + item.path.description) }
+                } catch {
+                    throw FixtureKitError(what: error.operation, path: error.path, why: error.reason)
+                }
             }
-            removed.append(archive)
         }
-        if !removed.isEmpty {
-            try wrap("remove old backup", folder) { () throws(FileSystemError) in try POSIX.fsyncDirectory(folder) }
+        var paths = Set(files)
+        for file in files {
+            var parts = file.split(separator: "/").dropLast()
+            while !parts.isEmpty {
+                paths.insert(parts.joined(separator: "/"))
+                parts.removeLast()
+            }
         }
-        return removed
-    }
-}
-
-/// A backup's file name, `App.sqlite.backup-20251130T110312.123456Z.tar.zst`
-/// (`-2`, `-3` before the suffix when two are made in the same microsecond),
-/// ordered by time.
-struct BackupName: Comparable {
-    /// `20251130T110312.123456Z`: UTC, sorts as it reads.
-    let time: String
-    let sequence: Int
-
-    init?(_ name: String, store: String) {
-        let prefix = store + StoreBackup.nameInfix
-        let suffix = StoreBackup.format.suffix
-        guard name.hasPrefix(prefix), name.hasSuffix(suffix), name.count > prefix.count + suffix.count else { return nil }
-        let middle = name.dropFirst(prefix.count).dropLast(suffix.count)
-        let parts = middle.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts[0].count == Self.timeLength, parts[0].hasSuffix("Z"), parts[0].allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "T" || $0 == "." || $0 == "Z") }) else { return nil }
-        time = String(parts[0])
-        if parts.count == 2 {
-            guard let number = Int(parts[1]), number > 1 else { return nil }
-            sequence = number
-        } else {
-            sequence = 1
+        var owners: [String: FileOwnership] = [:]
+        for path in paths {
+            do { owners[path] = FileOwnership(try POSIX.lstat(set.folder.appendingPath(path))) } catch {
+                throw FixtureKitError(what: error.operation, path: error.path, why: error.reason)
+            }
         }
-    }
-
-    /// `yyyymmddThhmmss.uuuuuuZ`.
-    static let timeLength = 23
-
-    static func < (lhs: BackupName, rhs: BackupName) -> Bool {
-        lhs.time != rhs.time ? lhs.time < rhs.time : lhs.sequence < rhs.sequence
-    }
-
-    /// The name of a backup taken now, with `sequence` when it is above 1.
-    static func make(store: String, sequence: Int) -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var seconds = now.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        let time = pad(Int(parts.tm_year) + 1900, 4) + pad(Int(parts.tm_mon) + 1, 2) + pad(Int(parts.tm_mday), 2) + "T"
-            + pad(Int(parts.tm_hour), 2) + pad(Int(parts.tm_min), 2) + pad(Int(parts.tm_sec), 2) + "." + pad(Int(now.tv_nsec) / 1000, 6) + "Z"
-        return store + StoreBackup.nameInfix + time + (sequence > 1 ? "-\(sequence)" : "") + StoreBackup.format.suffix
+        return BackupOrigin(store: BackupOrigin.identity(ofStore: set.storePath), files: owners)
     }
 }
 

@@ -12,6 +12,9 @@ public struct RestoreResult: Codable, Equatable, Sendable {
     public var files: [String]
     /// The replaced set's files that were removed first (`-wal`, `-shm`, `-journal`).
     public var removed: [String]
+    /// What of the files' owners and modes could not be put back, and why
+    /// (`owner 1000:1000 of App.sqlite not restored: operation not permitted`).
+    public var warnings: [String] = []
 }
 
 /// Puts a backup archive back in place of a store set.
@@ -29,7 +32,8 @@ public struct RestoreResult: Codable, Equatable, Sendable {
 /// them, are not put back: SQLite rebuilds the `-shm` from the `-wal`, and a
 /// `-journal` would roll changes back into the restored file.
 public enum StoreRestore {
-    /// `.App.sqlite.fixturekit-restore` beside the store: where the archive is extracted.
+    /// `.App.sqlite.fixturekit-restore` beside the store, mode 0700: where the
+    /// archive is extracted (into its `set` folder), out of other users' reach.
     static func extractionFolder(forStore storePath: String) -> String {
         let name = storePath.split(separator: "/").last.map(String.init) ?? storePath
         return AtomicFile.parentFolder(of: storePath).appendingPath("." + name + ".fixturekit-restore")
@@ -37,6 +41,8 @@ public enum StoreRestore {
 
     /// `fixturekit restore FILE STORE`: verifies the archive, refuses a store that
     /// another process has open, and replaces the store set with the archive's.
+    /// Refused while an `upgrade`, `backup` or another `restore` of the store runs
+    /// (``StoreLock``).
     /// - Throws: ``FixtureKitError``: the archive fails its checksums (exit status
     ///   1, nothing changed); it is unreadable or holds no store, the store is in
     ///   use, a file cannot be written (2).
@@ -54,41 +60,77 @@ public enum StoreRestore {
         if let existing, (existing.st_mode & S_IFMT) != S_IFREG {
             throw FixtureKitError(what: what, path: storePath, why: FileHasher.kindDescription(existing.st_mode))
         }
+        let storeLock = try StoreLock.acquire(store: storePath, command: what, what: what)
+        defer { storeLock?.release() }
         // The archive first: a damaged one is refused before the store is looked at.
         let extracted = try extract(archive, forStore: storePath, what: what)
-        defer { ScratchFolder.remove(extracted.folder) }
+        defer { ScratchFolder.remove(extracted.root) }
         if existing != nil, ExclusiveStore.isInUse(storePath) {
             throw FixtureKitError(what: what, path: storePath, why: "in use by another process", hint: "close the app that uses the store, then restore again")
         }
         let marker = UpgradeMarker(
             format: UpgradeMarker.currentFormat, phase: .restoring, store: storeName, backup: POSIX.absolutePath(archive),
             files: extracted.targetDigests(storeName: storeName))
+        // Pinned while the marker names it, so that no pruning removes it; a
+        // folder this run cannot write to, no run of the same user can prune either.
+        do { try BackupPin.write(archive: archive, store: storePath) } catch where [EACCES, EROFS, EPERM].contains(error.errno) {
+        } catch {
+            throw FixtureKitError(what: "\(what): pin the backup: \(error.operation)", path: error.path, why: error.reason, hint: "nothing was changed")
+        }
         try marker.write(forStore: storePath)
         let result = try replaceAndVerify(storePath, from: extracted, archive: archive)
         try UpgradeMarker.remove(forStore: storePath)
+        BackupPin.remove(archive: archive, store: storePath)
         return result
     }
 
     /// Restores the backup a marker names; the marker must already say `restoring`.
+    ///
+    /// The store set is being replaced, and is not to be trusted meanwhile: when
+    /// the archive cannot be extracted (a failed migration may have filled the
+    /// disk), the set's `-wal`, `-shm` and `-journal` are removed first, which
+    /// ``replace(_:from:sourceStore:)`` would do anyway, and it is tried again.
     static func restore(_ marker: UpgradeMarker, store storePath: String, what: String) throws(FixtureKitError) -> RestoreResult {
-        let extracted = try extract(marker.backup, forStore: storePath, what: what)
-        defer { ScratchFolder.remove(extracted.folder) }
+        var removedFirst: [String] = []
+        let extracted: Extracted
+        do {
+            extracted = try extract(marker.backup, forStore: storePath, what: what)
+        } catch {
+            do { removedFirst = try removeSidecars(storePath) } catch {
+                throw FixtureKitError(what: "\(what): \(error.operation)", path: error.path, why: error.reason)
+            }
+            guard !removedFirst.isEmpty else { throw error }
+            extracted = try extract(marker.backup, forStore: storePath, what: what)
+        }
+        defer { ScratchFolder.remove(extracted.root) }
         let digests = extracted.targetDigests(storeName: marker.store)
         guard digests == marker.files else {
             throw FixtureKitError(what: what, path: marker.backup, why: "the archive does not hold the store set the marker records", hint: "restore a backup by hand with `fixturekit restore FILE STORE`")
         }
-        return try replaceAndVerify(storePath, from: extracted, archive: marker.backup)
+        var result = try replaceAndVerify(storePath, from: extracted, archive: marker.backup)
+        result.removed = (removedFirst + result.removed).sorted { Self.sidecarOrder($0) < Self.sidecarOrder($1) }
+        return result
+    }
+
+    /// Where a sidecar's name is listed among those removed: `-wal`, `-shm`, `-journal`.
+    private static func sidecarOrder(_ name: String) -> Int {
+        [StoreSet.Sidecar.wal, .shm, .journal].firstIndex { name.hasSuffix($0.rawValue) } ?? 3
     }
 
     // MARK: - Extraction
 
     /// An archive extracted beside the store.
     struct Extracted {
+        /// The private folder beside the store, removed afterwards.
+        let root: String
+        /// The archive's files, below `root`.
         let folder: String
         /// The archive's store's file name.
         let sourceStore: String
         /// The store set's files in the archive and their digests, relative to `folder`.
         let digests: [String: String]
+        /// What the archive's manifest records of its origin (a backup's), if anything.
+        let origin: BackupOrigin?
 
         /// `digests` under the store's own names.
         func targetDigests(storeName: String) -> [String: String] {
@@ -99,15 +141,21 @@ public enum StoreRestore {
     /// Extracts and verifies `archive` into the extraction folder beside the store
     /// (a folder left there by a killed run is replaced).
     private static func extract(_ archive: String, forStore storePath: String, what: String) throws(FixtureKitError) -> Extracted {
-        let folder = extractionFolder(forStore: storePath)
-        ScratchFolder.remove(folder)
+        let root = extractionFolder(forStore: storePath)
+        let folder = root.appendingPath("set")
+        ScratchFolder.remove(root)
+        do { try POSIX.makeFolder(root, mode: 0o700) } catch {
+            throw FixtureKitError(what: "\(what): \(error.operation)", path: error.path, why: error.reason, hint: "nothing was changed")
+        }
         let result: UnpackResult
         do {
             result = try FixtureArchive.unpack(archive, to: folder)
         } catch {
+            ScratchFolder.remove(root)
             throw FixtureKitError(what: what, path: error.path ?? archive, why: error.why, hint: error.hint ?? "nothing was changed", category: error.category)
         }
         guard result.extracted else {
+            ScratchFolder.remove(root)
             throw FixtureKitError(
                 what: what, path: archive, why: "the archive fails its SHA256SUMS: " + FixtureArchive.summary(of: result.contents.verification.problems),
                 hint: "nothing was changed; `fixturekit verify \(archive)` lists every problem", category: .checkFailed)
@@ -116,14 +164,14 @@ public enum StoreRestore {
         do {
             store = String(try FixtureLocator.storePath(inFixture: folder).split(separator: "/").last ?? "")
         } catch {
-            ScratchFolder.remove(folder)
+            ScratchFolder.remove(root)
             throw FixtureKitError(what: what, path: archive, why: "holds no store: \(error.why)")
         }
         var digests: [String: String] = [:]
         for entry in result.contents.entries where entry.kind == .file && isRestored(entry.path, store: store) {
             digests[entry.path] = entry.sha256
         }
-        return Extracted(folder: folder, sourceStore: store, digests: digests)
+        return Extracted(root: root, folder: folder, sourceStore: store, digests: digests, origin: recordedOrigin(in: folder))
     }
 
     /// Whether a file of an archive is put back: the main file, its `-wal`, what
@@ -148,6 +196,7 @@ public enum StoreRestore {
     /// in place against the archive's digests.
     private static func replaceAndVerify(_ storePath: String, from extracted: Extracted, archive: String) throws(FixtureKitError) -> RestoreResult {
         let what = "restore"
+        let warnings = applyOwnership(storePath, extracted: extracted)
         let removed: [String]
         do {
             removed = try replace(storePath, from: extracted.folder, sourceStore: extracted.sourceStore)
@@ -167,7 +216,7 @@ public enum StoreRestore {
         if let extra = present.subtracting(expected.keys).sorted().first {
             throw FixtureKitError(what: "\(what): verify", path: folder.appendingPath(extra), why: "unlisted: not part of the backup")
         }
-        return RestoreResult(store: storePath, archive: archive, files: expected.keys.sorted(), removed: removed)
+        return RestoreResult(store: storePath, archive: archive, files: expected.keys.sorted(), removed: removed, warnings: warnings)
     }
 
     /// The files of the store set as restores count them: main file, `-wal`, the `_SUPPORT` folder's files.
@@ -214,15 +263,7 @@ public enum StoreRestore {
     static func replace(_ storePath: String, from source: String, sourceStore: String) throws(FileSystemError) -> [String] {
         let folder = AtomicFile.parentFolder(of: storePath)
         let storeName = storePath.split(separator: "/").last.map(String.init) ?? storePath
-        var removed: [String] = []
-        for sidecar in [StoreSet.Sidecar.wal, .shm, .journal] {
-            let path = folder.appendingPath(StoreSet.fileName(of: sidecar, storeName: storeName))
-            if try POSIX.lstatIfPresent(path) != nil {
-                try POSIX.unlinkIfPresent(path)
-                removed.append(StoreSet.fileName(of: sidecar, storeName: storeName))
-            }
-        }
-        try POSIX.fsyncDirectory(folder)
+        let removed = try removeSidecars(storePath)
 
         try POSIX.rename(source.appendingPath(sourceStore), storePath)
         try POSIX.fsyncDirectory(folder)
@@ -250,6 +291,24 @@ public enum StoreRestore {
             break
         }
         if hasSupport || hadSupport { try POSIX.fsyncDirectory(folder) }
+        return removed
+    }
+
+    /// Removes the `-wal`, `-shm` and `-journal` of the store at `storePath` and
+    /// flushes its folder: step 1 of ``replace(_:from:sourceStore:)``.
+    /// - Returns: the names of those that were there.
+    static func removeSidecars(_ storePath: String) throws(FileSystemError) -> [String] {
+        let folder = AtomicFile.parentFolder(of: storePath)
+        let storeName = storePath.split(separator: "/").last.map(String.init) ?? storePath
+        var removed: [String] = []
+        for sidecar in [StoreSet.Sidecar.wal, .shm, .journal] {
+            let path = folder.appendingPath(StoreSet.fileName(of: sidecar, storeName: storeName))
+            if try POSIX.lstatIfPresent(path) != nil {
+                try POSIX.unlinkIfPresent(path)
+                removed.append(StoreSet.fileName(of: sidecar, storeName: storeName))
+            }
+        }
+        try POSIX.fsyncDirectory(folder)
         return removed
     }
 }

@@ -13,10 +13,19 @@ extension Upgrade {
     /// - Parameter configuration: the configuration to check against; `nil` reads
     ///   the one the marker names (a migration that cannot be checked is not kept).
     /// - Returns: what was done; `nil` when nothing was pending.
-    /// - Throws: ``FixtureKitError``: the store is in use (a stage program the
-    ///   killed run started may still be running), or the restore failed; the
-    ///   marker stays.
+    /// - Throws: ``FixtureKitError``: another `upgrade`, `backup` or `restore` of
+    ///   the store is running (``StoreLock``: its marker is its own, not an
+    ///   interrupted one's); the store is in use (a stage program the killed run
+    ///   started may still be running), or the restore failed; the marker stays.
     public static func finishPending(store storePath: String, configuration given: CorpusConfiguration? = nil, lockTimeout: Int32 = Upgrade.defaultLockTimeout, what: String = "restore --pending") throws(FixtureKitError) -> PendingRecovery? {
+        let storeLock = try StoreLock.acquire(store: storePath, command: "restore", what: what)
+        defer { storeLock?.release() }
+        return try finishPendingLocked(store: storePath, configuration: given, lockTimeout: lockTimeout, what: what)
+    }
+
+    /// ``finishPending(store:configuration:lockTimeout:what:)`` for a caller that
+    /// holds the store's ``StoreLock``.
+    static func finishPendingLocked(store storePath: String, configuration given: CorpusConfiguration?, lockTimeout: Int32, what: String) throws(FixtureKitError) -> PendingRecovery? {
         guard var marker = try UpgradeMarker.read(forStore: storePath) else { return nil }
         var recovery = PendingRecovery(outcome: .restored, phase: marker.phase.rawValue, backup: marker.backup, from: marker.from, to: marker.to)
         let inUse = FixtureKitError(
@@ -26,11 +35,12 @@ extension Upgrade {
             do {
                 let lock = try ExclusiveStore(storePath: storePath, timeout: lockTimeout)
                 defer { lock.close() }
-                let verdict = confirm(marker, database: lock.database, configuration: given)
+                let verdict = confirm(marker, database: lock.database, store: storePath, configuration: given)
                 if verdict == nil {
                     _ = try? lock.database.checkpoint(.truncate)
                     lock.close()
                     try UpgradeMarker.remove(forStore: storePath)
+                    BackupPin.remove(archive: marker.backup, store: storePath)
                     recovery.outcome = .confirmed
                     return recovery
                 }
@@ -46,15 +56,15 @@ extension Upgrade {
         } else if ExclusiveStore.isInUse(storePath, timeout: lockTimeout) {
             throw inUse
         }
-        marker.phase = .restoring
-        try marker.write(forStore: storePath)
+        try marker.switchToRestoring(forStore: storePath)
         recovery.restore = try StoreRestore.restore(marker, store: storePath, what: what)
         try UpgradeMarker.remove(forStore: storePath)
+        BackupPin.remove(archive: marker.backup, store: storePath)
         return recovery
     }
 
     /// `nil` when the interrupted migration stands, else why it does not.
-    private static func confirm(_ marker: UpgradeMarker, database: Database, configuration given: CorpusConfiguration?) -> String? {
+    private static func confirm(_ marker: UpgradeMarker, database: Database, store storePath: String, configuration given: CorpusConfiguration?) -> String? {
         guard let target = marker.to, let from = marker.from else { return "the marker records no migration" }
         let configuration: CorpusConfiguration
         if let given {
@@ -75,7 +85,11 @@ extension Upgrade {
             return "the store reads as \(version.description), not \(target)"
         }
         if marker.phase == .migrated { return nil }
-        let failed = checks(database, configuration: configuration, from: from, marker: marker).first { !$0.passed }
-        return failed.map { "\($0.name): \($0.message ?? "failed")" }
+        var results = checks(database, configuration: configuration, from: from, marker: marker)
+        if results.allSatisfy(\.passed), marker.compareValues != false {
+            results.append(compareValues(database, storePath: storePath, backup: marker.backup, configuration: configuration).check)
+        }
+        let failed = results.first { !$0.passed }
+        return failed.map { "\($0.name): \($0.message?.split(separator: "\n").first.map(String.init) ?? "failed")" }
     }
 }

@@ -10,14 +10,24 @@ public struct UpgradeOptions: Sendable {
     public var keep: Int
     /// How long a store another process holds is waited for, in milliseconds.
     public var lockTimeout: Int32
+    /// Whether the migrated store's values are compared with its backup's, as
+    /// `migrate` compares them (`--no-data-diff` turns it off).
+    public var compareValues: Bool
+    /// How long a stage may run when the configuration gives it no `timeout`.
+    public var stageTimeout: Duration
     /// The free bytes of the file system holding a folder; `nil` when unknown.
     /// `statvfs` unless a test says otherwise.
     var availableSpace: @Sendable (String) -> UInt64?
 
-    public init(backups: String? = nil, keep: Int = StoreBackup.defaultKeep, lockTimeout: Int32 = Upgrade.defaultLockTimeout) {
+    public init(
+        backups: String? = nil, keep: Int = StoreBackup.defaultKeep, lockTimeout: Int32 = Upgrade.defaultLockTimeout,
+        compareValues: Bool = true, stageTimeout: Duration = Upgrade.defaultStageTimeout
+    ) {
         self.backups = backups
         self.keep = keep
         self.lockTimeout = lockTimeout
+        self.compareValues = compareValues
+        self.stageTimeout = stageTimeout
         availableSpace = { path in try? POSIX.availableSpace(at: path) }
     }
 }
@@ -54,6 +64,19 @@ public struct UpgradeResult: Codable, Equatable, Sendable {
     public var recovery: PendingRecovery?
     /// Older backups removed to keep the last N.
     public var removedBackups: [String]
+    /// Whether the migrated store's values were compared with the backup's
+    /// (not with `--no-data-diff`, nor when a stage or check failed first).
+    public var valuesCompared: Bool = false
+    /// The value-level comparison, per table and column, when it ran.
+    public var preservation: [ColumnPreservation]?
+    /// What the comparison took, in seconds.
+    public var preservationSeconds: Double?
+    /// `SIGTERM` when fixturekit received that signal during the migration (the
+    /// backup was then restored).
+    public var interrupted: String?
+    /// What went wrong after the outcome was settled (old backups that could
+    /// not be removed).
+    public var warnings: [String] = []
 }
 
 /// What was done about an interrupted upgrade or restore (a marker left beside the store).
@@ -97,10 +120,19 @@ public struct PendingRecovery: Codable, Equatable, Sendable {
 /// 6. All pass: phase `migrated`, a TRUNCATE checkpoint, the marker removed, old
 ///    backups pruned. Anything fails: phase `restoring`, the backup restored over
 ///    the store set (``StoreRestore``) and verified, the marker removed.
+///
+/// The whole run holds the store's ``StoreLock``: a second `upgrade`, `backup`
+/// or `restore` of the store is turned away meanwhile, and a marker whose run is
+/// still going is never taken for an interrupted one. Stage programs run as
+/// ``StageProcess``es: none of their processes outlives its stage. SIGINT and
+/// SIGTERM (``Interruption``) end the stage running and restore the backup.
 public enum Upgrade {
     /// How long a store that another connection holds is retried, in
     /// milliseconds: a short write of an app passes, a store an app keeps open is refused.
     public static let defaultLockTimeout: Int32 = 2000
+    /// How long a stage of `upgrade` may run unless its `timeout` says otherwise:
+    /// generous, since a live store can be far larger than any fixture.
+    public static let defaultStageTimeout: Duration = .seconds(6 * 3600)
     /// `quick_check` reports at most this many problems in preflight.
     static let quickCheckLimit = 5
     /// Room kept free beyond the estimate: manifests, checksums, archive headers.
@@ -110,17 +142,21 @@ public enum Upgrade {
     /// - Parameter configurationPath: where the configuration was read, recorded in
     ///   the marker so that `restore --pending` can check a migration against it.
     /// - Returns: the result; a failed stage or check is `.restored` (exit status 1).
-    /// - Throws: ``FixtureKitError``: the store is in use, its version unknown or
-    ///   newer, no chain of stages, not enough disk, the backup could not be written
-    ///   (exit status 2); a failed `quick_check` (1); a failed restore (2, the
-    ///   marker stays for the next run).
+    /// - Throws: ``FixtureKitError``: another run holds the store, it is in use,
+    ///   its version unknown or newer, no chain of stages, not enough disk, the
+    ///   backup could not be written (exit status 2); a failed `quick_check` (1);
+    ///   a failed restore (2, the marker stays for the next run); SIGINT or
+    ///   SIGTERM before the store was changed (``FixtureKitError/Category/interrupted``).
     public static func upgrade(store storePath: String, configuration: CorpusConfiguration, configurationPath: String, options: UpgradeOptions = UpgradeOptions()) throws(FixtureKitError) -> UpgradeResult {
         let what = "upgrade"
         let current = configuration.current
         var result = UpgradeResult(store: storePath, outcome: .current, to: current, stages: [], checks: [], removedBackups: [])
         _ = try openSet(storePath, what: what)
+        let storeLock = try StoreLock.acquire(store: storePath, command: what, what: what)
+        defer { storeLock?.release() }
         // A job a killed run left comes first.
-        result.recovery = try finishPending(store: storePath, configuration: configuration, lockTimeout: options.lockTimeout, what: what)
+        result.recovery = try finishPendingLocked(store: storePath, configuration: configuration, lockTimeout: options.lockTimeout, what: what)
+        try stopIfInterrupted(storePath, "nothing was changed")
 
         let set = try openSet(storePath, what: what)
         let lock = try ExclusiveStore.open(storePath, timeout: options.lockTimeout, what: what)
@@ -132,7 +168,7 @@ public enum Upgrade {
         let backups = options.backups ?? StoreBackup.defaultFolder(forStore: storePath)
         guard version != current else {
             // Left alone; the backups of earlier runs (one a killed run took) kept to N.
-            if FixtureLocator.isFolder(backups) { result.removedBackups = try prune(set, backups: backups, keep: options.keep, what: what) }
+            result.removedBackups = prune(storePath, backups: backups, keep: options.keep, warnings: &result.warnings)
             return result
         }
         let (chain, gap) = configuration.chainOfStages(from: version, to: current)
@@ -141,6 +177,10 @@ public enum Upgrade {
         }
         result.stages = chain.map { "\($0.from) -> \($0.to)" }
         try checkSpace(set, backups: backups, options: options, what: what)
+        let logs: ScratchFolder
+        do { logs = try ScratchFolder() } catch {
+            throw FixtureKitError(what: "\(what): \(error.operation)", path: error.path, why: error.reason)
+        }
 
         // The backup: the files as they are, read while the lock keeps them so.
         let backup: BackupArchive
@@ -151,188 +191,96 @@ public enum Upgrade {
             throw error.within("\(what): backup before migrate")
         }
         result.backup = backup
+        try stopIfInterrupted(storePath, "nothing was changed; the backup \(backup.path) is kept")
         var marker = UpgradeMarker(
             format: UpgradeMarker.currentFormat, phase: .migrating, store: set.storeName, backup: POSIX.absolutePath(backup.path),
             files: backup.files, from: version, to: current, configuration: POSIX.absolutePath(configurationPath),
-            tables: before.tables, foreignKeyViolations: before.foreignKeyViolations)
-        try marker.write(forStore: storePath)
+            tables: before.tables, foreignKeyViolations: before.foreignKeyViolations, compareValues: options.compareValues ? nil : false)
+        try writeMarker(marker, backup: backup.path, store: storePath)
 
         // The migration, on the live store.
-        let logs: ScratchFolder
-        do { logs = try ScratchFolder() } catch {
-            throw FixtureKitError(what: "\(what): \(error.operation)", path: error.path, why: error.reason)
-        }
         let absoluteStore = POSIX.absolutePath(storePath)
         let timeout = options.lockTimeout
-        let stages = StageRunner(storePath: absoluteStore, logFolder: logs.path, database: lock.handOver()) { () throws(SQLiteError) in
+        let stages = StageRunner(storePath: absoluteStore, logFolder: logs.path, database: lock.handOver(), timeout: options.stageTimeout) { () throws(SQLiteError) in
             try ExclusiveStore.connect(absoluteStore, timeout: timeout)
         }
         var log: [String] = []
         for stage in chain {
             let name = "stage \(stage.from) -> \(stage.to)"
+            if let signal = Interruption.received {
+                result.checks.append(CheckResult(name: name, passed: false, message: "not run: fixturekit received \(Interruption.name(signal))"))
+                break
+            }
             if let failed = stages.run(stage, configuration: configuration, log: &log) {
                 result.checks.append(CheckResult(name: name, passed: false, message: failed.message, statement: failed.statement))
                 break
             }
-            result.checks.append(CheckResult(name: name, passed: true))
+            result.checks.append(CheckResult(name: name, passed: true, message: stages.note))
         }
         if result.checks.allSatisfy(\.passed) {
             do {
                 let migrated = try stages.open()
-                result.checks += checks(migrated, configuration: configuration, from: version, marker: marker)
+                // SIGINT or SIGTERM interrupts the checks' statements.
+                let (checked, _) = migrated.withWatchdog(deadline: nil) { () -> [CheckResult] in
+                    var checked = checks(migrated, configuration: configuration, from: version, marker: marker)
+                    if options.compareValues, checked.allSatisfy(\.passed), Interruption.received == nil {
+                        let comparison = compareValues(migrated, storePath: storePath, backup: backup.path, configuration: configuration)
+                        checked.append(comparison.check)
+                        result.preservation = comparison.columns
+                        result.preservationSeconds = comparison.seconds
+                        result.valuesCompared = comparison.columns != nil
+                    }
+                    return checked
+                }
+                if case .success(let checked) = checked { result.checks += checked }
             } catch {
                 let why = ExclusiveStore.describe(error, what: what, path: storePath).why
                 result.checks.append(CheckResult(name: "lock the store after the stages", passed: false, message: why))
             }
         }
-        let failure = result.checks.first { !$0.passed }
-
+        var failure = result.checks.first { !$0.passed }
+        if let signal = Interruption.received, failure != nil {
+            result.interrupted = Interruption.name(signal)
+            failure = CheckResult(name: "upgrade", passed: false, message: "interrupted: fixturekit received \(Interruption.name(signal))")
+        }
         guard let failure else {
-            marker.phase = .migrated
-            try marker.write(forStore: storePath)
-            // The migrated store whole in its main file, as a fresh install leaves it.
-            if let migrated = try? stages.open() {
-                _ = try? migrated.checkpoint(.truncate)
-                // The set keeps its shape: a store that had no -wal gets none. Still
-                // under the lock, so no other connection can be using the log.
-                let wal = set.path(of: .wal)
-                if backup.files[set.fileName(of: .wal)] == nil, let info = try? POSIX.lstatIfPresent(wal), info.st_size == 0 {
-                    unlink(wal)
-                }
-            }
-            stages.close()
-            try UpgradeMarker.remove(forStore: storePath)
-            result.outcome = .upgraded
-            result.removedBackups = try prune(set, backups: backups, keep: options.keep, what: what)
+            try finish(&result, marker: &marker, stages: stages, backup: backup, options: options, backups: backups)
             return result
         }
-
-        // Something failed: the backup goes back.
         stages.close()
-        marker.phase = .restoring
-        try marker.write(forStore: storePath)
-        // Only over a store nobody else has open: a process that got in while a
-        // program stage ran keeps the restore pending.
-        if ExclusiveStore.isInUse(storePath, timeout: options.lockTimeout) {
-            throw FixtureKitError(
-                what: what, path: storePath, why: "\(failure.name) failed, and another process has opened the store since: the backup is not restored yet",
-                hint: "close the app that uses the store, then `fixturekit restore --pending \(storePath)` restores it")
-        }
-        do {
-            result.restore = try StoreRestore.restore(marker, store: storePath, what: "restore")
-            result.restore?.archive = backup.path
-        } catch {
-            throw FixtureKitError(
-                what: what, path: storePath, why: "\(failure.name) failed, and restoring the backup failed too: \(error.description)",
-                hint: "the store set may be half-restored; `fixturekit restore --pending \(storePath)` finishes the restore")
-        }
-        try UpgradeMarker.remove(forStore: storePath)
-        result.outcome = .restored
-        result.failure = failure
-        result.removedBackups = try prune(set, backups: backups, keep: options.keep, what: what)
+        try restore(&result, after: failure, marker: &marker, options: options, backups: backups)
         return result
     }
 
-    /// The store set, or a one-line error.
-    private static func openSet(_ storePath: String, what: String) throws(FixtureKitError) -> StoreSet {
-        do {
-            let set = try StoreSet(storePath: storePath)
-            _ = try set.readHeader()
-            return set
-        } catch {
-            throw FixtureKitError(what: what, path: storePath, why: error.why, hint: error.hint, category: error.category)
-        }
+    /// Ends the run before anything of the store changed, when SIGINT or SIGTERM came.
+    /// - Throws: ``FixtureKitError`` (``FixtureKitError/Category/interrupted``) when one did.
+    private static func stopIfInterrupted(_ storePath: String, _ state: String) throws(FixtureKitError) {
+        guard let signal = Interruption.received else { return }
+        throw FixtureKitError(what: "upgrade", path: storePath, why: "interrupted: fixturekit received \(Interruption.name(signal)); \(state)", category: .interrupted)
     }
 
-    /// `quick_check`, the version, the row counts and foreign key violations before.
-    private static func preflight(_ database: Database, configuration: CorpusConfiguration, storePath: String, what: String) throws(FixtureKitError) -> (String, StoreContents) {
-        let problems: [String]
-        do {
-            problems = try database.rows("PRAGMA quick_check(\(quickCheckLimit))").compactMap { $0.first?.text }
-        } catch {
-            throw FixtureKitError(what: what, path: storePath, why: "quick_check: \(error.description)", category: .checkFailed)
-        }
-        guard problems == ["ok"] else {
-            throw FixtureKitError(
-                what: what, path: storePath, why: "quick_check: " + problems.joined(separator: "; "),
-                hint: "the store is damaged: nothing was changed", category: .checkFailed)
-        }
-        let version: StoreVersion
-        do { version = try configuration.storeVersion(of: database) } catch {
-            throw FixtureKitError(what: what, path: storePath, why: error.why, hint: error.hint)
-        }
-        if version.isNewer {
-            throw FixtureKitError(
-                what: what, path: storePath, why: "the store is at \(version.description), newer than the current version \(configuration.current): refused",
-                hint: "a store is never taken back to an older version; upgrade it with a newer build")
-        }
-        guard let label = version.label else {
-            throw FixtureKitError(what: what, path: storePath, why: "cannot tell the store's version from \(version.evidence)")
-        }
-        let contents: StoreContents
-        do { contents = try StoreContents(database: database) } catch {
-            throw FixtureKitError(what: what, path: storePath, why: error.why)
-        }
-        return (label, contents)
-    }
-
-    /// The files of the set that a backup holds (the main file, its `-wal`, its
-    /// `_SUPPORT` folder: not the `-shm`, nor a `-journal`) and each file's digest.
-    private static func memberDigests(_ set: StoreSet) throws(FixtureKitError) -> ([String], [String: SHA256Digest]) {
-        var members = [set.storeName]
-        var files = [set.storeName]
-        if set.has(.wal) {
-            members.append(set.fileName(of: .wal))
-            files.append(set.fileName(of: .wal))
-        }
-        if set.has(.support) {
-            let support = set.fileName(of: .support)
-            members.append(support)
-            do {
-                for item in try FolderListing.items(below: set.path(of: .support)) { files.append(support + "/" + item.path.description) }
-            } catch {
-                throw FixtureKitError(what: error.operation, path: error.path, why: error.reason)
+    /// Pins the backup, writes the marker, and the restore's marker ahead
+    /// (``UpgradeMarker/prepareRestore(forStore:)``); undone when one of them fails.
+    private static func writeMarker(_ marker: UpgradeMarker, backup: String, store storePath: String) throws(FixtureKitError) {
+        do throws(FixtureKitError) {
+            do { try BackupPin.write(archive: backup, store: storePath) } catch {
+                throw FixtureKitError(what: "pin the backup: \(error.operation)", path: error.path, why: error.reason)
             }
-        }
-        var digests: [String: SHA256Digest] = [:]
-        for (index, outcome) in ParallelHasher.digests(of: files.map { set.folder.appendingPath($0) }).enumerated() {
-            switch outcome {
-            case .success(let file): digests[files[index]] = file.digest
-            case .failure(let error): throw FixtureKitError.wrapping(error, what: "hash", path: set.folder.appendingPath(files[index]))
-            }
-        }
-        return (members, digests)
-    }
-
-    /// Room for the backup (its staging copy and the archive, each at most the
-    /// set's size) in the backup folder, and for the migration (as much again:
-    /// a stage may rewrite every table, into the `-wal` or a journal) beside the
-    /// store; three times the set's size when both are on one file system.
-    private static func checkSpace(_ set: StoreSet, backups: String, options: UpgradeOptions, what: String) throws(FixtureKitError) {
-        let size = set.storeSize + (set.present[.wal] ?? 0) + (set.present[.support] ?? 0)
-        var backupFolder = backups
-        while !FixtureLocator.isFolder(backupFolder), backupFolder != "/", backupFolder != "." {
-            backupFolder = AtomicFile.parentFolder(of: backupFolder)
-        }
-        let sameDevice = (try? POSIX.device(of: backupFolder)) == (try? POSIX.device(of: set.folder))
-        var needs: [(String, UInt64)] = [(set.folder, size + spaceMargin)]
-        if sameDevice {
-            needs[0].1 += 2 * size + spaceMargin
-        } else {
-            needs.append((backupFolder, 2 * size + spaceMargin))
-        }
-        for (folder, needed) in needs {
-            guard let free = options.availableSpace(folder), free < needed else { continue }
-            throw FixtureKitError(
-                what: what, path: set.storePath,
-                why: "not enough free disk: the backup and the migration need \(ByteCount.describe(needed)), \(ByteCount.describe(free)) free in \(folder)",
-                hint: "free some space, or put the backups on another disk with --backups DIR")
+            try marker.write(forStore: storePath)
+            try marker.prepareRestore(forStore: storePath)
+        } catch {
+            try? UpgradeMarker.remove(forStore: storePath)
+            BackupPin.remove(archive: backup, store: storePath)
+            throw FixtureKitError(what: "upgrade: \(error.what)", path: error.path, why: error.why, hint: "nothing was changed; the backup \(backup) is kept")
         }
     }
 
-    private static func prune(_ set: StoreSet, backups: String, keep: Int, what: String) throws(FixtureKitError) -> [String] {
-        do { return try StoreBackup.prune(store: set.storeName, in: backups, keep: keep) } catch {
-            throw error.within(what)
+    /// Removes old backups beyond the last `keep`; what goes wrong is a warning:
+    /// the upgrade's outcome is settled by then.
+    static func prune(_ storePath: String, backups: String, keep: Int, warnings: inout [String]) -> [String] {
+        do { return try StoreBackup.prune(store: storePath, in: backups, keep: keep) } catch {
+            warnings.append("old backups were not removed: \(error.description)")
+            return []
         }
     }
 }

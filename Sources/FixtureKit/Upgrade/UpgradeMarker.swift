@@ -40,8 +40,16 @@ struct UpgradeMarker: Codable, Equatable, Sendable {
     var tables: [String: Int]?
     /// Rows that violated a foreign key before the migration.
     var foreignKeyViolations: Int?
+    /// `false` when the upgrade was told not to compare values (`--no-data-diff`):
+    /// a later run checking the migration does not either.
+    var compareValues: Bool?
 
     static func path(forStore storePath: String) -> String { storePath + suffix }
+
+    /// `App.sqlite.fixturekit-upgrade.restoring`: the marker of the restore,
+    /// written ahead while the disk has room, so that a migration that filled the
+    /// disk can still be turned into a restore (a rename needs no room).
+    static func preparedPath(forStore storePath: String) -> String { path(forStore: storePath) + ".restoring" }
 
     /// The marker of `storePath`, or `nil` when there is none.
     /// - Throws: ``FixtureKitError`` when one is there but cannot be read.
@@ -74,12 +82,40 @@ struct UpgradeMarker: Codable, Equatable, Sendable {
         }
     }
 
-    /// Removes the marker of `storePath` (and a `.tmp` a killed write left), and
-    /// flushes the folder: the outcome is settled.
+    /// Writes this marker, in phase `restoring`, as the prepared marker of the
+    /// store (``preparedPath(forStore:)``).
+    func prepareRestore(forStore storePath: String) throws(FixtureKitError) {
+        var restoring = self
+        restoring.phase = .restoring
+        try wrap("write upgrade marker", storePath) { () throws(FileSystemError) in
+            try AtomicFile.write(CanonicalJSON.file(restoring), to: Self.preparedPath(forStore: storePath))
+        }
+    }
+
+    /// Turns the marker into this one in phase `restoring`: by renaming the
+    /// prepared marker into place when it is there (no room needed), else by
+    /// writing it.
+    mutating func switchToRestoring(forStore storePath: String) throws(FixtureKitError) {
+        phase = .restoring
+        let prepared = Self.preparedPath(forStore: storePath)
+        if let bytes = try? POSIX.readFile(prepared, limit: 16 << 20), bytes == CanonicalJSON.file(self) {
+            try wrap("write upgrade marker", storePath) { () throws(FileSystemError) in
+                try POSIX.rename(prepared, Self.path(forStore: storePath))
+                try POSIX.fsyncDirectory(AtomicFile.parentFolder(of: storePath))
+            }
+            return
+        }
+        try write(forStore: storePath)
+    }
+
+    /// Removes the marker of `storePath` (and a `.tmp` a killed write left, and
+    /// the prepared marker), and flushes the folder: the outcome is settled.
     static func remove(forStore storePath: String) throws(FixtureKitError) {
         let path = path(forStore: storePath)
         try wrap("remove upgrade marker", storePath) { () throws(FileSystemError) in
             try POSIX.unlinkIfPresent(AtomicFile.temporaryPath(for: path))
+            try POSIX.unlinkIfPresent(AtomicFile.temporaryPath(for: preparedPath(forStore: storePath)))
+            try POSIX.unlinkIfPresent(preparedPath(forStore: storePath))
             try POSIX.unlinkIfPresent(path)
             try POSIX.fsyncDirectory(AtomicFile.parentFolder(of: path))
         }

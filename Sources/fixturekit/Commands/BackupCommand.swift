@@ -8,8 +8,11 @@ struct BackupCommand: Command {
         discussion: """
             Copies the store through SQLite's online backup API (every committed transaction, those in
             the -wal too; an app may keep writing), packs it with manifest.json and SHA256SUMS into
-            DIR/STORE.backup-<UTC time>.tar.zst and its .sha256, reads the archive back, and keeps the
-            last N backups of the store. Exit status: 0 written and verified, 2 could not read or write.
+            DIR/STORE.backup-<UTC time>.tar.zst and its .sha256 (mode 0600, never wider than the store),
+            recording the store's path and its files' owners and modes, reads the archive back, and keeps
+            the last N backups of this store (never one a pending upgrade or restore needs). Refused while
+            an upgrade or restore of the store runs. Exit status: 0 written and verified, 2 could not read
+            or write, or another run holds the store.
             """,
         arguments: [ArgumentDefinition(name: "store", help: "The store's main file, e.g. App.sqlite.")],
         options: [

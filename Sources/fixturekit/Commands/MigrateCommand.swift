@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FixtureKit
 
 /// `fixturekit migrate`: runs the migration matrix and reports.
@@ -12,7 +15,12 @@ struct MigrateCommand: Command {
             against the current version's fixture, row counts, and the configuration's own checks.
             --html writes the matrix as one HTML page (no script, no network): a grid of paths against
             checks, and each failure with its statement, schema differences and data findings.
-            Exit status: 0 every path passed, 1 one failed, 2 the configuration could not be read.
+            A stage runs at most its "timeout" (default 600 s); every process it starts ends with it.
+            Exit status: 0 every path passed, 1 one failed, 2 the configuration could not be read or a
+            path could not run for want of the machine (the temporary folder is missing or full, a
+            report file cannot be written: both are checked before the matrix runs); 130 or 143
+            interrupted by SIGINT or SIGTERM (the stages running are ended, the temporary copies removed,
+            no report written).
             """,
         options: [
             .option("--config", value: "FILE", help: "The corpus configuration (default: MigrationFixtures/fixturekit.json)."),
@@ -53,11 +61,29 @@ struct MigrateCommand: Command {
         if let from = options.from, !corpus.supported.contains(from), !corpus.stages.contains(where: { $0.from == from }) {
             throw FixtureKitError(what: "migrate", path: config, why: "no path starts at \(from)", category: .usage)
         }
+        // What would fail only after the matrix ran, and read as a regression, is checked first.
+        try MigrationRunner.checkTemporaryFolder()
+        if let junit { try MigrationRunner.checkReportFile(junit, what: "write JUnit report") }
+        if let html { try MigrationRunner.checkReportFile(html, what: "write HTML report") }
+        if json, fcntl(STDOUT_FILENO, F_GETFL) < 0 {
+            throw FixtureKitError(what: "write JSON report", path: "stdout", why: "not open", hint: "nothing was run")
+        }
+        if console.handlesSignals { Interruption.install() }
         let report = MigrationRunner(configuration: corpus).run(options)
         for line in MigrationText.lines(report, config: config) { console.message(line) }
+        if let interrupted = report.interrupted {
+            console.error("migrate: interrupted: fixturekit received \(interrupted); \(report.paths.count) of \(report.selected ?? report.paths.count) paths ran, their temporary copies were removed, no report was written")
+            return .interrupted
+        }
         if let junit { try report.writeJUnit(to: junit) }
         if let html { try report.writeHTML(to: html, configuration: config) }
-        if json { console.output(Formatting.json(report)) }
+        if json {
+            console.output(Formatting.json(report))
+            if let code = console.outputError {
+                throw FixtureKitError(what: "write JSON report", path: "stdout", why: FileSystemError("write", path: "stdout", errno: code).reason)
+            }
+        }
+        if report.couldNotRunCount > 0 { return .couldNotWork }
         return report.passed ? .success : .checkFailed
     }
 }

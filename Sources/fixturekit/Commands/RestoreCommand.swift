@@ -11,7 +11,9 @@ struct RestoreCommand: Command {
             -wal, -shm and -journal, renames the archive's main file and -wal into place and checks them
             against the archive's digests. With --pending, the only argument is the store: finishes what
             its marker (STORE.fixturekit-upgrade) records, restoring the backup or confirming a migration
-            that had committed. Exit status: 0 restored (or nothing pending), 1 the archive fails its
+            that had committed. The owner, group and mode a backup records are put back (owner and group
+            where permitted; a warning says what was not). Refused while an upgrade, backup or restore of
+            the store runs. Exit status: 0 restored (or nothing pending), 1 the archive fails its
             checksums, 2 the archive is unreadable, the store is in use, or a file could not be written.
             """,
         arguments: [
@@ -45,7 +47,7 @@ struct RestoreCommand: Command {
             return .success
         }
         let result = try StoreRestore.restore(archive: archive, store: store)
-        console.message(UpgradeText.line(result))
+        for line in UpgradeText.lines(result) { console.message(line) }
         if json { console.output(Formatting.json(result)) }
         return .success
     }

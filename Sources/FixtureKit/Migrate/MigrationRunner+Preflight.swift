@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension MigrationRunner {
+    /// Bytes written into the temporary folder to see that it takes them.
+    static let probeSize = 64 << 10
+
+    /// Checks, before the matrix runs, that the temporary folder (`TMPDIR`, else
+    /// `/tmp`) is there and takes a file: a folder that is missing, read-only or
+    /// full is the machine's failure, which `migrate` reports as such (exit
+    /// status 2) instead of failing every path as if the migration had.
+    /// - Throws: ``FixtureKitError`` saying what is wrong with it.
+    public static func checkTemporaryFolder() throws(FixtureKitError) {
+        let base = ScratchFolder.systemFolder
+        let hint = "set TMPDIR to a folder with room for a copy of each fixture"
+        do throws(FileSystemError) {
+            let scratch = try ScratchFolder()
+            let probe = scratch.path.appendingPath("probe")
+            let fd = try POSIX.open(probe, O_WRONLY | O_CREAT | O_EXCL)
+            defer { close(fd) }
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: probeSize, alignment: 16)
+            defer { buffer.deallocate() }
+            buffer.initializeMemory(as: UInt8.self, repeating: 0)
+            try POSIX.writeAll(fd, UnsafeRawBufferPointer(buffer), path: probe)
+            try POSIX.fsync(fd, path: probe)
+        } catch {
+            throw FixtureKitError(what: "migrate: temporary folder", path: base, why: "\(error.operation): \(error.reason)", hint: hint)
+        }
+        if ScratchFolder.isFull() {
+            throw FixtureKitError(what: "migrate: temporary folder", path: base, why: "full: less than \(ByteCount.describe(ScratchFolder.fullBelow)) free", hint: hint)
+        }
+    }
+
+    /// Checks, before the matrix runs, that a report file can be written where
+    /// asked: its temporary file is created and removed again.
+    /// - Parameter what: `write JUnit report`, as the late failure would say it.
+    /// - Throws: ``FixtureKitError`` (exit status 2).
+    public static func checkReportFile(_ path: String, what: String) throws(FixtureKitError) {
+        let temporary = AtomicFile.temporaryPath(for: path)
+        do throws(FileSystemError) {
+            let fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW)
+            close(fd)
+            try POSIX.unlinkIfPresent(temporary)
+        } catch {
+            throw FixtureKitError(what: "\(what): \(error.operation)", path: error.path, why: error.reason, hint: "nothing was run")
+        }
+    }
+}

@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension Upgrade {
+    /// The name of the check, as `migrate` calls it.
+    public static let dataCheckName = "data preserved"
+
+    /// `.App.sqlite.fixturekit-diff` beside the store, mode 0700: where the backup
+    /// is extracted for the comparison, on the store's file system.
+    static func comparisonFolder(forStore storePath: String) -> String {
+        let name = storePath.split(separator: "/").last.map(String.init) ?? storePath
+        return AtomicFile.parentFolder(of: storePath).appendingPath("." + name + ".fixturekit-diff")
+    }
+
+    /// The value-level comparison `migrate` runs (``PreservationCheck``: keys,
+    /// declared changes and personal columns of the configuration), between the
+    /// migrated store, on its locked connection, and its backup: the archive is
+    /// extracted and verified beside the store, its store checkpointed into one
+    /// file and attached, then removed.
+    /// - Returns: the `data preserved` check, the counts per table and column
+    ///   (`nil` when the comparison could not run, which fails the check), and
+    ///   the seconds it took.
+    static func compareValues(_ database: Database, storePath: String, backup: String, configuration: CorpusConfiguration) -> (check: CheckResult, columns: [ColumnPreservation]?, seconds: Double) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        func elapsed() -> Double { StageRunner.seconds(clock.now - start) }
+        let folder = comparisonFolder(forStore: storePath)
+        defer { ScratchFolder.remove(folder) }
+        func cannot(_ why: String) -> (CheckResult, [ColumnPreservation]?, Double) {
+            (CheckResult(name: dataCheckName, passed: false, message: "values could not be compared: \(why)"), nil, elapsed())
+        }
+        let source: String
+        let contents: StoreContents
+        do throws(FixtureKitError) {
+            ScratchFolder.remove(folder)
+            try wrap("create folder", folder) { () throws(FileSystemError) in try POSIX.makeFolder(folder, mode: 0o700) }
+            let copy = folder.appendingPath("set")
+            let unpacked = try FixtureArchive.unpack(backup, to: copy)
+            guard unpacked.extracted else {
+                return cannot("the backup \(backup) fails its SHA256SUMS: " + FixtureArchive.summary(of: unpacked.contents.verification.problems))
+            }
+            source = try FixtureLocator.storePath(inFixture: copy)
+            // One file, which the migrated store's connection can attach.
+            let opened: Database
+            do { opened = try Database(path: source, options: .init(busyTimeout: 0)) } catch {
+                throw FixtureKitError(what: "open the backup's copy", path: source, why: error.description)
+            }
+            contents = try StoreContents(database: opened)
+            do {
+                _ = try opened.checkpoint(.truncate)
+                try opened.close()
+            } catch {
+                throw FixtureKitError(what: "checkpoint the backup's copy", path: source, why: error.description)
+            }
+        } catch {
+            return cannot(error.descriptionWithoutHint)
+        }
+        let columns: [ColumnPreservation]
+        do {
+            let migrated = try SchemaSnapshot(database: database)
+            let check = PreservationCheck(
+                database: database, keys: configuration.keys ?? [:], changes: configuration.declaredChanges, source: contents.schema,
+                migrated: migrated, sourceCounts: contents.tables, personal: configuration.personalColumns)
+            columns = try check.run(sourcePath: source)
+        } catch {
+            return cannot(error.description)
+        }
+        let findings = columns.compactMap(\.finding)
+        let check = findings.isEmpty
+            ? CheckResult(name: dataCheckName, passed: true)
+            : CheckResult(name: dataCheckName, passed: false, message: findings.joined(separator: "\n"))
+        return (check, columns, elapsed())
+    }
+}
