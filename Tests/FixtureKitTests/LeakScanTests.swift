@@ -280,6 +280,63 @@ struct LeakCase {
         #expect(fixturekit("verify", "--deep", folder.url("MigrationFixtures/" + version)).status == 0)
     }
 
+    /// A large store is searched in two halves, one per thread, cut between
+    /// two pages: what lies on either side of the cut is found as one search of
+    /// the whole file finds it.
+    @Test func twoHalvesFindWhatOneSearchFinds() throws {
+        let folder = try TemporaryFolder()
+        var index = PatternIndex()
+        let long = Array(distinctive(3000, seed: 3).utf8)
+        let short = Array("zq-short-value-77".utf8)
+        long.withUnsafeBytes { index.add($0, column: 0) }
+        short.withUnsafeBytes { index.add($0, column: 1) }
+        index.build()
+        var bytes = [UInt8](repeating: 0x2E, count: 3 * LeakScanner.readSize)
+        let middle = bytes.count / 2
+        // A copy and a short value ending right before the cut, another copy starting right at it.
+        bytes.replaceSubrange((middle - 3000 - 40)..<(middle - 40), with: long)
+        bytes.replaceSubrange((middle - short.count)..<middle, with: short)
+        bytes.replaceSubrange(middle..<(middle + 3000), with: long)
+        let file = try folder.write("file.bin", bytes)
+        let whole = try LeakScanner.search(file, index: index)
+        var halves = try LeakScanner.search(file, to: middle, index: index)
+        halves.merge(try LeakScanner.search(file, from: middle, index: index))
+        #expect(whole.count == 3 && halves.count == whole.count)
+        #expect(whole.kept.map(\.offset) == [UInt64(middle - 3040), UInt64(middle - short.count), UInt64(middle)])
+        #expect(halves.kept.map(\.offset) == whole.kept.map(\.offset))
+        #expect(halves.kept.map(\.length) == [3000, short.count, 3000] && halves.kept.allSatisfy { !$0.piece })
+
+        // A store whose records all fit in their pages has only b-tree pages; an overflow page is seen.
+        let leak = try LeakCase(schema: "CREATE TABLE history (id INTEGER PRIMARY KEY, bio TEXT);") { database in
+            _ = try database.rows("INSERT INTO people VALUES (1, 'someone', 'short')")
+        }
+        #expect(try LeakScanner.search(leak.store, index: index, pageSize: 4096).pagesOutsideBTrees == false)
+        let database = try Database(path: leak.store)
+        _ = try database.rows("INSERT INTO history VALUES (1, ?1)", [.text(distinctive(9000, seed: 9))])
+        try database.close()
+        #expect(try LeakScanner.search(leak.store, index: index, pageSize: 4096).pagesOutsideBTrees == true)
+    }
+
+    /// A store of more than 4 MiB is searched by both threads, one half each: a
+    /// copy in either half is found.
+    @Test func copiesInBothHalvesOfALargeStoreAreFound() throws {
+        let email = "zebulon.quackenbush@planted-mail.org"
+        let leak = try LeakCase(
+            rules: #"{"tables": {"people": {"name": {"strategy": "null"}}}}"#,
+            schema: "CREATE TABLE log (id INTEGER PRIMARY KEY, line TEXT);") { database in
+            _ = try database.rows("INSERT INTO people VALUES (1, ?1, 'bio')", [.text(email)])
+            try database.execute("BEGIN")
+            for id in 1...6000 {
+                _ = try database.rows("INSERT INTO log VALUES (?1, ?2)", [.integer(Int64(id)), .text(id == 10 || id == 5990 ? "mail " + email : distinctive(1000, seed: UInt64(id)))])
+            }
+            try database.execute("COMMIT")
+        }
+        let (result, report) = leak.anonymize()
+        #expect(result.status == 1)
+        #expect(report?.leakScan.bytes ?? 0 > UInt64(LeakScanner.splitBytes))
+        #expect(report?.leakScan.hits.map(\.place) == ["log.line, rowid 10", "log.line, rowid 5990"])
+    }
+
     /// A rejected output is kept readable by its owner only, and `--json` prints the whole report.
     @Test func aRejectedOutputIsKeptForInspection() throws {
         let bio = distinctive(300, seed: 300)

@@ -13,7 +13,11 @@ import Synchronization
 /// - the **logical pass** (``TableScan``) reads every value of a table through
 ///   SQLite, whole however SQLite cut it over pages: the tables whose records
 ///   spill onto overflow pages (where a value is cut in pieces the raw pass may
-///   find too short), and those on whose pages the raw pass matched.
+///   find too short), and those on whose pages the raw pass matched. SQLite's
+///   `dbstat` maps the store's pages to tables and indexes for it, when it is
+///   needed: when the raw pass matched in the store, or saw a page that is no
+///   b-tree's (every page of a store whose records all fit in their pages
+///   starts with a b-tree page's type; an overflow page does not).
 ///
 /// A match in the bytes of a table's pages (or of an index of its columns) is
 /// then a leak exactly when a value of the table holds it, and it is reported
@@ -33,8 +37,8 @@ import Synchronization
 /// reads the replaced values back from the spool as it is written and indexes
 /// them; once the spool is complete, it looks for them in the values the rules
 /// wrote while the caller builds the output. ``finish(_:)`` then runs the raw
-/// pass on the caller's thread while the second one maps the store's pages and
-/// runs the logical pass, and any further batch after that.
+/// pass on both threads (a large store one half each), the logical pass when
+/// it is needed, and any further batch after that.
 final class LeakScan {
     private let spool: LeakSpool
     private let schemaText: [String]
@@ -73,8 +77,13 @@ final class LeakScan {
         }
     }
 
-    /// What the second thread found for a batch, handed back under ``BackgroundStage``'s rule.
-    private final class LogicalResult: @unchecked Sendable {
+    /// The second half's hits, handed back under ``BackgroundStage``'s rule.
+    private final class SecondHalf: @unchecked Sendable {
+        var hits = LeakScanner.FileHits()
+    }
+
+    /// What the logical pass found for a batch.
+    private final class LogicalResult {
         var map: StorePageMap?
         var hits = LogicalHits()
         var tables: [String] = []
@@ -208,29 +217,48 @@ final class LeakScan {
             }
             report.valuesSearched += index.longValueCount
 
-            // The second thread: the page map (once), then the tables whose rows spill onto overflow pages.
-            let logical = LogicalResult()
-            logical.map = map
-            let store = target.store, utf16 = target.utf16
-            stage.start {
-                let database = try Self.open(store)
-                if logical.map == nil { logical.map = try StorePageMap(database: database, header: header) }
-                for table in logical.map?.overflowingTables ?? [] {
-                    logical.tables.append(table)
-                    try TableScan.scan(database, table: table, index: index, utf16: utf16) { logical.hits.add($0, in: table) }
-                }
+            // Both threads: every byte of every file, the store's main file in two halves when it is
+            // large, cut between two pages: no run of a value's bytes crosses one (a page's cells are
+            // its own, and an overflow page's bytes start with its next one's number).
+            let storeSize = Int(target.files.first { $0.path == target.store }.map { (try? POSIX.lstat($0.path).st_size) ?? 0 } ?? 0)
+            let middle = storeSize >= LeakScanner.splitBytes ? storeSize / 2 / header.pageSize * header.pageSize : Int.max
+            let second = SecondHalf()
+            if middle != Int.max {
+                let store = target.store, pageSize = header.pageSize
+                stage.start { second.hits = try LeakScanner.search(store, from: middle, index: index, pageSize: pageSize) }
             }
-            // This thread: every byte of every file.
             var raw: [LeakScanner.FileHits] = []
             do {
                 for file in target.files {
-                    raw.append(try LeakScanner.search(file.path, index: index, pageSize: file.path == target.store ? header.pageSize : nil))
+                    let isStore = file.path == target.store
+                    raw.append(try LeakScanner.search(file.path, to: isStore ? middle : .max, index: index, pageSize: isStore ? header.pageSize : nil))
                 }
             } catch {
                 stage.drain()
                 throw Self.wrap(error, store: nil)
             }
-            do { try stage.wait() } catch { throw Self.wrap(error, store: storeName) }
+            try waitForStage()
+            // The logical pass, when the store's bytes matched or some of its pages are no b-tree's
+            // (its records may spill): the page map (once), then the tables whose rows spill.
+            let logical = LogicalResult()
+            logical.map = map
+            if let place = target.files.firstIndex(where: { $0.path == target.store }) {
+                raw[place].merge(second.hits)
+                // From 2^24 pages on, an overflow page's first byte (its next one's number) can look like a type.
+                if storeSize / header.pageSize >= 1 << 24 { raw[place].pagesOutsideBTrees = true }
+                if raw[place].count > 0 || raw[place].pagesOutsideBTrees {
+                    do {
+                        let database = try Self.open(target.store)
+                        if logical.map == nil { logical.map = try StorePageMap(database: database, header: header) }
+                        for table in raw[place].pagesOutsideBTrees ? logical.map?.overflowingTables ?? [] : [] {
+                            logical.tables.append(table)
+                            try TableScan.scan(database, table: table, index: index, utf16: target.utf16) { logical.hits.add($0, in: table) }
+                        }
+                    } catch {
+                        throw Self.wrap(error, store: storeName)
+                    }
+                }
+            }
             map = logical.map
             var read = Set(logical.tables)
             var hits = logical.hits

@@ -13,6 +13,11 @@ enum LeakScanner {
     static let maximumReportedHits = 20
     /// Hits of a file kept with where they are; beyond, only counted (by page in the store).
     static let maximumKeptHits = 4096
+    /// A store's main file this large or larger is searched by two threads, one half each.
+    static let splitBytes = 4 << 20
+    /// The first byte of a b-tree page: interior index, interior table, leaf index, leaf table
+    /// (<https://www.sqlite.org/fileformat.html#b_tree_pages>).
+    static let bTreePageTypes: Set<UInt8> = [2, 5, 10, 13]
 
     static func utf16Forms(_ text: String) -> [UInt8] {
         var bytes: [UInt8] = [0]
@@ -42,6 +47,17 @@ enum LeakScanner {
         var kept: [RawHit] = []
         /// Hits by page (counted from 1), when the file is searched as a store of that page size.
         var pages: [Int: Int] = [:]
+        /// A page (after the first) starts with a byte that is no b-tree page's type: an
+        /// overflow page (whose first bytes are the next one's number, smaller than 2^24),
+        /// a free page or a pointer-map page. When none does, no record spills.
+        var pagesOutsideBTrees = false
+
+        mutating func merge(_ other: FileHits) {
+            count += other.count
+            kept += other.kept.prefix(maximumKeptHits - kept.count)
+            pages.merge(other.pages, uniquingKeysWith: +)
+            pagesOutsideBTrees = pagesOutsideBTrees || other.pagesOutsideBTrees
+        }
     }
 
     /// A run recently found, to tell the next windows of the same copy of a long value from a new hit.
@@ -55,35 +71,48 @@ enum LeakScanner {
         var kept: Int?
     }
 
-    /// Searches every byte of the file at `path`: each read with the bytes
-    /// before it that a run may start in, and the bytes after it that a
-    /// pattern or run may end in, so that nothing across two reads is missed.
-    /// The windows of one copy of a long value count as one hit.
-    /// - Parameter pageSize: counts the hits by page of that size (the store's main file).
-    static func search(_ path: String, index: PatternIndex, pageSize: Int? = nil) throws(FileSystemError) -> FileHits {
+    /// Searches the positions `start..<end` of the file at `path` (to its end
+    /// by default): each read with the bytes before it that a run may start in,
+    /// and the bytes after it that a pattern or run may end in (read past `end`
+    /// when they are there), so that nothing across two reads or two ranges is
+    /// missed. The windows of one copy of a long value count as one hit.
+    /// - Parameter pageSize: counts the hits by page of that size, and looks at
+    ///   the pages' first bytes (the store's main file).
+    static func search(_ path: String, from start: Int = 0, to end: Int = .max, index: PatternIndex, pageSize: Int? = nil) throws(FileSystemError) -> FileHits {
         let fd = try POSIX.open(path, O_RDONLY | O_NOFOLLOW)
         defer { close(fd) }
-        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
+        _ = posix_fadvise(fd, off_t(start), 0, POSIX_FADV_SEQUENTIAL)
         let behind = PatternIndex.reach
         let ahead = max(index.maximumLength, PatternIndex.windowBytes) + PatternIndex.reach
         var buffer = [UInt8](repeating: 0, count: behind + readSize + ahead)
         var hits = FileHits()
         var recent: [RecentRun] = []
         // buffer[0..<filled] holds the file from `bufferStart`; positions from `next` on are not searched yet.
-        var bufferStart = 0
+        var bufferStart = max(0, start - behind)
         var filled = 0
-        var next = 0
+        var next = start
         var atEnd = false
-        while !atEnd {
-            let count = buffer.withUnsafeMutableBytes { raw in
-                POSIX.retrying { pread(fd, raw.baseAddress! + filled, raw.count - filled, off_t(bufferStart + filled)) }
+        let limit = end == .max ? Int.max : end + ahead
+        while !atEnd && next < end {
+            let wanted = min(buffer.count - filled, limit - (bufferStart + filled))
+            let count = wanted <= 0 ? 0 : buffer.withUnsafeMutableBytes { raw in
+                POSIX.retrying { pread(fd, raw.baseAddress! + filled, wanted, off_t(bufferStart + filled)) }
             }
             if count < 0 { throw FileSystemError("read", path: path, errno: errno) }
             filled += count
             atEnd = count == 0
-            // Positions from which every pattern and its run fit in what was read: the rest waits.
-            let last = atEnd ? filled - 1 : filled - ahead - 1
+            // Positions from which every pattern and its run fit in what was read, before `end`: the rest waits.
+            let last = min(atEnd ? filled - 1 : filled - ahead - 1, end - 1 - bufferStart)
             if last >= next - bufferStart {
+                if let pageSize, !hits.pagesOutsideBTrees {
+                    // Page 1 is always sqlite_schema's root; its type byte is after the header.
+                    var page = max(next, pageSize)
+                    page = (page + pageSize - 1) / pageSize * pageSize
+                    while page <= bufferStart + last {
+                        if !bTreePageTypes.contains(buffer[page - bufferStart]) { hits.pagesOutsideBTrees = true }
+                        page += pageSize
+                    }
+                }
                 buffer.withUnsafeBytes { raw in
                     index.search(UnsafeRawBufferPointer(rebasing: raw[0..<filled]), from: next - bufferStart, through: last) { pattern, run in
                         guard !index.isExempt(pattern, run: run) else { return }
