@@ -26,6 +26,9 @@ test: bootstrap
 	@# The suite must leave the example corpus exactly as committed.
 	@for fixture in MigrationFixtures/*/SHA256SUMS; do (cd "$$(dirname "$$fixture")" && sha256sum --quiet --strict -c SHA256SUMS) || exit 1; done
 	@echo "example corpus: SHA256SUMS intact"
+	@# And its shipped history: every fixture, archive and shipped stage as fixturekit.lock records it.
+	@test -f MigrationFixtures/fixturekit.lock && "$$($(SWIFT) build $(SWIFT_FLAGS) --show-bin-path)/fixturekit" verify --quiet MigrationFixtures
+	@echo "example corpus: fixturekit.lock intact"
 	@# Each fuzz target briefly; `make fuzz` runs them for longer.
 	@scripts/fuzz.sh $(FUZZ_SECONDS_IN_TEST)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes every parser of outside bytes with libFuzzer (Swift's -sanitize=fuzzer,
 # with AddressSanitizer): the WAL, database-header and -shm readers (wal), the
-# SHA256SUMS reader (sums), the configuration, rules and manifest readers
+# SHA256SUMS and fixturekit.lock readers (sums), the configuration, rules and manifest readers
 # (config), the archive reader (archive).
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      SECONDS per target, default 120
@@ -38,7 +38,7 @@ seed() { # TARGET FILE...: copies the files into the target's working corpus
 }
 seed wal MigrationFixtures/2.0.0/App.sqlite-wal MigrationFixtures/2.0.0/App.sqlite-shm
 head -c 4096 MigrationFixtures/3.0.0/App.sqlite > .build/fuzz/corpus/wal/database-header
-seed sums MigrationFixtures/*/SHA256SUMS MigrationFixtures/*.sha256
+seed sums MigrationFixtures/*/SHA256SUMS MigrationFixtures/*.sha256 MigrationFixtures/fixturekit.lock
 seed config MigrationFixtures/fixturekit.json MigrationFixtures/anonymize.json MigrationFixtures/*/manifest.json
 seed archive MigrationFixtures/App-3.0.0.tar.zst
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the version folders of the example corpus from the SQL in
-# scripts/example-corpus/, and the archive of each, reproducibly: running it
-# again gives the same bytes.
+# scripts/example-corpus/, the archive of each, and the corpus' fixturekit.lock,
+# reproducibly: running it again gives the same bytes.
 #
 #   scripts/make-example-corpus.sh [TOOL] [CORPUS]
 #
@@ -45,7 +45,12 @@ build 2.0.0
 build 3.0.0
 "$tool" capture "$work/3.0.0/App.sqlite" --version 3.0.0 --corpus "$corpus" --force
 
-# The archive of every version, beside its folder, with its .sha256.
+# The archive of every version, beside its folder, with its .sha256 (replacing
+# the locked ones: regenerating the example is a rewrite of its history).
 for version in 1.0.0 2.0.0 3.0.0; do
-  "$tool" pack "$corpus/$version" --quiet
+  "$tool" pack "$corpus/$version" --quiet --force
 done
+
+# The shipped history as it now stands: every fixture, archive and stage. Review
+# the diff of fixturekit.lock before committing it.
+"$tool" lock "$corpus" --quiet

@@ -27,6 +27,7 @@ enum MigrationText {
     }
 
     private static func label(_ result: PathResult) -> String {
-        result.kind == .hop ? "hop " + result.id : result.id
+        let also = result.alsoFor.map { " (also \($0.joined(separator: ", ")))" } ?? ""
+        return (result.kind == .hop ? "hop " + result.id : result.id) + also
     }
 }

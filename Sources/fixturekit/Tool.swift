@@ -21,6 +21,8 @@ enum Tool {
         BackupCommand.self,
         RestoreCommand.self,
         StatusCommand.self,
+        HashCommand.self,
+        LockCommand.self,
     ] }
 
     static let abstract = "Freeze the SQLite stores of shipped app versions as checksummed fixtures, and prove they still migrate."

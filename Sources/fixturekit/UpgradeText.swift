@@ -34,7 +34,8 @@ enum UpgradeText {
 
     static func line(_ restore: RestoreResult) -> String {
         let removed = restore.removed.isEmpty ? "" : "; removed \(restore.removed.joined(separator: ", "))"
-        return "restore: \(restore.store): restored \(restore.files.joined(separator: ", ")) from \(restore.archive), verified\(removed)"
+        let content = restore.contentHash.map { "; content hash \($0.prefix(12))…" } ?? ""
+        return "restore: \(restore.store): restored \(restore.files.joined(separator: ", ")) from \(restore.archive), verified\(removed)\(content)"
     }
 
     /// The restore's line, then what of the files' owners and modes it could not put back.

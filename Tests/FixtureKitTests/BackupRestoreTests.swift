@@ -46,6 +46,7 @@ import Testing
         let live = notes.folder.url("live")
         let store = try NotesCorpus.liveStore(in: live, mode: mode)
         let original = try storeFiles(live)
+        let content = try ContentHash.of(store).hex
         let upgrade = fixturekit("upgrade", store, "--config", notes.config, "--json")
         #expect(upgrade.status == 0)
         let backup = try #require(try JSONDecoder().decode(UpgradeResult.self, from: Data(upgrade.standardOutput.utf8)).backup)
@@ -55,6 +56,8 @@ import Testing
         let restored = fixturekit("restore", backup.path, store)
         #expect(restored.status == 0, "\(restored.standardError)")
         #expect(restored.standardError.hasPrefix("restore: \(store): restored \(mode == .wal ? "App.sqlite, App.sqlite-wal" : "App.sqlite") from \(backup.path), verified"))
+        // It reports the content it put back: the content the store had before the upgrade.
+        #expect(restored.standardError.hasSuffix("; content hash \(content.prefix(12))…\n"), "\(restored.standardError)")
         var expected = original
         expected["App.sqlite-shm"] = nil
         #expect(try storeFiles(live) == expected)

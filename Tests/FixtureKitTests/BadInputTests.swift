@@ -27,7 +27,7 @@ import Testing
         ["sums", "{}"], ["verify", "{}"], ["verify", "--deep", "{}"], ["pack", "{}", "-o", "{out}/x.tar.zst"],
         ["unpack", "{}", "{out}/dest"], ["list", "{}"], ["drift", "{}", "--against", "{}"],
         ["migrate", "--config", "{}"], ["anonymize", "{}", "--rules", "{}", "--output", "{out}/a.sqlite"],
-        ["freeze", "{}", "--version", "1.0.0", "--config", "{}"],
+        ["freeze", "{}", "--version", "1.0.0", "--config", "{}"], ["hash", "{}"], ["lock", "{}"],
     ]
 
     @Test(arguments: commands)
@@ -54,7 +54,7 @@ import Testing
     @Test func theBuiltToolNeverDiesOfASignal() throws {
         let folder = try Self.makeInputs()
         for input in ["empty", "text", "a-folder", "loop", "bad.tar.zst"] {
-            for command in [["inspect"], ["verify", "--deep"], ["list"], ["sums"]] {
+            for command in [["inspect"], ["verify", "--deep"], ["list"], ["sums"], ["hash"], ["lock"]] {
                 let result = try run([toolExecutable] + command + [folder.url(input)])
                 #expect([1, 2].contains(result.status), "\(command) \(input): \(result.status) \(result.standardError)")
                 #expect(!result.standardError.contains("Fatal error") && !result.standardError.contains("Stack trace"))

@@ -20,7 +20,7 @@ import Testing
         let corpus = ExampleCorpusTests.corpus
         switch target {
         case "wal": files += [corpus + "/2.0.0/App.sqlite-wal", corpus + "/2.0.0/App.sqlite-shm", corpus + "/1.0.0/App.sqlite"]
-        case "sums": files += [corpus + "/2.0.0/SHA256SUMS", corpus + "/App-2.0.0.tar.zst.sha256"]
+        case "sums": files += [corpus + "/2.0.0/SHA256SUMS", corpus + "/App-2.0.0.tar.zst.sha256", corpus + "/fixturekit.lock"]
         case "config": files += [corpus + "/fixturekit.json", corpus + "/anonymize.json", corpus + "/2.0.0/manifest.json"]
         default: files += [corpus + "/App-2.0.0.tar.zst"]
         }

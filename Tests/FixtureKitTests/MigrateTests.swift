@@ -191,9 +191,13 @@ import Testing
         let notes = try NotesCorpus()
         let same = fixturekit("drift", notes.corpus + "/3.0.0/App.sqlite", "--against", notes.corpus + "/3.0.0")
         #expect(same.status == 0)
+        // Both content hashes are reported; here the store is the fixture's own.
+        let hash = try ContentHash.of(notes.corpus + "/3.0.0").hex.prefix(12)
+        #expect(same.standardError.hasSuffix("content hash: \(hash)… here, \(hash)… in \(notes.corpus)/3.0.0: the same content\n"), "\(same.standardError)")
         let different = fixturekit("drift", notes.corpus + "/2.0.0/App.sqlite", "--against", notes.corpus + "/3.0.0")
         #expect(different.status == 1)
         #expect(different.standardError.hasPrefix("  table drafts: extra (not in 3.0.0)\n  notes.created_at: TEXT here, INTEGER in 3.0.0\n"), "\(different.standardError)")
+        #expect(different.standardError.hasSuffix("content hash: \(try ContentHash.of(notes.corpus + "/2.0.0").hex.prefix(12))… here, \(hash)… in \(notes.corpus)/3.0.0\n"))
     }
 
     @Test func verifiedCopyRefusesAChangedFixture() throws {

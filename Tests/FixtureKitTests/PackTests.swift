@@ -204,6 +204,23 @@ import Testing
         #expect(try run(["xz", "-t", folder.url("out.tar.xz")]).status == 0)
     }
 
+    /// `-o` names the format by its suffix: a name that says another format (or
+    /// none) is refused, with nothing written, rather than holding zstd under it.
+    @Test(arguments: ["x.zip", "x.tgz", "x.tar.bz2", "x.tar", "x", "x.zst", "x.tar.zst.sha256", "x.TAR.GZ", ".tar.gz"])
+    func anOutputNameThatSaysAnotherFormatIsRefused(name: String) throws {
+        let folder = try TemporaryFolder()
+        let fixture = try makeFixture(in: folder)
+        let before = try snapshotOfFiles(folder.path)
+        let result = fixturekit("pack", "-o", folder.url(name), fixture)
+        #expect(result.status == 64)
+        let why = "'\(folder.url(name))' does not end in .tar.zst, .tar.gz, .tar.xz: an archive's name says its format"
+        #expect(result.standardError.hasPrefix("Error: \(why)\n"), "\(result.standardError)")
+        #expect(try snapshotOfFiles(folder.path) == before)
+        // The library refuses it too.
+        #expect(throws: FixtureKitError.self) { try FixtureArchive.pack(fixture, options: PackOptions(output: folder.url(name))) }
+        #expect(try snapshotOfFiles(folder.path) == before)
+    }
+
     @Test func existingArchiveIsReplacedAtomically() throws {
         let folder = try TemporaryFolder()
         let fixture = try makeFixture(in: folder)

@@ -27,6 +27,8 @@ public struct AnonymizationReport: Codable, Equatable, Sendable {
     /// FTS tables rebuilt from the anonymized text.
     public var rebuiltIndexes: [String]
     public var leakScan: LeakScanReport
+    /// The lines of `fixturekit.lock` rewritten (`--force` on a locked fixture).
+    public var lock: [LockEdit]? = nil
 }
 
 extension Manifest {
@@ -112,7 +114,9 @@ public enum Anonymizer {
     /// scan run on it, and it replaces the fixture in one rename.
     /// - Parameter keepFailed: a folder where a store the leak scan rejects is kept (mode 0600).
     /// - Throws: ``FixtureKitError``: exit 1 when the fixture does not verify or a leak is found.
-    public static func anonymizeFixture(_ folder: String, rulesPath: String, environment: [String: String], keepFailed: String? = nil) throws(FixtureKitError) -> AnonymizationReport {
+    public static func anonymizeFixture(_ folder: String, rulesPath: String, environment: [String: String], force: Bool = false, keepFailed: String? = nil) throws(FixtureKitError) -> AnonymizationReport {
+        // A fixture that fixturekit.lock locks is history: rewritten only when told.
+        let lockTarget = try CorpusLock.guardRewrite(of: folder, what: "anonymize", force: force)
         let (rules, key) = try load(rulesPath, environment: environment)
         let verification = try Verifier.verify(folder)
         guard let result = verification.first, verification.count == 1 else {
@@ -139,17 +143,21 @@ public enum Anonymizer {
                 of: set, into: staging, rules: rules, key: key, display: set.storePath, names: { folder.appendingPath($0) },
                 keepFailed: keepFailed.map { (folder: $0, name: set.storeName) })
             let staged = staging.appendingPath(set.storeName)
-            var manifest = try Manifest(version: old.version, mode: old.capture.mode, inspection: try StoreInspection(storePath: staged))
+            let inspection = try StoreInspection(set: try StoreSet(storePath: staged), readContents: true, access: .ownedFileImmutable, hashContent: true)
+            var manifest = try Manifest(version: old.version, mode: old.capture.mode, inspection: inspection)
             manifest.anonymization = record(rules, key: key, report: report)
             try wrap("anonymize: write manifest", staging) { () throws(FileSystemError) in
                 try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))
             }
-            try Checksums.writeSums(for: staging)
+            let sums = try Checksums.writeSums(for: staging)
             try wrap("anonymize: replace fixture", folder) { () throws(FileSystemError) in
                 try FixtureFolder.install(staging, at: folder, replace: true)
             }
             report.input = folder
             report.output = folder
+            if let lockTarget, lockTarget.locked {
+                report.lock = try CorpusLock.update(lockTarget, kinds: [.sums, .content], known: Capture.known(lockTarget.version, sums: sums, manifest: manifest))
+            }
             return report
         } catch {
             ScratchFolder.remove(staging)

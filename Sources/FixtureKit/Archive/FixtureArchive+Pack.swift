@@ -13,25 +13,30 @@ public struct PackOptions: Sendable, Equatable {
     /// Every entry's modification time, in seconds since 1970: `SOURCE_DATE_EPOCH`
     /// when it is set (see ``modificationTime(sourceDateEpoch:)``), else 0.
     public var modificationTime: Int64
+    /// Replace an archive that the corpus' `fixturekit.lock` locks, and its line.
+    public var force: Bool
     /// The mode of the archive and of its checksum file: 0644, or narrower for a
     /// backup of a private store.
     var fileMode: mode_t = ArchiveWriter.fileMode
 
-    public init(format: ArchiveFormat = .default, level: Int? = nil, output: String? = nil, modificationTime: Int64 = 0) {
+    public init(format: ArchiveFormat = .default, level: Int? = nil, output: String? = nil, modificationTime: Int64 = 0, force: Bool = false) {
         self.format = format
         self.level = level
         self.output = output
         self.modificationTime = modificationTime
+        self.force = force
     }
 
     /// The options a command line names, checked: the format given, else the one
     /// `output`'s suffix names (`.tar.gz`), else ``ArchiveFormat/default``; a level
     /// in the format's range.
-    /// - Throws: ``FixtureKitError`` (a usage error) for an unknown format, a name
+    /// - Throws: ``FixtureKitError`` (a usage error) for an unknown format, an output
+    ///   whose name does not end in the suffix of a format `pack` writes, a name
     ///   whose suffix contradicts the format, a level out of range.
     public init(output: String?, format name: String?, level text: String?) throws(FixtureKitError) {
         func usage(_ why: String) -> FixtureKitError { FixtureKitError(what: "pack", why: why, category: .usage) }
         self.init(output: output)
+        if let output, let why = Self.unnamedFormat(output) { throw usage(why) }
         let suffixed = output.flatMap { ArchiveFormat(fileName: $0) }
         if let name {
             guard let named = ArchiveFormat(rawValue: name), ArchiveFormat.packable.contains(named) else {
@@ -50,6 +55,17 @@ public struct PackOptions: Sendable, Equatable {
             }
             level = value
         }
+    }
+
+    /// Why `output` cannot be an archive's name, or `nil`: its name must end in the
+    /// suffix of a format `pack` writes (`.tar.zst`, `.tar.gz`, `.tar.xz`), so that the
+    /// name says the format and every reader (`verify`, `status`, the migration runner)
+    /// recognises it. `-o x.zip` or `-o x.tgz` would otherwise write zstd under a
+    /// name that says something else.
+    static func unnamedFormat(_ output: String) -> String? {
+        if let format = ArchiveFormat(fileName: output), ArchiveFormat.packable.contains(format) { return nil }
+        let suffixes = ArchiveFormat.packable.map(\.suffix).joined(separator: ", ")
+        return "'\(output.escapingControlCharacters())' does not end in \(suffixes): an archive's name says its format"
     }
 
     /// The largest time a ustar header holds (11 octal digits): a later one would
@@ -94,6 +110,9 @@ public struct PackResult: Sendable, Equatable, Codable {
     public var bytes: UInt64
     /// Whether a file was at the archive's path before.
     public var replaced: Bool
+    /// The archive's line in the corpus' `fixturekit.lock`, when the archive was
+    /// written into a corpus that has one.
+    public var lock: [LockEdit]?
 }
 
 extension FixtureArchive {
@@ -133,7 +152,14 @@ extension FixtureArchive {
         } else {
             output = try defaultOutput(for: folder, format: format, plan: plan)
         }
+        if let why = PackOptions.unnamedFormat(output) {
+            throw FixtureKitError(what: "pack", path: output, why: why, category: .usage)
+        }
+        guard ArchiveFormat(fileName: output) == format else {
+            throw FixtureKitError(what: "pack", path: output, why: "is named like a \(ArchiveFormat(fileName: output)?.rawValue ?? "?") archive, not \(format.rawValue)", category: .usage)
+        }
         try checkOutput(output, folder: folder)
+        let lockTarget = try Self.lockTarget(folder: folder, output: output, force: options.force)
         let replaced = (try? POSIX.lstatIfPresent(output)) != nil
         guard ArchiveLocale.isAvailable || plan.files.allSatisfy({ $0.path.bytes.allSatisfy { $0 < 0x80 } }) else {
             throw FixtureKitError(what: "pack", path: folder, why: "cannot write non-ASCII file names: this system has no C.UTF-8 locale")
@@ -141,10 +167,29 @@ extension FixtureArchive {
         let written = try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in
             try write(plan, to: output, format: format, level: level, modificationTime: options.modificationTime, fileMode: options.fileMode)
         }
-        return PackResult(
+        var result = PackResult(
             folder: folder, archive: output, checksumFile: output + checksumSuffix, format: format, level: level,
             sha256: written.digest.hex, size: written.size, files: plan.fileCount, folders: plan.folderCount,
             bytes: plan.fileBytes, replaced: replaced)
+        if let lockTarget, lockTarget.hasLock {
+            let name = output.split(separator: "/").last.map(String.init) ?? output
+            result.lock = try CorpusLock.update(lockTarget, kinds: [.archive], known: [CorpusLock.Fact(.archive, lockTarget.version, name): written.digest])
+                .filter { $0.fact.path == name }
+        }
+        return result
+    }
+
+    /// The corpus and version of an archive written into a corpus, after refusing
+    /// to replace one its `fixturekit.lock` locks (unless `force`), or one named for
+    /// another version than the fixture folder of the same corpus that it packs.
+    private static func lockTarget(folder: String, output: String, force: Bool) throws(FixtureKitError) -> LockTarget? {
+        guard let target = try CorpusLock.guardRewrite(of: output, archive: true, what: "pack", force: force) else { return nil }
+        if let (corpus, name) = LockCheck.locate(folder), corpus == target.corpus, name != target.version {
+            throw FixtureKitError(
+                what: "pack", path: output, why: "names version \(target.version), but \(folder) is the fixture of \(name)",
+                hint: "name the archive after its version, or leave -o out", category: .usage)
+        }
+        return target
     }
 
     /// The detached checksum's suffix: `App-1.0.0.tar.zst.sha256`.

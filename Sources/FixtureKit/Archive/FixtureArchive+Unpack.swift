@@ -25,6 +25,9 @@ public struct UnpackResult: Sendable, Equatable {
     public var extracted: Bool
     /// Whether a folder that was at the destination was replaced.
     public var replaced: Bool
+    /// The lines of `fixturekit.lock` rewritten, when the folder replaced (with
+    /// `replace`) was a fixture that its corpus' lock locks.
+    public var lock: [LockEdit]? = nil
 }
 
 extension FixtureArchive {
@@ -69,8 +72,14 @@ extension FixtureArchive {
                 return UnpackResult(destination: destination, contents: contents, extracted: false, replaced: false)
             }
             try writer.syncFolders()
+            // Replacing a locked fixture (only ever with `replace`) rewrites its lines.
+            let lockTarget = exists ? try CorpusLock.guardRewrite(of: destination, what: what, force: true) : nil
             try staging.publish(as: destination, replacing: exists)
-            return UnpackResult(destination: destination, contents: contents, extracted: true, replaced: exists)
+            var result = UnpackResult(destination: destination, contents: contents, extracted: true, replaced: exists)
+            if let lockTarget, lockTarget.locked {
+                result.lock = try CorpusLock.update(lockTarget, kinds: [.sums, .content])
+            }
+            return result
         } catch {
             staging.remove()
             if let error = error as? FixtureKitError { throw error }

@@ -22,6 +22,12 @@ public struct VerificationProblem: Sendable, Equatable, Codable {
         case corrupt
         /// A copy of the store has another schema or other row counts than its manifest (`--deep`).
         case drift
+        /// The file differs from what the corpus' `fixturekit.lock` records of shipped
+        /// history, or one of the two lacks the other (`not locked`, `missing`).
+        case lock
+        /// An archive's detached `.sha256` does not match the archive, or is not one
+        /// checksum line for it; `file` is that file's name.
+        case checksumFile
     }
 
     public var kind: Kind
@@ -36,7 +42,7 @@ public struct VerificationProblem: Sendable, Equatable, Codable {
     public var summary: String {
         guard let detail else { return kind.rawValue }
         switch kind {
-        case .malformed, .inconsistent: return detail
+        case .malformed, .inconsistent, .lock, .checksumFile: return detail
         default: return kind.rawValue + ": " + detail
         }
     }
@@ -50,6 +56,9 @@ public struct FolderVerification: Sendable, Equatable, Codable {
         case folder
         /// An archive read without extracting it: `file` of a problem is an entry's path.
         case archive
+        /// A corpus' `fixturekit.lock` (``path``) against the corpus: `file` of a
+        /// problem is a path below the corpus, the lock's folder.
+        case lock
     }
 
     /// The folder or archive, as given or found below what was given.
@@ -60,6 +69,8 @@ public struct FolderVerification: Sendable, Equatable, Codable {
     public var verifiedBytes: UInt64
     public var problems: [VerificationProblem]
     public var source: Source = .folder
+    /// The store's content hash, when `verify --deep` computed it.
+    public var contentHash: String?
 
     public var passed: Bool { problems.isEmpty }
 }

@@ -21,6 +21,18 @@ extension Checksums {
         try writeSums(for: folder, threads: threads, known: [:])
     }
 
+    /// `fixturekit sums`: ``writeSums(for:threads:)`` for a folder that may be a
+    /// fixture of a corpus with `fixturekit.lock`. A locked fixture is history: it is
+    /// refused unless `force`, which rewrites its `sums` and `content` lines too.
+    /// - Returns: what was written, and the lock's lines recomputed.
+    public static func writeSums(for folder: String, threads: Int? = nil, force: Bool) throws(FixtureKitError) -> (sums: SHA256Sums, lock: [LockEdit]) {
+        let target = try CorpusLock.guardRewrite(of: folder, what: "sums", force: force)
+        let sums = try writeSums(for: folder, threads: threads)
+        guard let target, target.locked else { return (sums, []) }
+        let lock = try CorpusLock.update(target, kinds: [.sums, .content], known: [CorpusLock.Fact(.sums, target.version): try? SHA256.hash(sums.rendered())].compactMapValues { $0 })
+        return (sums, lock)
+    }
+
     /// ``writeSums(for:threads:)``, taking the digest of a file in `known` (by
     /// its path below `folder`) instead of hashing it again, when its size is the
     /// size that digest was computed over. For a file the caller owns and hashed

@@ -61,6 +61,13 @@ public struct SHA256Sums: Sendable, Equatable {
         return output
     }
 
+    /// One line as `sha256sum` prints it for a file named `name`, without its line
+    /// end: `<64 hex>  <name>`, escaped the coreutils way when the name needs it.
+    public static func line(digest: SHA256Digest, name: String) -> String {
+        let escaped = escape(Array(name.utf8))
+        return (escaped == nil ? "" : "\\") + digest.hex + "  " + String(decoding: escaped ?? Array(name.utf8), as: UTF8.self)
+    }
+
     /// The coreutils escaping of a name, or `nil` when it needs none.
     static func escape(_ name: [UInt8]) -> [UInt8]? {
         guard name.contains(where: { $0 == backslash || $0 == lineFeed || $0 == carriageReturn }) else { return nil }

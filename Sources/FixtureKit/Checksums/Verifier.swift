@@ -40,7 +40,8 @@ public enum Verifier {
             let fixtures = try fixtureFolders(in: path)
             let archives = archiveFiles(in: path)
             let leftovers = leftoverFolders(in: path)
-            guard !fixtures.isEmpty || !archives.isEmpty || !leftovers.isEmpty else {
+            let lock = LockCheck.corpusResult(path)
+            guard !fixtures.isEmpty || !archives.isEmpty || !leftovers.isEmpty || lock != nil else {
                 throw FixtureKitError(
                     what: "verify", path: path, why: "no SHA256SUMS in the folder nor in any folder in it",
                     hint: "write one with `fixturekit sums \(path)`")
@@ -48,7 +49,7 @@ public enum Verifier {
             var results: [FolderVerification] = []
             for fixture in fixtures { results.append(try verifyFixture(path.appendingPath(fixture), deep: deep, threads: threads)) }
             // The corpus' archives too, each read once without extracting.
-            for archive in archives { results.append(try FixtureArchive.verify(path.appendingPath(archive))) }
+            for archive in archives { results.append(try verifyArchive(path.appendingPath(archive), deep: deep)) }
             // What an interrupted run left: the fixture before it was replaced
             // can be in there, a store before its anonymization too.
             if !leftovers.isEmpty {
@@ -60,11 +61,14 @@ public enum Verifier {
                             detail: "left by an interrupted run; it may hold data the fixture no longer has (a store before anonymization): run the command again, or remove it")
                     }))
             }
+            // The lock against the corpus as a whole (each fixture and archive
+            // was checked against its own lines above).
+            if let lock { results.append(lock) }
             return results
         case S_IFREG where path.split(separator: "/").last == Substring(SHA256Sums.fileName):
             return [try verifyFixture(AtomicFile.parentFolder(of: path), deep: deep, threads: threads)]
         case S_IFREG where ArchiveFormat(fileName: path) != nil:
-            return [try FixtureArchive.verify(path)]
+            return [try verifyArchive(path, deep: deep)]
         default:
             throw FixtureKitError(what: "verify", path: path, why: "not a fixture folder, a corpus folder, a SHA256SUMS file or an archive")
         }
@@ -73,8 +77,44 @@ public enum Verifier {
     /// Checksums first; the store set when they hold; the deep checks last.
     static func verifyFixture(_ folder: String, deep: Bool, threads: Int?) throws(FixtureKitError) -> FolderVerification {
         var result = try Checksums.verifyFolder(folder, threads: threads)
-        if result.passed { result.problems += FixtureCheck.problems(in: folder, deep: deep) }
+        guard result.passed else { return result }
+        var contentHash: String?
+        result.problems += FixtureCheck.problems(in: folder, deep: deep, contentHash: &contentHash)
+        result.contentHash = contentHash
+        // What the corpus' lock records of this version: its SHA256SUMS, and its content when computed.
+        let storeName = (try? FixtureLocator.storePath(inFixture: folder)).map { String($0.split(separator: "/").last ?? "") }
+        result.problems += LockCheck.fixtureProblems(folder, contentHash: contentHash, storeName: storeName)
         return result
+    }
+
+    /// An archive read once against the SHA256SUMS inside it; its detached `.sha256`
+    /// beside it, when there is one; and what the corpus' lock records of it.
+    static func verifyArchive(_ archive: String, deep: Bool) throws(FixtureKitError) -> FolderVerification {
+        let metadata = try ArchiveMetadata.read(archive, what: "verify")
+        var result = metadata.contents.verification
+        let name = archive.split(separator: "/").last.map(String.init) ?? archive
+        // The archive's own bytes are hashed once, for its .sha256 and its lock line.
+        let digest = Memo { (try? FileHasher())?.digestIfReadable(archive) }
+        if let problem = checksumFileProblem(archive, name: name, digest: digest.value) { result.problems.append(problem) }
+        result.problems += LockCheck.archiveProblems(archive, digest: digest.value, sumsBytes: metadata.sumsBytes, deep: deep)
+        return result
+    }
+
+    /// What is wrong with `archive.sha256`, when it is there: not one checksum line
+    /// naming the archive, or another digest than the archive's bytes.
+    static func checksumFileProblem(_ archive: String, name: String, digest: @autoclosure () -> SHA256Digest?) -> VerificationProblem? {
+        let checksumName = name + FixtureArchive.checksumSuffix
+        guard let bytes = try? POSIX.readFile(archive + FixtureArchive.checksumSuffix, limit: 1 << 16) else { return nil }
+        let sums = SHA256Sums(parsing: bytes)
+        guard sums.problems.isEmpty, sums.entries.count == 1, sums.entries[0].path.description == name else {
+            return VerificationProblem(kind: .checksumFile, file: checksumName, detail: "not one checksum line for \(name) (`fixturekit pack` writes it)")
+        }
+        let listed = sums.entries[0].digest
+        guard let actual = digest(), actual != listed else { return nil }
+        return VerificationProblem(
+            kind: .checksumFile, file: checksumName,
+            detail: "does not match the archive: it says \(listed.hex.prefix(12))..., the archive's bytes hash to \(actual.hex.prefix(12))...",
+            expected: listed.hex, actual: actual.hex)
     }
 
     /// The archives directly in `corpus` (`App-1.0.0.tar.zst`), bytewise.
@@ -126,4 +166,24 @@ public enum Verifier {
             }
         }
     }
+}
+
+/// A value computed the first time it is asked for, at most once.
+final class Memo<Value> {
+    private var computed: [Value] = []
+    private let compute: () -> Value
+
+    init(_ compute: @escaping () -> Value) { self.compute = compute }
+
+    var value: Value {
+        if let first = computed.first { return first }
+        let fresh = compute()
+        computed = [fresh]
+        return fresh
+    }
+}
+
+extension FileHasher {
+    /// The SHA-256 of a file's bytes, or `nil` when it cannot be read.
+    func digestIfReadable(_ path: String) -> SHA256Digest? { (try? digest(ofFileAt: path))?.digest }
 }

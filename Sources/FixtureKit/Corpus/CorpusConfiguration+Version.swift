@@ -50,7 +50,9 @@ extension CorpusConfiguration {
                 throw unknown(error.description)
             }
             let evidence = "user_version \(number)"
-            if let label = userVersions.first(where: { $0.value == number })?.key {
+            // Versions that share the number share the schema (no stage between
+            // them): the newest stands for them all, `current` when it is one.
+            if let label = userVersions.filter({ $0.value == number }).keys.compactMap(Version.init).max()?.label {
                 fromUserVersion = StoreVersion(label: label, evidence: evidence, isNewer: Version(label).flatMap { version in current.map { $0 < version } } ?? false)
             } else if let currentNumber = userVersions[self.current], number > currentNumber {
                 fromUserVersion = StoreVersion(label: nil, evidence: evidence, isNewer: true)
@@ -59,7 +61,7 @@ extension CorpusConfiguration {
             }
         }
         switch (fromQuery, fromUserVersion) {
-        case let (query?, user?) where query.label != user.label:
+        case let (query?, user?) where query.label != user.label && !shareUserVersion(query.label, user.label):
             throw unknown("versionQuery says \(query.label ?? "?"), \(user.label.map { "\(user.evidence) says \($0)" } ?? "\(user.evidence) is not one of \"userVersions\"")")
         case let (query?, _):
             return query
@@ -68,5 +70,13 @@ extension CorpusConfiguration {
         case (nil, nil):
             throw unknown("the configuration has neither \"userVersions\" nor \"versionQuery\"")
         }
+    }
+}
+
+extension CorpusConfiguration {
+    /// Whether `userVersions` gives both labels one number.
+    fileprivate func shareUserVersion(_ lhs: String?, _ rhs: String?) -> Bool {
+        guard let lhs, let rhs, let left = userVersions?[lhs] else { return false }
+        return userVersions?[rhs] == left
     }
 }

@@ -132,9 +132,13 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         for label in (userVersions ?? [:]).keys.sorted() where Version(label) == nil {
             throw fail("userVersions: \"\(label)\" is not a version label")
         }
-        let byNumber = Dictionary(grouping: (userVersions ?? [:]).keys.sorted(), by: { userVersions?[$0] ?? 0 })
-        if let shared = byNumber.sorted(by: { $0.key < $1.key }).first(where: { $0.value.count > 1 }) {
-            throw fail("userVersions gives \(shared.value.joined(separator: " and ")) the same user_version \(shared.key): a store's version could not be told")
+        // Versions may share a user_version when no stage lies between them (patch
+        // releases that did not touch the store); otherwise a store's version could not be told.
+        let byNumber = Dictionary(grouping: (userVersions ?? [:]).keys.compactMap(Version.init).sorted(), by: { userVersions?[$0.label] ?? 0 })
+        for (number, group) in byNumber.sorted(by: { $0.key < $1.key }) where group.count > 1 {
+            guard let low = group.first?.label, let high = group.last?.label, stageLiesBetween(low, high) else { continue }
+            let stage = stages.first { stage in Version(stage.to).map { group[0] < $0 && !(group[group.count - 1] < $0) } ?? false }
+            throw fail("userVersions gives \(group.map(\.label).joined(separator: " and ")) the same user_version \(number), but the stage \(stage.map { "\($0.from) -> \($0.to)" } ?? "") lies between them: a store's version could not be told")
         }
         for (name, change) in (changes ?? [:]).sorted(by: { $0.key < $1.key }) where DeclaredChange(rawValue: change) == nil {
             throw fail("changes[\"\(name)\"] is \"\(change)\"; it must be derived, dropped, unordered or excluded")

@@ -23,6 +23,8 @@ public struct CaptureResult: Sendable {
     public var sums: SHA256Sums
     /// Whether an existing fixture was replaced (`--force`).
     public var replacedExisting: Bool
+    /// The lines of `fixturekit.lock` the capture wrote (in a corpus with `fixturekit.json`).
+    public var lock: [LockEdit] = []
 }
 
 /// Freezes a live store into a fixture folder of a corpus.
@@ -42,16 +44,19 @@ public enum Capture {
     /// applied in the staging folder before the fixture is installed.
     /// - Throws: ``FixtureKitError``.
     public static func capture(store storePath: String, version: String, corpus: String, mode: CaptureMode, force: Bool = false, anonymize: CaptureAnonymization = CaptureAnonymization()) throws(FixtureKitError) -> CaptureResult {
-        guard Version(version) != nil else {
-            throw FixtureKitError(what: "capture", path: storePath, why: "'\(version)' is not a version label", hint: "use a semantic version such as 1.2.0", category: .usage)
-        }
+        let target = try FixtureFolder.path(of: version, in: corpus, what: "capture", path: storePath)
+        // Shipped history is rewritten only when told: a locked version, even
+        // without its folder, is refused before anything is read or written.
+        let lockTarget = try CorpusLock.guardRewrite(of: target, version: version, what: "capture", force: force)
+        // A new corpus gets its lock with its first fixture; an existing one without
+        // a lock adopts one explicitly (`fixturekit lock`), after a review.
+        let createsLock = lockTarget.map { !$0.hasLock && isNewCorpus(corpus, besides: version) } ?? false
         let set = try StoreSet(storePath: storePath)
         // SQLite would take an empty file for an empty database: refuse it first.
         do { _ = try set.readHeader() } catch {
             throw FixtureKitError(what: "capture", path: storePath, why: error.why)
         }
         let identity = try? POSIX.lstat(storePath)
-        let target = corpus.appendingPath(version)
         // Anonymization (Anonymize/): the rules and key are loaded before anything is copied.
         let anonymization = try CorpusAnonymization(corpus: corpus, store: storePath, mode: mode, options: anonymize)
         let staging: String
@@ -85,15 +90,18 @@ public enum Capture {
             }
             // Anonymization (Anonymize/): rewrites the staged store before anything is installed.
             let anonymized = try anonymization.apply(staging: staging, storeName: set.storeName, display: storePath, fixture: target)
-            // The staged store is complete and nothing writes to it any more: two
-            // more threads sync it and hash it while its facts are read.
-            let storeWork = StagedStoreWork(staged)
+            // The staged store is complete and nothing writes to it any more: more
+            // threads sync it, hash its bytes and its content while its facts are read.
+            let stagedSet = try StoreSet(storePath: staged)
+            let storeWork = StagedStoreWork(staged, hashContent: stagedSet.present.isEmpty)
             defer { storeWork.drain() }
             // The staged copy is ours: read it in place, immutable, without another copy
-            // (anonymization leaves one file, without sidecars).
-            let inspection = try StoreInspection(set: try StoreSet(storePath: staged), readContents: true, access: .ownedFileImmutable)
+            // (anonymization leaves one file, without sidecars); a raw set with its
+            // -wal is read, and its content hashed, on a copy.
+            let inspection = try StoreInspection(set: stagedSet, readContents: true, access: .ownedFileImmutable, hashContent: !stagedSet.present.isEmpty)
             var manifest = try Manifest(version: version, mode: mode.rawValue, inspection: inspection)
             manifest.anonymization = anonymized
+            if let contentHash = try storeWork.contentHash() { manifest.contentHash = contentHash }
             try wrap("write manifest", staging) { () throws(FileSystemError) in
                 try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))
             }
@@ -103,13 +111,32 @@ public enum Capture {
             let replaced = try wrap("install fixture", target) { () throws(FileSystemError) in
                 try FixtureFolder.install(staging, at: target, replace: force)
             }
-            return CaptureResult(fixture: target, manifest: manifest, sums: sums, replacedExisting: replaced)
+            var result = CaptureResult(fixture: target, manifest: manifest, sums: sums, replacedExisting: replaced)
+            if let lockTarget {
+                result.lock = try CorpusLock.update(lockTarget, kinds: Set(CorpusLock.Kind.allCases), known: Self.known(version, sums: sums, manifest: manifest), create: createsLock)
+            }
+            return result
         } catch {
             ScratchFolder.remove(staging)
             // A store that moved is why whatever else failed did.
             if let moved = moved(storePath, since: identity) { throw moved }
             throw error.within("capture")
         }
+    }
+
+    /// Whether `corpus` holds no fixture folder nor archive but `version`'s.
+    private static func isNewCorpus(_ corpus: String, besides version: String) -> Bool {
+        let folders = ((try? Verifier.fixtureFolders(in: corpus)) ?? []).filter { $0 != version }
+        return folders.isEmpty && Verifier.archiveFiles(in: corpus).isEmpty
+    }
+
+    /// The digests of the `sums` and `content` lines of `version` that a capture (or a
+    /// rewrite of a fixture) has just computed: not computed again for the lock.
+    static func known(_ version: String, sums: SHA256Sums, manifest: Manifest) -> [CorpusLock.Fact: SHA256Digest] {
+        var known: [CorpusLock.Fact: SHA256Digest] = [:]
+        known[CorpusLock.Fact(.sums, version)] = try? SHA256.hash(sums.rendered())
+        known[CorpusLock.Fact(.content, version)] = manifest.contentHash.flatMap { SHA256Digest(hex: $0) }
+        return known
     }
 
     /// Why the file at `path` is no longer the store the capture started from:
@@ -325,50 +352,6 @@ public enum Capture {
         case SQLITE_CANTOPEN, SQLITE_READONLY: "check the permissions of the store and of its folder"
         default: nil
         }
-    }
-}
-
-/// The staged store's `fsync` and SHA-256, each on a thread of its own, while
-/// the capture reads the store's facts and writes its manifest: a snapshot of a
-/// 1 GiB store spends about 0.7 s in the one and 0.9 s in the other.
-private final class StagedStoreWork {
-    private let path: String
-    private let sync = BackgroundStage()
-    private let hashing = BackgroundStage()
-    private let result = DigestSlot()
-
-    private final class DigestSlot: @unchecked Sendable {
-        /// Written by the hashing thread before its stage is left, read after waiting on it.
-        var digest: FileDigest?
-    }
-
-    init(_ path: String) {
-        self.path = path
-        sync.start { try POSIX.fsyncFile(path) }
-        let result = self.result
-        hashing.start { result.digest = try FileHasher().digest(ofFileAt: path) }
-    }
-
-    /// Waits for both. Returns the store's digest, or nil when it could not be
-    /// computed here (then ``Checksums`` hashes the store itself, and says why
-    /// if it cannot either).
-    /// - Throws: ``FixtureKitError`` when the store could not be synced.
-    func finish() throws(FixtureKitError) -> FileDigest? {
-        do { try sync.wait() } catch {
-            hashing.drain()
-            if let error = error as? FileSystemError {
-                throw FixtureKitError(what: "sync: \(error.operation)", path: error.path, why: error.reason)
-            }
-            throw FixtureKitError(what: "sync", path: path, why: "\(error)")
-        }
-        do { try hashing.wait() } catch { return nil }
-        return result.digest
-    }
-
-    /// Waits for both, ignoring failures: for paths that already have an error.
-    func drain() {
-        sync.drain()
-        hashing.drain()
     }
 }
 

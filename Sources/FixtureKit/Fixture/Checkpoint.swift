@@ -14,6 +14,9 @@ public enum Checkpoint {
         /// Committed WAL frames folded into the main file.
         public var foldedFrames: Int
         public var manifest: Manifest
+        /// The lines of `fixturekit.lock` rewritten (`--force` on a locked fixture):
+        /// `sums` changes with the bytes, `content` stays.
+        public var lock: [LockEdit] = []
     }
 
     /// Folds a fixture's WAL into its main file: the store set is copied into a
@@ -21,9 +24,14 @@ public enum Checkpoint {
     /// closed, its `-wal` and `-shm` dropped; manifest.json and SHA256SUMS are
     /// rewritten, and the staging folder replaces the fixture in one rename.
     ///
-    /// The fixture must verify first: a checkpoint of damaged bytes would hide the damage.
+    /// The fixture must verify first: a checkpoint of damaged bytes would hide the
+    /// damage. The store's content hash is the same before and after (the bytes
+    /// change, the content does not): the manifest records it, and a fixture that
+    /// `fixturekit.lock` locks is refused unless `force`, which rewrites its `sums`
+    /// line and keeps its `content` line.
     /// - Throws: ``FixtureKitError``.
-    public static func checkpointFixture(_ folder: String) throws(FixtureKitError) -> FixtureResult {
+    public static func checkpointFixture(_ folder: String, force: Bool = false) throws(FixtureKitError) -> FixtureResult {
+        let lockTarget = try CorpusLock.guardRewrite(of: folder, what: "checkpoint", force: force)
         let verification = try Verifier.verify(folder)
         guard let result = verification.first, verification.count == 1 else {
             throw FixtureKitError(what: "checkpoint", path: folder, why: "not a fixture folder")
@@ -58,16 +66,26 @@ public enum Checkpoint {
             // Closing the last connection removes them; a copy that kept them must not.
             for sidecar in [StoreSet.Sidecar.wal, .shm] { unlink(staging.appendingPath(set.fileName(of: sidecar))) }
             try wrap("sync", staged) { () throws(FileSystemError) in try POSIX.fsyncFile(staged) }
-            let manifest = try Manifest(version: old.version, mode: old.capture.mode, inspection: try StoreInspection(storePath: staged))
+            let inspection = try StoreInspection(set: try StoreSet(storePath: staged), readContents: true, access: .ownedFileImmutable, hashContent: true)
+            let manifest = try Manifest(version: old.version, mode: old.capture.mode, inspection: inspection)
+            if let before = old.contentHash, let after = manifest.contentHash, before != after {
+                throw FixtureKitError(
+                    what: "checkpoint", path: set.storePath, why: "the checkpointed store's content hash \(after.prefix(12))… differs from the manifest's \(before.prefix(12))…",
+                    hint: "nothing was changed; `fixturekit verify --deep \(folder)` checks the fixture", category: .checkFailed)
+            }
             try wrap("write manifest", staging) { () throws(FileSystemError) in
                 try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))
             }
-            try Checksums.writeSums(for: staging)
+            let sums = try Checksums.writeSums(for: staging)
             try wrap("replace fixture", folder) { () throws(FileSystemError) in
                 try FixtureFolder.install(staging, at: folder, replace: true)
             }
             let removed = [StoreSet.Sidecar.wal, .shm].filter(set.has).map(set.fileName(of:))
-            return FixtureResult(fixture: folder, removedSidecars: removed, foldedFrames: foldedFrames, manifest: manifest)
+            var result = FixtureResult(fixture: folder, removedSidecars: removed, foldedFrames: foldedFrames, manifest: manifest)
+            if let lockTarget, lockTarget.locked {
+                result.lock = try CorpusLock.update(lockTarget, kinds: [.sums, .content], known: Capture.known(lockTarget.version, sums: sums, manifest: manifest))
+            }
+            return result
         } catch {
             ScratchFolder.remove(staging)
             throw error.within("checkpoint")

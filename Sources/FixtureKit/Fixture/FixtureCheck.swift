@@ -6,6 +6,12 @@ enum FixtureCheck {
     /// Problems of the fixture in `folder`; none when it has no manifest.json
     /// (a plain folder with SHA256SUMS is checked by its checksums alone).
     static func problems(in folder: String, deep: Bool) -> [VerificationProblem] {
+        var contentHash: String?
+        return problems(in: folder, deep: deep, contentHash: &contentHash)
+    }
+
+    /// ``problems(in:deep:)``, and with `deep`, the store's content hash when it could be computed.
+    static func problems(in folder: String, deep: Bool, contentHash: inout String?) -> [VerificationProblem] {
         let manifestPath = folder.appendingPath(Manifest.fileName)
         guard (try? POSIX.lstatIfPresent(manifestPath)) != nil, let bytes = try? POSIX.readFile(manifestPath) else { return [] }
         let manifest: Manifest
@@ -25,7 +31,7 @@ enum FixtureCheck {
             return []
         }
         var problems = storeSetProblems(set, manifest: manifest)
-        if deep && problems.isEmpty { problems += deepProblems(set, manifest: manifest) }
+        if deep && problems.isEmpty { problems += deepProblems(set, manifest: manifest, contentHash: &contentHash) }
         return problems
     }
 
@@ -63,7 +69,7 @@ enum FixtureCheck {
     }
 
     /// `integrity_check`, `foreign_key_check`, schema hash and row counts, on a copy.
-    static func deepProblems(_ set: StoreSet, manifest: Manifest) -> [VerificationProblem] {
+    static func deepProblems(_ set: StoreSet, manifest: Manifest, contentHash: inout String?) -> [VerificationProblem] {
         let name = set.storeName
         let scratch: ScratchStore
         do { scratch = try ScratchStore(copying: set, what: "verify --deep") } catch {
@@ -98,6 +104,15 @@ enum FixtureCheck {
             let actual = contents.tables[table].map { "\($0) rows" } ?? "no table"
             let expected = manifest.tables[table].map { "\($0)" } ?? "no table"
             problems.append(VerificationProblem(kind: .drift, file: name, detail: "table \(table): \(actual), the manifest says \(expected)"))
+        }
+        do {
+            let actual = try ContentHash.digest(of: scratch.database, display: set.storePath, what: "hash").hex
+            contentHash = actual
+            if let recorded = manifest.contentHash, recorded != actual {
+                problems.append(VerificationProblem(kind: .drift, file: name, detail: "content hash \(actual.prefix(12))…, the manifest says \(recorded.prefix(12))…", expected: recorded, actual: actual))
+            }
+        } catch {
+            problems.append(VerificationProblem(kind: .corrupt, file: name, detail: error.why))
         }
         return problems
     }

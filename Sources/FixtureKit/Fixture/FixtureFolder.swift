@@ -6,6 +6,21 @@ import Glibc
 /// name beside its final one, then renamed. A run killed half-way leaves either
 /// the old folder or the new one, and the next run cleans up after it.
 enum FixtureFolder {
+    /// The fixture folder of `version` in `corpus`, once the version is known to be
+    /// a semantic version and the folder to be a plain name directly inside the
+    /// corpus: a label such as `1.0.0+/../../x` never becomes a path elsewhere.
+    /// - Throws: ``FixtureKitError`` (a usage error) naming `path`.
+    static func path(of version: String, in corpus: String, what: String, path: String) throws(FixtureKitError) -> String {
+        guard Version(version) != nil else {
+            throw FixtureKitError(what: what, path: path, why: Version.whyNot(version), hint: "use a version such as 1.2.0", category: .usage)
+        }
+        // A semantic version is a plain name; say so rather than assume it.
+        guard version.isSafeFileName, !version.hasPrefix(".") else {
+            throw FixtureKitError(what: what, path: path, why: "'\(version.escapingControlCharacters())' would name a folder outside the corpus", category: .usage)
+        }
+        return corpus.appendingPath(version)
+    }
+
     /// `.1.0.0.tmp` beside `1.0.0`: where a new fixture is built.
     static func stagingPath(for target: String) -> String { sibling(of: target, suffix: ".tmp") }
 

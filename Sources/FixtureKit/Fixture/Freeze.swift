@@ -3,6 +3,8 @@ public struct FreezeResult: Sendable, Codable {
     public var fixture: String
     public var manifest: Manifest
     public var archive: PackResult
+    /// The lines of `fixturekit.lock` the capture and the pack wrote.
+    public var lock: [LockEdit] = []
 }
 
 /// Capture, anonymization, manifest, sums and pack in one step, for release pipelines.
@@ -22,10 +24,17 @@ public enum Freeze {
                 what: "freeze", path: store, why: "the store is named \(name), the corpus expects \(configuration.store)",
                 hint: "copy it under the name \(configuration.store) first")
         }
-        let capture = try Capture.capture(store: store, version: version, corpus: configuration.folder, mode: mode, anonymize: anonymize)
+        // The version, the archive's path and what the lock records are checked before the capture writes anything.
+        _ = try FixtureFolder.path(of: version, in: configuration.folder, what: "freeze", path: store)
+        let archivePath = configuration.resolve(configuration.archiveStem(of: version) + pack.format.suffix)
+        _ = try CorpusLock.guardRewrite(of: archivePath, archive: true, what: "freeze", force: pack.force)
+        let capture = try Capture.capture(store: store, version: version, corpus: configuration.folder, mode: mode, force: pack.force, anonymize: anonymize)
         do {
             let archive = try FixtureArchive.pack(capture.fixture, options: pack)
-            return FreezeResult(fixture: capture.fixture, manifest: capture.manifest, archive: archive)
+            var result = FreezeResult(fixture: capture.fixture, manifest: capture.manifest, archive: archive)
+            // The capture's lines, with the archive's line as the pack wrote it last.
+            result.lock = capture.lock.filter { $0.fact.kind != .archive } + (archive.lock ?? [])
+            return result
         } catch {
             throw error.within("freeze")
         }

@@ -57,6 +57,9 @@ public struct Manifest: Codable, Equatable, Sendable {
     public var sqlite: SQLiteFacts
     public var wal: WALFacts?
     public var schema: SchemaFacts
+    /// The content hash of the store (`fixturekit hash`): its schema and rows,
+    /// independent of page layout. Absent in manifests written before it existed.
+    public var contentHash: String? = nil
     /// The Core Data or SwiftData model identity, when the store has `Z_METADATA`.
     public var model: CoreDataModel?
     /// The row count of every table: the expected record counts.
@@ -91,6 +94,7 @@ public struct Manifest: Codable, Equatable, Sendable {
         schema = SchemaFacts(hash: contents.schemaHash, objects: contents.objectCount, foreignKeyViolations: contents.foreignKeyViolations)
         model = contents.model
         tables = contents.tables
+        contentHash = contents.contentHash
     }
 
     /// The file's bytes: indented JSON with sorted keys and a final line feed.

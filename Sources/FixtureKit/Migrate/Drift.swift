@@ -5,19 +5,36 @@ public enum Drift {
     /// store at `reference`; empty when they are structurally equal.
     /// - Throws: ``FixtureKitError`` when either cannot be read.
     public static func differences(store storePath: String, against reference: String) throws(FixtureKitError) -> [String] {
-        let referenceStore = FixtureLocator.isFolder(reference) ? try FixtureLocator.storePath(inFixture: reference) : reference
-        let ours = try schema(of: storePath)
-        let theirs = try schema(of: referenceStore)
-        return SchemaDiff.differences(ours, from: theirs, referenceName: referenceName(reference))
+        try compare(store: storePath, against: reference).differences
     }
 
-    private static func schema(of path: String) throws(FixtureKitError) -> SchemaSnapshot {
+    /// What `drift` reports: the structural differences, and both stores' content
+    /// hashes (`fixturekit hash`), each read from the same copy as its schema.
+    public struct Report: Codable, Equatable, Sendable {
+        public var differences: [String]
+        public var contentHash: String
+        public var referenceContentHash: String
+    }
+
+    /// ``differences(store:against:)`` with both content hashes.
+    public static func compare(store storePath: String, against reference: String) throws(FixtureKitError) -> Report {
+        let referenceStore = FixtureLocator.isFolder(reference) ? try FixtureLocator.storePath(inFixture: reference) : reference
+        let ours = try read(storePath)
+        let theirs = try read(referenceStore)
+        return Report(
+            differences: SchemaDiff.differences(ours.schema, from: theirs.schema, referenceName: referenceName(reference)),
+            contentHash: ours.contentHash, referenceContentHash: theirs.contentHash)
+    }
+
+    private static func read(_ path: String) throws(FixtureKitError) -> (schema: SchemaSnapshot, contentHash: String) {
         let set = try StoreSet(storePath: path)
         _ = try set.readHeader()
         let scratch = try ScratchStore(copying: set, what: "drift")
-        do { return try SchemaSnapshot(database: scratch.database) } catch {
+        let schema: SchemaSnapshot
+        do { schema = try SchemaSnapshot(database: scratch.database) } catch {
             throw FixtureKitError(what: "drift", path: path, why: error.description)
         }
+        return (schema, try ContentHash.digest(of: scratch.database, display: path, what: "drift").hex)
     }
 
     /// `3.0.0` for `MigrationFixtures/3.0.0`, the file name for a store.

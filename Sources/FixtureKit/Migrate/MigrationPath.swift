@@ -14,6 +14,9 @@ public struct MigrationPath: Sendable, Hashable, Codable {
     public var stages: [CorpusConfiguration.Stage]
     /// Why there is no chain of stages, when there is none: `no stage from 2.0.0`.
     public var gap: String?
+    /// The other supported versions this run stands for: their fixtures hold the
+    /// same content (content hash) and take the same stages, so they run once.
+    public var alsoFor: [String]? = nil
 
     /// `1.0.0 -> 2.0.0 -> 3.0.0`.
     public var id: String {
@@ -26,11 +29,15 @@ public struct MigrationPath: Sendable, Hashable, Codable {
 extension CorpusConfiguration {
     /// The matrix: for every supported version the chain of stages to `current`,
     /// and every single stage (hop) on its own, each once, in a stable order.
-    /// - Parameter from: only the runs that start at this version.
-    public func migrationPaths(from: String? = nil) -> [MigrationPath] {
+    /// - Parameters:
+    ///   - from: only the runs that start at this version.
+    ///   - evidence: which versions share a schema version (see ``SchemaEvidence``),
+    ///     beyond what `userVersions` says.
+    public func migrationPaths(from: String? = nil, evidence: SchemaEvidence = SchemaEvidence()) -> [MigrationPath] {
         var paths: [MigrationPath] = []
+        let evidence = SchemaEvidence(declaredSchemaEvidence.sources + evidence.sources)
         for version in supportedVersions {
-            let (chain, gap) = chainOfStages(from: version, to: current)
+            let (chain, gap) = chainOfStages(from: version, to: current, evidence: evidence)
             paths.append(MigrationPath(kind: .path, source: version, target: current, stages: chain, gap: gap))
         }
         let ordered = stages.sorted { lhs, rhs in
@@ -45,16 +52,18 @@ extension CorpusConfiguration {
     }
 
     /// The stages from `source` to `target`, each starting where the last ended
-    /// (the nearest next version when several start at one version).
-    func chainOfStages(from source: String, to target: String) -> ([Stage], String?) {
+    /// (the nearest next version when several start at one version). A version
+    /// that shares a schema version with another (``shareSchema(_:_:evidence:)``)
+    /// takes the stages that start there, and the chain ends at a version that
+    /// shares the target's.
+    func chainOfStages(from source: String, to target: String, evidence: SchemaEvidence? = nil) -> ([Stage], String?) {
+        let evidence = evidence ?? declaredSchemaEvidence
         var chain: [Stage] = []
         var at = source
-        while at != target {
-            let next = stages.filter { $0.from == at }.min { lhs, rhs in
-                guard let left = Version(lhs.to), let right = Version(rhs.to) else { return false }
-                return left < right
+        while !shareSchema(at, target, evidence: evidence) {
+            guard let next = nextStage(from: at, evidence: evidence) else {
+                return ([], "no stage from \(at) (the chain to \(target) stops there)")
             }
-            guard let next else { return ([], "no stage from \(at) (the chain to \(target) stops there)") }
             if let to = Version(next.to), let end = Version(target), end < to {
                 return ([], "the stage from \(at) goes to \(next.to), past \(target)")
             }

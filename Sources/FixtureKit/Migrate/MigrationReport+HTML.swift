@@ -255,6 +255,7 @@ private struct HTMLReport {
     /// `1.0.0 → 2.0.0 → 3.0.0`, `hop 1.0.0 → 2.0.0`.
     static func label(_ path: PathResult) -> String {
         (path.kind == .hop ? "hop " : "") + path.id.replacingOccurrences(of: " -> ", with: " → ")
+            + (path.alsoFor.map { " (also \($0.joined(separator: ", ")))" } ?? "")
     }
 
     /// `2 stages, 0.12 s`.

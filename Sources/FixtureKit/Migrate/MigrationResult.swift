@@ -24,6 +24,8 @@ public struct PathResult: Codable, Equatable, Sendable {
     public var preservation: [ColumnPreservation]
     /// What the value-level comparison cost, apart from the rest.
     public var preservationSeconds: Double
+    /// The other versions this path stands for (``MigrationPath/alsoFor``).
+    public var alsoFor: [String]? = nil
     /// `true` when the path failed for want of the machine, not of the migration:
     /// its fixture could not be copied, the temporary folder filled up. Such a
     /// failure makes `migrate` exit 2, never 1.

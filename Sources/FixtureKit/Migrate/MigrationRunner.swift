@@ -49,9 +49,16 @@ public final class MigrationRunner: Sendable {
     /// The columns the corpus' anonymization rules mark as personal.
     private let personalColumns: Set<String>?
 
+    /// The corpus' `fixturekit.lock`, when it has one: what fixtures and shipped stages are checked against.
+    let history: LockedHistory?
+    /// What the fixtures' manifests say for the plan (see MigrationRunner+Sources.swift).
+    let sourceFacts: SourceFacts
+
     public init(configuration: CorpusConfiguration) {
         self.configuration = configuration
         personalColumns = configuration.personalColumns
+        history = LockedHistory(configuration: configuration)
+        sourceFacts = SourceFacts(configuration: configuration)
     }
 
     deinit {
@@ -60,7 +67,7 @@ public final class MigrationRunner: Sendable {
 
     /// Runs the matrix (or the part `options` selects).
     public func run(_ options: Options = Options()) -> MigrationReport {
-        var selected = configuration.migrationPaths(from: options.from)
+        var selected = distinctSources(configuration.migrationPaths(from: options.from, evidence: sourceFacts.evidence))
         if let shard = options.shard {
             selected = selected.enumerated().filter { $0.offset % shard.count == shard.index - 1 }.map(\.element)
         }
@@ -96,7 +103,7 @@ public final class MigrationRunner: Sendable {
         var result = PathResult(
             id: path.id, kind: path.kind, source: path.source, target: path.target,
             passed: run.checks.allSatisfy(\.passed), seconds: 0, checks: run.checks, schemaDifferences: run.schemaDifferences,
-            preservation: run.preservation, preservationSeconds: run.preservationSeconds)
+            preservation: run.preservation, preservationSeconds: run.preservationSeconds, alsoFor: path.alsoFor)
         // A failure of the machine is not a regression: a copy that could not be
         // made, a stage that ran out of room (the temporary folder is full now).
         if !result.passed, run.infrastructure || ScratchFolder.isFull() {
@@ -120,6 +127,13 @@ public final class MigrationRunner: Sendable {
         if let gap = path.gap {
             run.fail("chain of stages to \(path.target)", gap)
             return
+        }
+        // A shipped stage runs only as it was locked.
+        for stage in path.stages {
+            if let problem = history?.stageProblem(stage) {
+                run.fail("stage \(stage.from) -> \(stage.to)", problem)
+                return
+            }
         }
         let copy: MigrationCopy
         do {
@@ -287,8 +301,13 @@ public final class MigrationRunner: Sendable {
                     guard let result = read.result else { throw FixtureKitError(what: "read fixture", path: verified, why: "not read") }
                     let (contents, reference) = try result.get()
                     state.folder = verified
-                    state.contents = contents
-                    state.copy = reference
+                    // What was verified must be what the lock records of the version.
+                    if let problem = history?.fixtureProblem(version, verifiedFolder: verified, archive: isOwnCopy ? configuration.archivePath(of: version) : nil) {
+                        state.problem = problem
+                    } else {
+                        state.contents = contents
+                        state.copy = reference
+                    }
                 }
             } catch {
                 state.problem = error.description

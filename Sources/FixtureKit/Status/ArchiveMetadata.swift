@@ -6,6 +6,8 @@ struct ArchiveMetadata: Sendable {
     var contents: ArchiveContents
     /// The archive's `SHA256SUMS`, as stored.
     var sums: SHA256Sums
+    /// Its bytes, as stored (what `sums` lines of ``CorpusLock`` hash).
+    var sumsBytes: [UInt8]
     /// The archive's `manifest.json`, when it holds one no larger than ``MetadataSink/manifestLimit``.
     var manifest: [UInt8]?
 
@@ -15,7 +17,7 @@ struct ArchiveMetadata: Sendable {
         try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in
             let sink = MetadataSink()
             let contents = try ArchiveScanner(archive: archive, what: what, limits: .unlimited).scan(into: sink)
-            return ArchiveMetadata(contents: contents, sums: SHA256Sums(parsing: sink.sums ?? []), manifest: sink.manifest)
+            return ArchiveMetadata(contents: contents, sums: SHA256Sums(parsing: sink.sums ?? []), sumsBytes: sink.sums ?? [], manifest: sink.manifest)
         }
     }
 }

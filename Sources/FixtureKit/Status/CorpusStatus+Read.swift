@@ -30,7 +30,11 @@ extension CorpusStatus {
 
         var reader = StatusReader(configuration: configuration, folders: Set(folders), stageEnds: stageEnds)
         let versions = labels.map { reader.row(for: $0) }
-        let problems = reader.problems + modelIdentityProblems(versions)
+        var problems = reader.problems + modelIdentityProblems(versions, configuration: configuration)
+        // The lock against the corpus as a whole (each folder and archive was checked against its own lines).
+        for problem in LockCheck.corpusResult(corpus)?.problems ?? [] {
+            problems.append(StatusProblem(kind: .lock, versions: [], message: "\(configuration.resolve(problem.file)): \(problem.summary)"))
+        }
         return CorpusStatus(
             configuration: path, corpus: corpus, store: configuration.store, current: configuration.current,
             versions: versions, problems: problems)
@@ -124,6 +128,9 @@ private struct StatusReader {
             problems.append(StatusProblem(
                 kind: .doesNotVerify, versions: [version],
                 message: "archive \(name) does not verify: \(FixtureArchive.summary(of: verification.problems)) (hint: `fixturekit verify \(path)` lists every problem)"))
+        }
+        for problem in LockCheck.archiveProblems(path, digest: sha256.flatMap { SHA256Digest(hex: $0) }, sumsBytes: metadata.sumsBytes, deep: false) {
+            problems.append(StatusProblem(kind: .lock, versions: [version], message: "archive \(name): \(problem.summary)"))
         }
         if let folder, let bytes = try? POSIX.readFile(folder.appendingPath(SHA256Sums.fileName), limit: ArchiveScanner.maxSumsSize) {
             let differences = Self.differences(folder: SHA256Sums(parsing: bytes), archive: metadata.sums)
@@ -245,7 +252,11 @@ extension CorpusStatus {
     /// - one schema: nothing tells the versions apart at all, although the plan
     ///   treats them as two models: someone forgot to bump the identity (a data
     ///   migration needs a bump too), or both fixtures come from one build.
-    static func modelIdentityProblems(_ versions: [VersionStatus]) -> [StatusProblem] {
+    ///
+    /// One schema is no problem when no stage lies between the versions
+    /// (``CorpusConfiguration/stageLiesBetween(_:_:)``): patch releases that did
+    /// not touch the store share their schema version.
+    static func modelIdentityProblems(_ versions: [VersionStatus], configuration: CorpusConfiguration) -> [StatusProblem] {
         var groups: [String: [(version: String, model: ModelIdentity)]] = [:]
         var order: [String] = []
         for row in versions {
@@ -259,6 +270,9 @@ extension CorpusStatus {
             let names = group.map(\.version)
             let listed = names.dropLast().joined(separator: ", ") + " and " + (names.last ?? "")
             let bump = first.coreDataVersionChecksum != nil || first.coreDataVersionIdentifiers != nil ? "the model version" : "user_version"
+            let sameSchema = Set(group.map(\.model.schemaHash)).count == 1
+            let sorted = names.compactMap(Version.init).sorted()
+            if sameSchema, let low = sorted.first, let high = sorted.last, !configuration.stageLiesBetween(low.label, high.label) { return nil }
             let message: String
             if first.declared == nil {
                 message = "\(listed) have the same model identity (schema \(first.schemaHash.prefix(12)), user_version 0): someone forgot to bump user_version, or captured them from one build"

@@ -249,6 +249,9 @@ public struct StatusProblem: Encodable, Equatable, Sendable {
         case sameModelIdentity = "same-model-identity"
         /// Something could not be read at all: an archive refused, a folder that cannot be listed.
         case unreadable
+        /// The corpus differs from its `fixturekit.lock`: a locked file changed or gone,
+        /// a fixture, archive or shipped stage that is not locked.
+        case lock
     }
 
     public var kind: Kind

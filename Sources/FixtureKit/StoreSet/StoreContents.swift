@@ -12,8 +12,10 @@ public struct StoreContents: Codable, Equatable, Sendable {
     public var foreignKeyViolations: Int
     /// The full structure, for comparisons; not part of the JSON reports.
     public var schema: SchemaSnapshot
+    /// The content hash (``Database/contentHash()``), when it was asked for.
+    public var contentHash: String?
 
-    enum CodingKeys: String, CodingKey { case schemaHash, objectCount, tables, model, userVersion, foreignKeyViolations }
+    enum CodingKeys: String, CodingKey { case schemaHash, objectCount, tables, model, userVersion, foreignKeyViolations, contentHash }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -24,6 +26,7 @@ public struct StoreContents: Codable, Equatable, Sendable {
         userVersion = try container.decode(Int.self, forKey: .userVersion)
         foreignKeyViolations = try container.decodeIfPresent(Int.self, forKey: .foreignKeyViolations) ?? 0
         schema = SchemaSnapshot(tables: [], indexes: [], views: [], triggers: [])
+        contentHash = try container.decodeIfPresent(String.self, forKey: .contentHash)
     }
 
     /// Reads everything from an open connection.

@@ -78,7 +78,9 @@ public struct StoreInspection: Codable, Sendable {
         try self.init(set: set, readContents: readContents, access: .copy)
     }
 
-    init(set: StoreSet, readContents: Bool, access: ContentsAccess) throws(FixtureKitError) {
+    /// - Parameter hashContent: also compute the content hash (``Database/contentHash()``)
+    ///   on the connection the contents are read through, into `contents.contentHash`.
+    init(set: StoreSet, readContents: Bool, access: ContentsAccess, hashContent: Bool = false) throws(FixtureKitError) {
         store = set.storePath
         var files = [set.storeName: set.storeSize]
         for (sidecar, size) in set.present { files[set.fileName(of: sidecar)] = size }
@@ -116,12 +118,14 @@ public struct StoreInspection: Codable, Sendable {
         }
         diagnostics = diagnose(set)
         if readContents {
-            do {
-                if access == .ownedFileImmutable && set.present.isEmpty {
-                    contents = try StoreContents(database: try ScratchStore.openImmutable(set.storePath))
-                } else {
-                    let scratch = try ScratchStore(copying: set, what: "inspect")
-                    contents = try StoreContents(database: scratch.database)
+            do throws(FixtureKitError) {
+                var scratch: ScratchStore?
+                if access != .ownedFileImmutable || !set.present.isEmpty { scratch = try ScratchStore(copying: set, what: "inspect") }
+                let database: Database
+                if let scratch { database = scratch.database } else { database = try ScratchStore.openImmutable(set.storePath) }
+                contents = try StoreContents(database: database)
+                if hashContent {
+                    contents?.contentHash = try ContentHash.digest(of: database, display: set.storePath, what: "hash").hex
                 }
             } catch {
                 diagnostics.append(Diagnostic(severity: .problem, file: set.storeName, message: "SQLite cannot read the store set: \(error.why)"))

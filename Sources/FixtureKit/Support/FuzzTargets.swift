@@ -20,8 +20,13 @@ enum FuzzTargets {
             _ = try? DatabaseHeader(bytes: bytes)
             _ = SharedMemoryHeader(bytes: bytes)
         case "sums":
+            // SHA256SUMS and fixturekit.lock, two line formats of digests; what
+            // either writes must read back the same.
             let sums = SHA256Sums(parsing: bytes)
             _ = SHA256Sums(parsing: sums.rendered())
+            if let lock = try? CorpusLock(parsing: bytes, path: "fixturekit.lock") {
+                precondition((try? CorpusLock(parsing: lock.rendered(), path: "fixturekit.lock")) == lock, "fixturekit.lock does not read back what it writes")
+            }
         case "config":
             // fixturekit.json, the anonymization rules and manifest.json.
             _ = try? CorpusConfiguration.parse(bytes, path: "fixturekit.json")

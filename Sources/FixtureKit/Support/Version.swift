@@ -1,38 +1,70 @@
-/// A shipped version's label, ordered as a semantic version: `1.10.0` after `1.9.0`.
+/// A shipped version's label: a semantic version, exactly as SemVer 2.0.0 defines
+/// it (https://semver.org/spec/v2.0.0.html), ordered by its precedence: `1.10.0`
+/// after `1.9.0`, `1.0.0-beta.2` before `1.0.0`.
 ///
-/// Accepts one to four numeric components (`3`, `1.2`, `1.2.3`, `1.2.3.4`,
-/// missing ones count as 0), an optional pre-release (`-beta.2`, before the
-/// release) and optional build metadata (`+42`, ignored in the order, as
-/// semver says; two labels that differ only there still sort by their text).
+/// `MAJOR.MINOR.PATCH`, each a number without leading zeros; an optional
+/// pre-release after `-` and optional build metadata after `+`, each made of
+/// identifiers of `[0-9A-Za-z-]` separated by dots (a pre-release identifier of
+/// digits alone has no leading zero). Nothing else: no `v`, no fourth number, no
+/// empty identifier. A label is therefore always a plain file name (no `/`, no
+/// `..`, no control character, no space), which is what lets a fixture folder and
+/// an archive be named after it.
+///
+/// Build metadata does not take part in precedence, as SemVer says; two labels
+/// that differ only there still sort, by their bytes, so that the order is total.
 public struct Version: Comparable, Hashable, Sendable, CustomStringConvertible {
     public let label: String
-    let numbers: [Int]
-    let prerelease: [String]
+    /// MAJOR, MINOR and PATCH as their digits (any length: compared by length, then bytes).
+    let numbers: [Substring]
+    let prerelease: [Substring]
 
     public init?(_ label: String) {
-        let withoutBuild = label.split(separator: "+", maxSplits: 1, omittingEmptySubsequences: false)[0]
-        let parts = withoutBuild.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
-        let numberParts = parts[0].split(separator: ".", omittingEmptySubsequences: false)
-        guard (1...4).contains(numberParts.count) else { return nil }
-        var numbers: [Int] = []
-        for part in numberParts {
-            guard !part.isEmpty, part.count <= 9, part.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(part) else { return nil }
-            numbers.append(value)
+        // Only ASCII is ever valid; checking bytes keeps a NUL or a line feed out.
+        guard !label.isEmpty, label.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        var rest = Substring(label)
+        var build: Substring?
+        if let plus = rest.firstIndex(of: "+") {
+            build = rest[rest.index(after: plus)...]
+            rest = rest[..<plus]
         }
-        var prerelease: [String] = []
-        if parts.count == 2 {
-            prerelease = parts[1].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            guard prerelease.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") } }) else { return nil }
+        var pre: Substring?
+        if let dash = rest.firstIndex(of: "-") {
+            pre = rest[rest.index(after: dash)...]
+            rest = rest[..<dash]
+        }
+        let core = rest.split(separator: ".", omittingEmptySubsequences: false)
+        guard core.count == 3, core.allSatisfy(Self.isNumeric) else { return nil }
+        var prerelease: [Substring] = []
+        if let pre {
+            prerelease = pre.split(separator: ".", omittingEmptySubsequences: false)
+            guard prerelease.allSatisfy({ Self.isIdentifier($0) && (!$0.allSatisfy(\.isASCIIDigit) || Self.isNumeric($0)) }) else { return nil }
+        }
+        if let build {
+            guard build.split(separator: ".", omittingEmptySubsequences: false).allSatisfy(Self.isIdentifier) else { return nil }
         }
         self.label = label
-        self.numbers = numbers + Array(repeating: 0, count: 4 - numbers.count)
+        numbers = core
         self.prerelease = prerelease
+    }
+
+    /// `0`, or digits that do not start with `0`.
+    private static func isNumeric(_ text: Substring) -> Bool {
+        !text.isEmpty && text.allSatisfy(\.isASCIIDigit) && (text == "0" || text.first != "0")
+    }
+
+    /// One or more of `[0-9A-Za-z-]`.
+    private static func isIdentifier(_ text: Substring) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D
+        }
     }
 
     public var description: String { label }
 
     public static func < (lhs: Version, rhs: Version) -> Bool {
-        if lhs.numbers != rhs.numbers { return lhs.numbers.lexicographicallyPrecedes(rhs.numbers) }
+        for (left, right) in zip(lhs.numbers, rhs.numbers) where left != right {
+            return numericallyPrecedes(left, right)
+        }
         switch (lhs.prerelease.isEmpty, rhs.prerelease.isEmpty) {
         case (true, false): return false
         case (false, true): return true
@@ -44,16 +76,33 @@ public struct Version: Comparable, Hashable, Sendable, CustomStringConvertible {
         return lhs.label.utf8.lexicographicallyPrecedes(rhs.label.utf8)
     }
 
-    /// Semver's order of pre-release identifiers: numbers numerically and before words.
-    private static func precedes(_ lhs: String, _ rhs: String) -> Bool {
-        switch (Int(lhs), Int(rhs)) {
-        case let (left?, right?): left < right
-        case (.some, nil): true
-        case (nil, .some): false
-        case (nil, nil): lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+    /// Two numbers without leading zeros: the shorter is the smaller.
+    private static func numericallyPrecedes(_ lhs: Substring, _ rhs: Substring) -> Bool {
+        lhs.count != rhs.count ? lhs.count < rhs.count : lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
+    }
+
+    /// SemVer's order of pre-release identifiers: numbers numerically and before
+    /// words, words by their ASCII bytes.
+    private static func precedes(_ lhs: Substring, _ rhs: Substring) -> Bool {
+        switch (lhs.allSatisfy(\.isASCIIDigit), rhs.allSatisfy(\.isASCIIDigit)) {
+        case (true, true): numericallyPrecedes(lhs, rhs)
+        case (true, false): true
+        case (false, true): false
+        case (false, false): lhs.utf8.lexicographicallyPrecedes(rhs.utf8)
         }
     }
 
     public static func == (lhs: Version, rhs: Version) -> Bool { lhs.label == rhs.label }
     public func hash(into hasher: inout Hasher) { hasher.combine(label) }
+}
+
+extension Character {
+    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+}
+
+extension Version {
+    /// Why `label` is not a version, in words a user can act on.
+    static func whyNot(_ label: String) -> String {
+        "'\(label.escapingControlCharacters())' is not a semantic version (MAJOR.MINOR.PATCH, then optionally -PRERELEASE and +BUILD, each of [0-9A-Za-z-] separated by dots)"
+    }
 }

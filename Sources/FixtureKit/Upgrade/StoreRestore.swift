@@ -15,6 +15,9 @@ public struct RestoreResult: Codable, Equatable, Sendable {
     /// What of the files' owners and modes could not be put back, and why
     /// (`owner 1000:1000 of App.sqlite not restored: operation not permitted`).
     public var warnings: [String] = []
+    /// The restored store's content hash (`fixturekit hash`), read from a copy of
+    /// it; `nil` when SQLite cannot read it.
+    public var contentHash: String? = nil
 }
 
 /// Puts a backup archive back in place of a store set.
@@ -78,9 +81,10 @@ public enum StoreRestore {
             throw FixtureKitError(what: "\(what): pin the backup: \(error.operation)", path: error.path, why: error.reason, hint: "nothing was changed")
         }
         try marker.write(forStore: storePath)
-        let result = try replaceAndVerify(storePath, from: extracted, archive: archive)
+        var result = try replaceAndVerify(storePath, from: extracted, archive: archive)
         try UpgradeMarker.remove(forStore: storePath)
         BackupPin.remove(archive: archive, store: storePath)
+        result.contentHash = (try? StoreSet(storePath: storePath)).flatMap { try? ContentHash.ofStore($0, what: what).hex }
         return result
     }
 

@@ -176,6 +176,15 @@ public enum Upgrade {
             throw FixtureKitError(what: what, path: storePath, why: "the store is at \(version), and there is no way to \(current): \(gap)", hint: "add the missing stage to the configuration")
         }
         result.stages = chain.map { "\($0.from) -> \($0.to)" }
+        // A stage that shipped runs only as fixturekit.lock records it.
+        if let history = LockedHistory(configuration: configuration) {
+            for stage in chain {
+                guard let problem = history.stageProblem(stage) else { continue }
+                throw FixtureKitError(
+                    what: what, path: storePath, why: "stage \(stage.from) -> \(stage.to): \(problem)",
+                    hint: "nothing was changed; `fixturekit verify` lists every difference from the lock", category: .checkFailed)
+            }
+        }
         try checkSpace(set, backups: backups, options: options, what: what)
         let logs: ScratchFolder
         do { logs = try ScratchFolder() } catch {

@@ -19,7 +19,7 @@ struct AnonymizeCommand: Command {
         options: [
             .option("--rules", value: "FILE", help: "The rules file (required)."),
             .option("--output", "-o", value: "FILE", help: "Where a store's anonymized copy goes (required for a store)."),
-            .flag("--force", help: "Replace an existing --output file."),
+            .flag("--force", help: "Replace an existing --output file; rewrite a fixture that fixturekit.lock locks, and its lines."),
             .option("--keep-failed", value: "DIR", help: "Keep an output the leak scan rejects in DIR (mode 0600), for inspection."),
             .json,
         ]
@@ -58,7 +58,7 @@ struct AnonymizeCommand: Command {
             if let output {
                 report = try Anonymizer.anonymizeStore(path, output: output, rulesPath: rules, environment: console.environment, force: force, keepFailed: keepFailed)
             } else {
-                report = try Anonymizer.anonymizeFixture(path, rulesPath: rules, environment: console.environment, keepFailed: keepFailed)
+                report = try Anonymizer.anonymizeFixture(path, rulesPath: rules, environment: console.environment, force: force, keepFailed: keepFailed)
             }
         } catch {
             // A leak: every hit on stderr, the whole report on stdout with --json.
@@ -69,6 +69,7 @@ struct AnonymizeCommand: Command {
             throw error
         }
         for line in AnonymizationText.lines(report) { console.message(line) }
+        for line in LockText.report(report.lock ?? [], lock: LockText.lockPath(besideFixture: path)) { console.message(line) }
         if json { console.output(Formatting.json(report)) }
         return .success
     }

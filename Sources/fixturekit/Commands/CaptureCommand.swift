@@ -20,7 +20,7 @@ struct CaptureCommand: Command {
             .option("--version", value: "V", help: "The shipped version the store belongs to (required)."),
             .option("--corpus", value: "DIR", help: "The corpus folder (default: MigrationFixtures)."),
             .option("--mode", value: "MODE", help: "snapshot, checkpoint or raw (default: snapshot)."),
-            .flag("--force", help: "Replace an existing fixture of this version."),
+            .flag("--force", help: "Replace an existing fixture of this version, and its lines in fixturekit.lock."),
             .flag("--no-anonymize", help: "Do not apply the corpus' rules: the store holds synthetic data only."),
             .json,
         ]
@@ -58,6 +58,7 @@ struct CaptureCommand: Command {
                 ? "\(result.fixture): not anonymized (\(noAnonymize ? "--no-anonymize" : "\"anonymize\": false")): synthetic data, as the manifest records"
                 : "\(result.fixture): anonymized by the corpus' rules: \(Formatting.count(anonymization.columns?.count ?? 0, "column")) with a rule, leak scan passed")
         }
+        for line in LockText.report(result.lock, lock: corpus.appendingPathForDisplay(CorpusLock.fileName)) { console.message(line) }
         if json { console.output(Formatting.json(result.manifest)) }
         return .success
     }

@@ -7,19 +7,23 @@ struct CheckpointCommand: Command {
         abstract: "Fold a fixture's or a live store's WAL into its main file.",
         discussion: """
             A fixture folder is checkpointed on a copy: its -wal and -shm are folded in and dropped,
-            manifest.json and SHA256SUMS rewritten, and the folder replaced whole. A live store gets a
+            manifest.json and SHA256SUMS rewritten, and the folder replaced whole; its content hash stays
+            the same. A fixture that fixturekit.lock locks is refused unless --force, which rewrites its
+            sums line (its content line stays). A live store gets a
             TRUNCATE checkpoint in place; the frames written and left are reported.
             """,
         arguments: [ArgumentDefinition(name: "path", help: "A fixture folder or a store's main file.")],
-        options: [.json]
+        options: [.flag("--force", help: "Checkpoint a fixture that fixturekit.lock locks, and rewrite its sums line."), .json]
     )
 
     var path: String
+    var force: Bool
     var json: Bool
 
     init(arguments: [String]) throws(UsageError) {
         let parsed = try Self.configuration.parse(arguments)
         path = parsed.positionals[0]
+        force = parsed.flag("--force")
         json = parsed.flag("--json")
     }
 
@@ -28,15 +32,17 @@ struct CheckpointCommand: Command {
         var framesWritten: Int
         var framesLeft: Int
         var removedSidecars: [String]
+        var lock: [LockEdit]? = nil
     }
 
     func run(_ console: Console) throws -> ExitCode {
         let report: Report
         if FixtureLocator.isFolder(path) {
-            let result = try Checkpoint.checkpointFixture(path)
-            report = Report(path: path, framesWritten: result.foldedFrames, framesLeft: 0, removedSidecars: result.removedSidecars)
+            let result = try Checkpoint.checkpointFixture(path, force: force)
+            report = Report(path: path, framesWritten: result.foldedFrames, framesLeft: 0, removedSidecars: result.removedSidecars, lock: result.lock)
             let removed = result.removedSidecars.isEmpty ? "no sidecars to remove" : "removed " + result.removedSidecars.joined(separator: ", ")
             console.message("\(path): \(Formatting.count(result.foldedFrames, "frame")) folded into the main file; \(removed); manifest.json and SHA256SUMS rewritten")
+            for line in LockText.report(result.lock, lock: LockText.lockPath(besideFixture: path)) { console.message(line) }
         } else {
             let result = try Checkpoint.checkpointLiveStore(path)
             report = Report(path: path, framesWritten: result.checkpointedFrames, framesLeft: result.framesLeft, removedSidecars: [])

@@ -5,7 +5,7 @@ struct DriftCommand: Command {
     static let configuration = CommandConfiguration(
         name: "drift",
         abstract: "Compare a store's schema with a fixture's, structurally.",
-        discussion: "Exit status: 0 the schemas are structurally equal, 1 they differ (each difference is listed).",
+        discussion: "Also reports both stores' content hashes (fixturekit hash). Exit status: 0 the schemas are structurally equal, 1 they differ (each difference is listed).",
         arguments: [ArgumentDefinition(name: "store", help: "The store's main file.")],
         options: [.option("--against", value: "FIXTURE", help: "A fixture folder or another store (required)."), .json]
     )
@@ -23,10 +23,13 @@ struct DriftCommand: Command {
     }
 
     func run(_ console: Console) throws -> ExitCode {
-        let differences = try Drift.differences(store: store, against: against)
+        let report = try Drift.compare(store: store, against: against)
+        let differences = report.differences
         for line in differences { console.message("  \(line)") }
         console.message(differences.isEmpty ? "\(store): same schema as \(against)" : "\(store): \(Formatting.count(differences.count, "difference")) from \(against)")
-        if json { console.output(Formatting.json(["differences": differences])) }
+        let same = report.contentHash == report.referenceContentHash
+        console.message("content hash: \(report.contentHash.prefix(12))… here, \(report.referenceContentHash.prefix(12))… in \(against)\(same ? ": the same content" : "")")
+        if json { console.output(Formatting.json(report)) }
         return differences.isEmpty ? .success : .checkFailed
     }
 }

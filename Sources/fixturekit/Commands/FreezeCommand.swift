@@ -16,6 +16,7 @@ struct FreezeCommand: Command {
             .option("--version", value: "V", help: "The shipped version (required)."),
             .option("--config", value: "FILE", help: "The corpus configuration (default: MigrationFixtures/fixturekit.json)."),
             .option("--mode", value: "MODE", help: "snapshot (default), checkpoint or raw."),
+            .flag("--force", help: "Replace the version's fixture and archive, and their lines in fixturekit.lock."),
             .flag("--no-anonymize", help: "Do not apply the corpus' rules: the store holds synthetic data only."),
             .json,
         ]
@@ -26,6 +27,7 @@ struct FreezeCommand: Command {
     var config: String
     var mode: CaptureMode
     var noAnonymize: Bool
+    var force: Bool
     var json: Bool
 
     init(arguments: [String]) throws(UsageError) {
@@ -34,6 +36,7 @@ struct FreezeCommand: Command {
         version = try parsed.requiredVersion()
         config = parsed.value("--config") ?? "MigrationFixtures/fixturekit.json"
         mode = try parsed.captureMode()
+        force = parsed.flag("--force")
         noAnonymize = parsed.flag("--no-anonymize")
         json = parsed.flag("--json")
     }
@@ -41,9 +44,11 @@ struct FreezeCommand: Command {
     func run(_ console: Console) throws -> ExitCode {
         var pack = PackOptions()
         pack.modificationTime = try PackOptions.modificationTime(sourceDateEpoch: console.environment["SOURCE_DATE_EPOCH"])
+        pack.force = force
         let anonymize = CaptureAnonymization(optOut: noAnonymize, environment: console.environment)
         let result = try Freeze.freeze(store: store, version: version, configPath: config, mode: mode, pack: pack, anonymize: anonymize)
         console.message("\(result.fixture): frozen (\(mode.rawValue)); \(result.archive.archive): \(Formatting.bytes(result.archive.size))")
+        for line in LockText.report(result.lock, lock: LockText.lockPath(besideFixture: result.fixture)) { console.message(line) }
         console.output(json ? Formatting.json(result) : "\(result.archive.sha256)  \(result.archive.archive)")
         return .success
     }

@@ -5,15 +5,20 @@ struct SumsCommand: Command {
     static let configuration = CommandConfiguration(
         name: "sums",
         abstract: "Write SHA256SUMS for a folder, in the format `sha256sum -c` checks.",
-        discussion: "Lists every file below the folder, sorted bytewise, except SHA256SUMS itself, and replaces\nSHA256SUMS atomically.",
+        discussion: """
+            Lists every file below the folder, sorted bytewise, except SHA256SUMS itself, and replaces
+            SHA256SUMS atomically. A fixture that its corpus' fixturekit.lock locks is history: refused
+            (exit 2) unless --force, which also rewrites its sums and content lines in the lock.
+            """,
         arguments: [ArgumentDefinition(name: "folder", help: "The folder to list.", isRepeating: true)],
-        options: [.json, .quiet, .jobs]
+        options: [.flag("--force", help: "Rewrite a fixture that fixturekit.lock locks, and its lines there."), .json, .quiet, .jobs]
     )
 
     var folders: [String]
     var json: Bool
     var quiet: Bool
     var jobs: Int?
+    var force: Bool
 
     init(arguments: [String]) throws(UsageError) {
         let parsed = try Self.configuration.parse(arguments)
@@ -21,6 +26,7 @@ struct SumsCommand: Command {
         json = parsed.flag("--json")
         quiet = parsed.flag("--quiet")
         jobs = try parsed.jobs()
+        force = parsed.flag("--force")
     }
 
     struct Report: Encodable {
@@ -32,11 +38,12 @@ struct SumsCommand: Command {
     func run(_ console: Console) throws -> ExitCode {
         var reports: [Report] = []
         for folder in folders {
-            let sums = try Checksums.writeSums(for: folder, threads: jobs)
+            let (sums, lock) = try Checksums.writeSums(for: folder, threads: jobs, force: force)
             reports.append(Report(folder: folder, files: sums.entries.map { .init(path: $0.path.description, sha256: $0.digest.hex) }))
             if !quiet {
                 console.message("\(folder.appendingPathForDisplay(SHA256Sums.fileName)): \(Formatting.count(sums.entries.count, "file"))")
             }
+            for line in LockText.report(lock, lock: LockText.lockPath(besideFixture: folder)) { console.message(line) }
         }
         if json { console.output(Formatting.json(reports)) }
         return .success

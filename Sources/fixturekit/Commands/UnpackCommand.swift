@@ -40,6 +40,7 @@ struct UnpackCommand: Command {
         let verification = result.contents.verification
         console.problems(verification, what: "unpack")
         if result.replaced { console.message("\(result.destination): replaced the folder that was there") }
+        for line in LockText.report(result.lock ?? [], lock: LockText.lockPath(besideFixture: result.destination)) { console.message(line) }
         if !result.extracted {
             console.message("\(archive): \(console.styled("FAILED", .failed)) (\(Formatting.count(verification.problems.count, "problem"))): nothing was written")
         } else if !quiet {

@@ -82,7 +82,9 @@ struct VerifyCommand: Command {
     private func print(_ result: FolderVerification, to console: Console) {
         console.problems(result, what: "verify")
         if result.passed {
-            if !quiet {
+            if !quiet && result.source == .lock {
+                console.message("\(result.path): \(console.styled("OK", .ok)) (\(Formatting.count(result.verifiedFiles, "line")))")
+            } else if !quiet {
                 let files = Formatting.count(result.verifiedFiles, "file")
                 console.message("\(result.path): \(console.styled("OK", .ok)) (\(files), \(Formatting.bytes(result.verifiedBytes)))")
             }

@@ -1,0 +1,44 @@
+import FixtureKit
+
+/// `fixturekit hash PATH...`: the content hash of a store, a fixture or an archive.
+struct HashCommand: Command {
+    static let configuration = CommandConfiguration(
+        name: "hash",
+        abstract: "Print the content hash of a store, a fixture or an archive: schema and rows, whatever the page layout.",
+        discussion: """
+            The SHA-256 of the store's logical content (user_version, application_id, the schema, and
+            every row of every table in a canonical order), the same whatever the page size, journal mode,
+            free pages, text encoding or a VACUUM, and different when any value changes. Computed on a
+            copy in a temporary folder (an archive is unpacked and verified there first). Prints
+            `<64 hex>  PATH`, as sha256sum does. Exit status: 0 hashed, 1 an archive fails its
+            SHA256SUMS, 2 could not read.
+            """,
+        arguments: [ArgumentDefinition(name: "path", help: "A store's main file, a fixture folder or an archive.", isRepeating: true)],
+        options: [.json]
+    )
+
+    var paths: [String]
+    var json: Bool
+
+    init(arguments: [String]) throws(UsageError) {
+        let parsed = try Self.configuration.parse(arguments)
+        paths = parsed.positionals
+        json = parsed.flag("--json")
+    }
+
+    struct Report: Encodable {
+        var path: String
+        var contentHash: String
+    }
+
+    func run(_ console: Console) throws -> ExitCode {
+        var reports: [Report] = []
+        for path in paths {
+            let digest = try ContentHash.of(path)
+            reports.append(Report(path: path, contentHash: digest.hex))
+            if !json { console.output(SHA256Sums.line(digest: digest, name: path)) }
+        }
+        if json { console.output(Formatting.json(reports)) }
+        return .success
+    }
+}

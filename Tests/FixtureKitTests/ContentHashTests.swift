@@ -1,0 +1,219 @@
+import Foundation
+import Testing
+@testable import FixtureKit
+
+/// The content hash (`fixturekit hash`): the same whatever the page layout, different
+/// when any value changes, computed on copies only, and exactly the documented encoding.
+@Suite struct ContentHashTests {
+    /// Every kind of object and value: a rowid table with an INTEGER PRIMARY KEY, one
+    /// without (VACUUM renumbers its rowids), a WITHOUT ROWID table, an index, a view,
+    /// a trigger; NULL, negative and large integers, reals, UTF-8 text in several
+    /// scripts, empty text and blobs, a blob over several overflow pages; free pages.
+    static let schema = """
+        CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT, score REAL, body BLOB, extra);
+        CREATE TABLE tags (name TEXT, weight INTEGER);
+        CREATE TABLE settings (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+        CREATE INDEX notes_by_title ON notes(title);
+        CREATE VIEW heavy AS SELECT name FROM tags WHERE weight > 10;
+        CREATE TRIGGER stamp AFTER INSERT ON tags BEGIN UPDATE settings SET value = value + 1 WHERE key = 'count'; END;
+        PRAGMA user_version = 7;
+        """
+    static let rows = """
+        INSERT INTO settings VALUES ('count', 0), ('theme', 'dark'), ('ratio', 0.25), ('zero', -0.0);
+        INSERT INTO notes VALUES (1, 'Groceries', 1.5, x'00ff', NULL), (2, '', -0.0, x'', 42), (3, 'Заметки 会议 ملاحظات 😀', 1e300, zeroblob(20000), 'x');
+        WITH RECURSIVE n(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM n WHERE value < 400)
+        INSERT INTO notes (title, score, extra) SELECT 'note ' || value, value / 7.0, -value * 1000000007 FROM n;
+        INSERT INTO tags VALUES ('home', 3), ('work', 12), (NULL, NULL), ('work', 12);
+        DELETE FROM notes WHERE id % 5 = 0;
+        DELETE FROM tags WHERE name = 'home';
+        INSERT INTO tags VALUES ('late', 99);
+        """
+
+    /// A store of the fixed content, built in rollback mode with `pageSize`.
+    static func makeStore(_ path: String, pageSize: Int = 4096, encoding: String = "UTF-8", before: String = "", then: String = "") throws {
+        let database = try Database(path: path, options: .init(create: true))
+        try database.execute("PRAGMA page_size = \(pageSize); PRAGMA encoding = '\(encoding)'")
+        if !before.isEmpty { try database.execute(before) }
+        try database.execute(schema)
+        try database.execute(rows)
+        if !then.isEmpty { try database.execute(then) }
+        try database.close()
+    }
+
+    static func hash(_ path: String) throws -> SHA256Digest { try ContentHash.of(path) }
+
+    @Test(arguments: [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536])
+    func theSameWhateverThePageSizeAndAfterVacuum(pageSize: Int) throws {
+        let folder = try TemporaryFolder()
+        try Self.makeStore(folder.url("reference.sqlite"))
+        try Self.makeStore(folder.url("store.sqlite"), pageSize: pageSize)
+        let reference = try Self.hash(folder.url("reference.sqlite"))
+        #expect(try Self.hash(folder.url("store.sqlite")) == reference)
+        // The files differ: only the content is the same.
+        #expect(try folder.read("store.sqlite") != (try folder.read("reference.sqlite")) || pageSize == 4096)
+        // VACUUM drops the free pages and renumbers the rowids of `tags`; a VACUUM to
+        // another page size (1024 and 8192 both ways) rewrites every page.
+        let database = try Database(path: folder.url("store.sqlite"))
+        try database.execute("VACUUM")
+        #expect(try Self.hash(folder.url("store.sqlite")) == reference)
+        try database.execute("PRAGMA page_size = \(pageSize == 1024 ? 8192 : 1024); VACUUM")
+        try database.close()
+        #expect(try Self.hash(folder.url("store.sqlite")) == reference)
+    }
+
+    @Test func theSameInWALModeWithEveryCommitStillInTheWAL() throws {
+        let folder = try TemporaryFolder()
+        try Self.makeStore(folder.url("rollback.sqlite"))
+        // The same statements, each commit left in the -wal by a connection held open.
+        let database = try Database(path: folder.url("wal.sqlite"), options: .init(create: true))
+        try database.execute("PRAGMA page_size = 8192; PRAGMA journal_mode = WAL")
+        database.disableAutomaticCheckpoint()
+        try database.setCheckpointOnClose(false)
+        try database.execute(Self.schema)
+        try database.execute(Self.rows)
+        let before = try snapshotOfFiles(folder.path)
+        #expect(before.keys.contains("wal.sqlite-wal"))
+        #expect(try Self.hash(folder.url("wal.sqlite")) == (try Self.hash(folder.url("rollback.sqlite"))))
+        // Hashed on a copy: not a byte of the set changed, its -wal is still there.
+        #expect(try snapshotOfFiles(folder.path) == before)
+        withExtendedLifetime(database) {}
+    }
+
+    @Test func theSameAfterABackupEitherWay() throws {
+        let folder = try TemporaryFolder()
+        try Self.makeStore(folder.url("store.sqlite"), pageSize: 1024)
+        let reference = try Self.hash(folder.url("store.sqlite"))
+        let shell = try run(["sqlite3", folder.url("store.sqlite"), ".backup '\(folder.url("shell.sqlite"))'"])
+        #expect(shell.status == 0, "\(shell.standardError)")
+        #expect(try Self.hash(folder.url("shell.sqlite")) == reference)
+        let source = try Database(path: folder.url("store.sqlite"), options: .init(readOnly: true))
+        let copy = try Database(path: folder.url("api.sqlite"), options: .init(create: true))
+        try copy.execute("PRAGMA page_size = 8192")
+        try source.backup(to: copy)
+        try copy.close()
+        #expect(try Self.hash(folder.url("api.sqlite")) == reference)
+    }
+
+    @Test func theSameForAUTF16Store() throws {
+        let folder = try TemporaryFolder()
+        try Self.makeStore(folder.url("utf8.sqlite"))
+        try Self.makeStore(folder.url("utf16.sqlite"), encoding: "UTF-16le")
+        #expect(try Self.hash(folder.url("utf16.sqlite")) == (try Self.hash(folder.url("utf8.sqlite"))))
+    }
+
+    /// One change each, the smallest of its kind.
+    static let changes: [(String, String)] = [
+        ("one integer", "UPDATE notes SET extra = 43 WHERE id = 2"),
+        ("one real's last bit", "UPDATE notes SET score = 1.5000000000000002 WHERE id = 1"),
+        ("-0.0 to 0.0 in a column without affinity", "UPDATE settings SET value = 0.0 WHERE key = 'zero'"),
+        ("one character of text", "UPDATE notes SET title = 'Groceriez' WHERE id = 1"),
+        ("one byte of a blob over overflow pages", "UPDATE notes SET body = zeroblob(19999) || x'01' WHERE id = 3"),
+        ("NULL to empty text", "UPDATE tags SET name = '' WHERE name IS NULL"),
+        ("empty text to an empty blob", "UPDATE notes SET title = x'' WHERE id = 2"),
+        ("integer 42 to real 42.0", "UPDATE notes SET extra = 42.0 WHERE id = 2"),
+        ("integer 42 to text '42'", "UPDATE notes SET extra = '42' WHERE id = 2"),
+        ("one added row", "INSERT INTO notes (title) VALUES ('new')"),
+        ("one removed row", "DELETE FROM notes WHERE id = 7"),
+        ("the same rows in another rowid order", "DELETE FROM tags WHERE name IS NULL; INSERT INTO tags VALUES (NULL, NULL); UPDATE settings SET value = value - 1 WHERE key = 'count'"),
+        ("a row of a WITHOUT ROWID table", "UPDATE settings SET value = 'light' WHERE key = 'theme'"),
+        ("one changed index definition", "DROP INDEX notes_by_title; CREATE INDEX notes_by_title ON notes(title DESC)"),
+        ("one more index", "CREATE INDEX tags_by_name ON tags(name)"),
+        ("a view's definition", "DROP VIEW heavy; CREATE VIEW heavy AS SELECT name FROM tags WHERE weight > 11"),
+        ("a trigger's definition", "DROP TRIGGER stamp; CREATE TRIGGER stamp AFTER INSERT ON tags BEGIN SELECT 1; END"),
+        ("user_version", "PRAGMA user_version = 8"),
+        ("application_id", "PRAGMA application_id = 1"),
+        ("an empty table more", "CREATE TABLE empty (x)"),
+    ]
+
+    @Test(arguments: changes.indices)
+    func differentAfterAnyChange(change: Int) throws {
+        let (name, sql) = Self.changes[change]
+        let folder = try TemporaryFolder()
+        try Self.makeStore(folder.url("base.sqlite"))
+        try Self.makeStore(folder.url("changed.sqlite"), then: sql)
+        #expect(try Self.hash(folder.url("changed.sqlite")) != (try Self.hash(folder.url("base.sqlite"))), "\(name)")
+    }
+
+    @Test func statisticsAndRootPagesDoNotCount() throws {
+        let folder = try TemporaryFolder()
+        try Self.makeStore(folder.url("base.sqlite"))
+        // ANALYZE adds sqlite_stat1 (and its schema row); recreating a table first moves every root page.
+        try Self.makeStore(folder.url("analyzed.sqlite"), then: "ANALYZE")
+        try Self.makeStore(folder.url("moved.sqlite"), before: "CREATE TABLE filler (x); WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30) INSERT INTO filler SELECT randomblob(3000) FROM n", then: "DROP TABLE filler")
+        func roots(_ name: String) throws -> [SQLiteValue] {
+            try Database(path: folder.url(name), options: .init(readOnly: true)).rows("SELECT rootpage FROM sqlite_schema WHERE name = 'notes'").flatMap { $0 }
+        }
+        #expect(try roots("moved.sqlite") != (try roots("base.sqlite")))
+        let base = try Self.hash(folder.url("base.sqlite"))
+        #expect(try Self.hash(folder.url("analyzed.sqlite")) == base)
+        #expect(try Self.hash(folder.url("moved.sqlite")) == base)
+    }
+
+    /// The stream README documents, built here by hand for a small store: if the
+    /// definition changes, every recorded hash changes, and this test says so.
+    @Test func theHashedStreamIsTheDocumentedOne() throws {
+        let folder = try TemporaryFolder()
+        let sql = "CREATE TABLE t (a, b)"
+        let database = try Database(path: folder.url("t.sqlite"), options: .init(create: true))
+        try database.execute("\(sql); PRAGMA user_version = 7; INSERT INTO t VALUES (1, 'x'), (NULL, x'00ff'), (-2.5, '')")
+        try database.close()
+        func integer(_ value: Int64) -> [UInt8] { [0x01] + withUnsafeBytes(of: UInt64(bitPattern: value).bigEndian, Array.init) }
+        func real(_ value: Double) -> [UInt8] { [0x02] + withUnsafeBytes(of: value.bitPattern.bigEndian, Array.init) }
+        func text(_ value: String) -> [UInt8] { [0x03] + withUnsafeBytes(of: UInt64(value.utf8.count).bigEndian, Array.init) + Array(value.utf8) }
+        func blob(_ value: [UInt8]) -> [UInt8] { [0x04] + withUnsafeBytes(of: UInt64(value.count).bigEndian, Array.init) + value }
+        var stream = Array("fixturekit-content-1".utf8) + [0]
+        stream += integer(7) + integer(0)
+        stream += Array("S".utf8) + text("table") + text("t") + text("t") + text(sql)
+        stream += Array("T".utf8) + text("t")
+        stream += Array("R".utf8) + integer(1) + text("x")
+        stream += Array("R".utf8) + [0x00] + blob([0x00, 0xFF])
+        stream += Array("R".utf8) + real(-2.5) + text("")
+        #expect(try Self.hash(folder.url("t.sqlite")) == (try FixtureKit.SHA256.hash(stream)))
+    }
+
+    @Test func hashPrintsLikeSha256sumForAStoreAFixtureAndAnArchive() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.url("live"), withIntermediateDirectories: true)
+        let store = try HeldWALStore(in: folder.url("live"), notes: 30)
+        #expect(fixturekit("capture", "--no-anonymize", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--mode", "raw").status == 0)
+        #expect(fixturekit("pack", "--quiet", folder.url("corpus/1.0.0")).status == 0)
+        let fixture = try snapshotOfFiles(folder.url("corpus/1.0.0"))
+        #expect(fixture.keys.contains("App.sqlite-wal"))
+        let expected = try Self.hash(store.path).hex
+        for path in [store.path, folder.url("corpus/1.0.0"), folder.url("corpus/1.0.0/App.sqlite"), folder.url("corpus/App-1.0.0.tar.zst")] {
+            let result = fixturekit("hash", path)
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput == "\(expected)  \(path)\n")
+        }
+        // The manifest records it; the fixture was never opened in place.
+        #expect(try Manifest.decode(try folder.read("corpus/1.0.0/manifest.json")).contentHash == expected)
+        #expect(try snapshotOfFiles(folder.url("corpus/1.0.0")) == fixture)
+        // A name with a line feed is escaped as sha256sum escapes it.
+        try FileManager.default.copyItem(atPath: folder.url("corpus/1.0.0"), toPath: folder.url("odd\nname"))
+        #expect(fixturekit("hash", folder.url("odd\nname")).standardOutput == "\\\(expected)  \(folder.path)/odd\\nname\n")
+    }
+
+    @Test func hashRefusesWhatItCannotHash() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("text.sqlite", "not a database, but long enough to have a header of 100 bytes......................................")
+        let missing = fixturekit("hash", folder.url("missing.sqlite"))
+        #expect(missing.status == 2)
+        #expect(missing.standardError == "fixturekit: open store: \(folder.url("missing.sqlite")): no such file\n")
+        let text = fixturekit("hash", folder.url("text.sqlite"))
+        #expect(text.status == 2)
+        #expect(text.standardError.hasPrefix("fixturekit: hash: \(folder.url("text.sqlite")): "))
+        #expect(text.standardError.split(separator: "\n").count == 1)
+        // An archive whose store was changed fails its SHA256SUMS: a check failed.
+        let live = try TemporaryFolder()
+        try Self.makeStore(live.url("App.sqlite"))
+        #expect(fixturekit("capture", "--no-anonymize", live.url("App.sqlite"), "--version", "1.0.0", "--corpus", folder.url("corpus")).status == 0)
+        var bytes = try folder.read("corpus/1.0.0/App.sqlite")
+        bytes[bytes.count - 1] ^= 1
+        try folder.write("corpus/1.0.0/App.sqlite", bytes)
+        #expect(try run(["tar", "-C", folder.url("corpus/1.0.0"), "-cf", folder.url("bad.tar"), "SHA256SUMS", "manifest.json", "App.sqlite"]).status == 0)
+        let archive = fixturekit("hash", folder.url("bad.tar"))
+        #expect(archive.status == 1)
+        #expect(archive.standardError == "fixturekit: hash: \(folder.url("bad.tar")): the archive fails its SHA256SUMS: App.sqlite: changed (hint: `fixturekit verify \(folder.url("bad.tar"))` lists every problem)\n")
+        #expect(fixturekit("hash").status == 64)
+    }
+}
