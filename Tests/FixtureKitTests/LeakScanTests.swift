@@ -272,7 +272,7 @@ struct LeakCase {
         let rules = folder.url("MigrationFixtures/anonymize.json")
         var spanning = 0
         for _ in 1...2 {
-            let result = fixturekit(["anonymize", folder.url("MigrationFixtures/" + version), "--rules", rules, "--json"], environment: environment)
+            let result = fixturekit(["anonymize", folder.url("MigrationFixtures/" + version), "--rules", rules, "--json", "--force"], environment: environment)
             #expect(result.status == 0, "\(result.standardError)")
             spanning = (try? JSONDecoder().decode(AnonymizationReport.self, from: Data(result.standardOutput.utf8)))?.leakScan.spanning ?? -1
         }
