@@ -7,7 +7,7 @@ enum StatusText {
         let supported = status.versions.filter { $0.support == .supported }.count
         var lines: [StyledText] = ["status: \(status.configuration): \(status.store), current \(status.current), \(supported) supported"]
 
-        let header = ["VERSION", "SUPPORT", "FIXTURE", "SUMS", "ARCHIVE", "CAPTURE", "MODEL", "ROWS"]
+        let header = ["VERSION", "SUPPORT", "FIXTURE", "SUMS", "ARCHIVE", "CAPTURE", "ANONYMIZED", "MODEL", "ROWS"]
         let rows = status.versions.map { cells($0, store: status.store) }
         var widths = header.map(\.count)
         for row in rows {
@@ -107,6 +107,7 @@ enum StatusText {
             Cell(row.support.rawValue, row.support == .unlisted ? .failed : nil),
             fixture, sums, archive,
             Cell(capture),
+            Cell(row.facts?.anonymization.label ?? "-"),
             Cell(row.facts?.model.label ?? "-"),
             Cell(row.facts.map { String($0.rows) } ?? "-"),
         ]

@@ -92,7 +92,7 @@ struct NotesCorpus {
         try database.execute(schema)
         try fill(database)
         try database.close()
-        _ = try Capture.capture(store: live + "/App.sqlite", version: version, corpus: corpus, mode: .snapshot)
+        _ = try Capture.capture(store: live + "/App.sqlite", version: version, corpus: corpus, mode: .snapshot, anonymize: .synthetic)
     }
 
     /// Writes fixturekit.json, with `edit` applied to its JSON object.

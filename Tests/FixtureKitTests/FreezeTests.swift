@@ -9,7 +9,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: notes.folder.url("live"), withIntermediateDirectories: true)
         let store = try HeldWALStore(in: notes.folder.url("live"), notes: 12)
         _ = store
-        let result = fixturekit(["freeze", notes.folder.url("live/App.sqlite"), "--version", "3.1.0", "--config", notes.config], environment: ["SOURCE_DATE_EPOCH": "0"])
+        let result = fixturekit(["freeze", notes.folder.url("live/App.sqlite"), "--version", "3.1.0", "--config", notes.config, "--no-anonymize"], environment: ["SOURCE_DATE_EPOCH": "0"])
         #expect(result.status == 0, "\(result.standardError)")
         let archive = notes.corpus + "/App-3.1.0.tar.zst"
         let digest = try SHA256.hash(try notes.folder.read("MigrationFixtures/App-3.1.0.tar.zst")).hex

@@ -69,7 +69,7 @@ import Testing
         expectMatchesSchema(corpus + "/fixturekit.json")
         let configuration = try CorpusConfiguration.load(corpus + "/fixturekit.json")
         #expect(configuration.store == "App.sqlite" && configuration.current == "1.0.0" && configuration.supported.isEmpty && configuration.stages.isEmpty)
-        #expect(configuration.anonymize == "anonymize.json")
+        #expect(configuration.anonymize == .rules("anonymize.json"))
         // Strict mode refuses the TODOs, each named.
         let anonymize = fixturekit(["anonymize", store.path, "--rules", corpus + "/anonymize.json", "-o", folder.url("out.sqlite")], environment: ["FIXTUREKIT_ANON_KEY": String(repeating: "k", count: 32)])
         #expect(anonymize.status == 2)

@@ -11,7 +11,7 @@ struct JSONSchema {
     static let known: Set<String> = [
         "$schema", "$id", "title", "description", "$defs", "type", "properties", "additionalProperties",
         "required", "items", "enum", "pattern", "uniqueItems", "minItems", "oneOf", "$ref",
-        "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+        "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "const",
     ]
 
     /// docs/fixturekit.schema.json of this repository.
@@ -41,6 +41,7 @@ struct JSONSchema {
             found += faults(value, target, at: place)
         }
         if let type = schema["type"] as? String, !Self.isOfType(value, type) { return found + ["\(here): not of type \(type)"] }
+        if let constant = schema["const"], !Self.equal(constant, value) || (constant as? NSNumber).map(Self.isBoolean) != (value as? NSNumber).map(Self.isBoolean) { found.append("\(here): not \(constant)") }
         if let choices = schema["enum"] as? [Any], !choices.contains(where: { Self.equal($0, value) }) { found.append("\(here): not one of the enum") }
         if let number = value as? NSNumber, !(value is String), let bounds = Optional(number.doubleValue) {
             if let minimum = schema["minimum"] as? Double, bounds < minimum { found.append("\(here): below \(minimum)") }

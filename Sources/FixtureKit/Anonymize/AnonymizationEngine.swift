@@ -12,6 +12,10 @@ struct EngineResult {
     /// `table.column` of each rule index, for the leak scan's report.
     var ruleNames: [String]
     var schemaText: [String]
+    /// The store keeps its text in UTF-16.
+    var isUTF16: Bool
+    /// The output was left in WAL mode, as the store was.
+    var isWAL: Bool
     /// The leak scan, started while the rows were rewritten.
     var leakScan: LeakScan
     /// Keyed outputs taken from ``KeyedPrefetch`` rather than computed on the spot.
@@ -47,10 +51,12 @@ enum AnonymizationEngine {
             do { try body() } catch { throw FixtureKitError(what: "anonymize", path: display, why: error.description) }
         }
         let database: Database
+        let isWAL: Bool
         do {
             database = try Database(path: path, options: .init(busyTimeout: 0))
             // The first read replays the copied WAL or rolls back a hot journal.
             _ = try database.scalar("SELECT count(*) FROM sqlite_schema")
+            isWAL = try database.scalar("PRAGMA journal_mode")?.text?.lowercased() == "wal"
             try database.execute("PRAGMA journal_mode = DELETE")
             try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA secure_delete = ON; PRAGMA foreign_keys = OFF; PRAGMA cache_size = -\(cacheKiB)")
             try disableTriggers(database)
@@ -109,12 +115,31 @@ enum AnonymizationEngine {
             }
         }
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+        if isWAL { try keepWALMode(output, display: display) }
         let columns = bound.map { rule in
             AnonymizationReport.ColumnChange(table: rule.table, column: rule.column, strategy: rule.rule.strategy.name, rowsChanged: session.changed[rule.index])
         }
         return EngineResult(
             columns: columns, absent: absent, rebuiltIndexes: rebuilt, ruleNames: bound.map(\.name), schemaText: schema.schemaText,
-            leakScan: leakScan, prefetched: prefetch?.taken ?? 0)
+            isUTF16: schema.isUTF16, isWAL: isWAL, leakScan: leakScan, prefetched: prefetch?.taken ?? 0)
+    }
+
+    /// Puts the output in WAL mode, as its store was: SQLite writes the header
+    /// through the log and, closing its last connection, copies it into the
+    /// main file and deletes `-wal` and `-shm`.
+    private static func keepWALMode(_ output: String, display: String) throws(FixtureKitError) {
+        do throws(SQLiteError) {
+            let database = try Database(path: output, options: .init(busyTimeout: 0))
+            guard try database.scalar("PRAGMA journal_mode = WAL")?.text?.lowercased() == "wal" else {
+                throw SQLiteError(code: SQLITE_ERROR, message: "the output did not switch to WAL mode", sql: "PRAGMA journal_mode = WAL")
+            }
+            try database.close()
+        } catch {
+            throw FixtureKitError(what: "anonymize: keep WAL mode", path: display, why: error.description)
+        }
+        for suffix in ["-wal", "-shm"] where (try? POSIX.lstatIfPresent(output + suffix)) != nil {
+            throw FixtureKitError(what: "anonymize: keep WAL mode", path: display, why: "SQLite left \(output.split(separator: "/").last ?? "")\(suffix) behind")
+        }
     }
 
     /// Turns triggers off for the connection: an app's triggers would copy old

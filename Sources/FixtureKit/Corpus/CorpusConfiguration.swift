@@ -53,8 +53,9 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     public var stages: [Stage]
     public var counts: [String: CountRule]?
     public var checks: [Check]?
-    /// The anonymization rules file, relative to the corpus.
-    public var anonymize: String?
+    /// The anonymization rules file, relative to the corpus, or `false`: the
+    /// corpus' stores hold synthetic data only. Without it, `capture` refuses.
+    public var anonymize: AnonymizeSetting?
     /// Business keys per table, for matching rows across a migration: `{"notes": ["uuid"]}`.
     public var keys: [String: [String]]?
     /// Declared column changes: `{"notes.created_at": "derived", "notes.legacy": "dropped"}`.
@@ -91,7 +92,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         stages = try container.decodeIfPresent([Stage].self, forKey: .stages) ?? []
         counts = try container.decodeIfPresent([String: CountRule].self, forKey: .counts)
         checks = try container.decodeIfPresent([Check].self, forKey: .checks)
-        anonymize = try container.decodeIfPresent(String.self, forKey: .anonymize)
+        anonymize = try container.decodeIfPresent(AnonymizeSetting.self, forKey: .anonymize)
         keys = try container.decodeIfPresent([String: [String]].self, forKey: .keys)
         changes = try container.decodeIfPresent([String: String].self, forKey: .changes)
         userVersions = try container.decodeIfPresent([String: Int].self, forKey: .userVersions)
@@ -110,7 +111,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         }
         let configuration = try parse(bytes, path: path)
         // Every command that reads the configuration says so when its rules cannot be read.
-        if let rules = configuration.anonymize {
+        if let rules = configuration.anonymize?.rulesFile {
             do { _ = try AnonymizationRules.load(configuration.resolve(rules)) } catch {
                 throw FixtureKitError(what: "read configuration", path: path, why: "\"anonymize\": \(error.path ?? rules): \(error.why)", hint: error.hint)
             }
@@ -200,9 +201,38 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     /// personal: every rule but `keep`. `nil` when rules are named but cannot
     /// be read: then every column counts as personal.
     var personalColumns: Set<String>? {
-        guard let anonymize else { return [] }
-        guard let rules = try? AnonymizationRules.load(resolve(anonymize)) else { return nil }
+        guard let file = anonymize?.rulesFile else { return [] }
+        guard let rules = try? AnonymizationRules.load(resolve(file)) else { return nil }
         return Set(rules.orderedRules.filter { $0.rule.strategy != .keep }.map { "\($0.table).\($0.column)".lowercased() })
+    }
+
+    /// `"anonymize"` of `fixturekit.json`: a rules file, or `false`.
+    public enum AnonymizeSetting: Codable, Equatable, Sendable {
+        /// The rules file, relative to the corpus: `capture` applies it.
+        case rules(String)
+        /// `false`: the corpus' stores hold synthetic data only, and are frozen as they are.
+        case disabled
+
+        public var rulesFile: String? { if case .rules(let file) = self { file } else { nil } }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let file = try? container.decode(String.self) {
+                self = .rules(file)
+            } else if let flag = try? container.decode(Bool.self), flag == false {
+                self = .disabled
+            } else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "must be a rules file or false")
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .rules(let file): try container.encode(file)
+            case .disabled: try container.encode(false)
+            }
+        }
     }
 
     /// The declared changes, by lower-cased `table.column` or `table`; a table

@@ -91,7 +91,8 @@ public enum Capture {
                 }
             }
             // Anonymization (Anonymize/): rewrites the staged store before anything is installed.
-            let anonymized = try anonymization.apply(staging: staging, storeName: set.storeName, display: storePath, fixture: target, progress: progress)
+            progress?.begin("capture \(storePath): anonymize")
+            let anonymized = try anonymization.apply(staging: staging, storeName: set.storeName, display: storePath, fixture: target)
             progress?.begin("capture \(storePath): hash and inspect")
             defer { progress?.end() }
             // The staged store is complete and nothing writes to it any more: more

@@ -297,5 +297,6 @@ extension FixtureFacts {
         tables = manifest.tables.map { TableRows(name: $0.key, rows: $0.value) }.sorted { lhs, rhs in
             lhs.rows != rhs.rows ? lhs.rows > rhs.rows : lhs.name.utf8.lexicographicallyPrecedes(rhs.name.utf8)
         }
+        anonymization = FixtureAnonymization(manifest.anonymization)
     }
 }

@@ -48,7 +48,8 @@ extension JSONDecoderFactory {
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
             return "\(path(context.codingPath)) has the wrong type"
         case DecodingError.dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context.codingPath)) is invalid"
+            // A type's own check says what it wants (`anonymize must be a rules file or false`).
+            return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context.codingPath)) \(context.debugDescription)"
         default:
             return "not valid JSON"
         }

@@ -13,9 +13,10 @@ struct CaptureCommand: Command {
             leaves the source untouched; checkpoint folds the source's WAL into its main file, then
             copies it while no writer can start; raw copies the main file with its -wal and -shm as
             one consistent set. Writes manifest.json and SHA256SUMS; the fixture folder appears whole.
-            When the corpus' fixturekit.json names anonymization rules, they are applied before the
-            fixture is installed (the key is read from the variable the rules name); --mode raw is then
-            refused, unless --no-anonymize declares the store synthetic (the manifest records it).
+            The corpus' fixturekit.json must name anonymization rules ("anonymize"): they are applied
+            before the fixture is installed (the key is read from the variable the rules name), and
+            --mode raw is then refused. A corpus without rules is refused, unless the store is declared
+            synthetic: --no-anonymize, or "anonymize": false (the manifest records it).
             """,
         arguments: [store.erased],
         options: [Shared.version.erased, Shared.corpus.erased, Shared.mode.erased, force.erased, noAnonymize.erased, Shared.json.erased]
@@ -42,7 +43,7 @@ struct CaptureCommand: Command {
     func run(_ console: Console) throws -> ExitCode {
         let anonymize = CaptureAnonymization(optOut: noAnonymize, environment: console.environment)
         let result = try Capture.capture(store: store, version: version, corpus: corpus, mode: mode, force: force, anonymize: anonymize, progress: console.work)
-        CaptureText.report(result, store: store, mode: mode, what: "capture", console: console)
+        CaptureText.report(result, store: store, mode: mode, optedOutBy: noAnonymize ? "--no-anonymize" : "\"anonymize\": false", console: console)
         for line in LockText.report(result.lock, lock: corpus.appendingPathForDisplay(CorpusLock.fileName)) { console.message(line) }
         if json { console.output(Formatting.json(result.manifest)) }
         return .success
@@ -51,15 +52,15 @@ struct CaptureCommand: Command {
 
 /// The human report of `capture` and `freeze`.
 enum CaptureText {
-    static func report(_ result: CaptureResult, store: String, mode: CaptureMode, what: String, console: Console) {
+    static func report(_ result: CaptureResult, store: String, mode: CaptureMode, optedOutBy: String, console: Console) {
         if result.replacedExisting {
-            console.error("\(what): \(result.fixture): replaced the existing fixture of \(result.manifest.version) (--force)")
+            console.error("capture: \(result.fixture): replaced the existing fixture of \(result.manifest.version) (--force)")
         }
         let rows = result.manifest.tables.values.reduce(0, +)
         console.info("\(result.fixture): captured \(store) (\(mode.rawValue)): \(Formatting.count(result.sums.entries.count, "file")), \(Formatting.count(result.manifest.tables.count, "table")), \(Formatting.count(rows, "row"))")
         if let anonymization = result.manifest.anonymization {
             console.info(anonymization.mode == Manifest.Anonymization.optedOutMode
-                ? "\(result.fixture): not anonymized (--no-anonymize), as the manifest records"
+                ? "\(result.fixture): not anonymized (\(optedOutBy)): synthetic data, as the manifest records"
                 : "\(result.fixture): anonymized by the corpus' rules: \(Formatting.count(anonymization.columns?.count ?? 0, "column")) with a rule, leak scan passed")
         }
     }

@@ -14,7 +14,8 @@ struct FreezeCommand: Command {
             For release pipelines: the fixture is written into the corpus of FILE (its anonymization rules
             applied before anything lands there) and packed beside it with its .sha256. Prints
             `<sha256>  <archive>` on stdout, as sha256sum does. A corpus without fixturekit.json is
-            refused: `fixturekit init` writes one.
+            refused: `fixturekit init` writes one. A corpus without rules is refused unless the store is
+            declared synthetic: --no-anonymize, or "anonymize": false.
             """,
         arguments: [store.erased],
         options: [Shared.version.erased, Shared.config.erased, corpus.erased, Shared.mode.erased, force.erased, noAnonymize.erased, Shared.json.erased]
@@ -24,8 +25,8 @@ struct FreezeCommand: Command {
     var version: String
     var config: String
     var mode: CaptureMode
-    var force: Bool
     var noAnonymize: Bool
+    var force: Bool
     var json: Bool
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
