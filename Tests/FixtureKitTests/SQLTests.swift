@@ -9,7 +9,7 @@ import Testing
     static func rawFixture(in folder: TemporaryFolder) throws -> (store: HeldWALStore, fixture: String) {
         let store = try HeldWALStore(in: folder.path, notes: 20)
         let corpus = folder.url("corpus")
-        let captured = fixturekit("capture", store.path, "--version", "1.0.0", "--corpus", corpus, "--mode", "raw", "-q")
+        let captured = fixturekit("capture", store.path, "--version", "1.0.0", "--corpus", corpus, "--mode", "raw", "--no-anonymize", "-q")
         #expect(captured.status == 0, "\(captured.standardError)")
         return (store, corpus + "/1.0.0")
     }
