@@ -55,9 +55,12 @@ torture: bootstrap
 fuzz: bootstrap
 	@scripts/fuzz.sh $(FUZZ_SECONDS)
 
+# The tool, and its manual page generated from the same declarations as its --help.
 install: release
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(RELEASE_BIN) $(DESTDIR)$(PREFIX)/bin/fixturekit
+	$(RELEASE_BIN) generate-manual > .build/fixturekit.1
+	install -m 0644 .build/fixturekit.1 $(DESTDIR)$(PREFIX)/share/man/man1/fixturekit.1
 
 clean:
 	rm -rf .build

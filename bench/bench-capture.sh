@@ -374,8 +374,8 @@ warm_page_cache
 echo
 
 # The commands, as shown and as run.
-capture_shown="$bin_shown capture $src --version $version_label --corpus $corpus --mode snapshot"
-capture_run="$(quote "$bin") capture $(quote "$src") --version $version_label --corpus $(quote "$corpus") --mode snapshot"
+capture_shown="$bin_shown capture $src --version $version_label --corpus $corpus --mode snapshot --no-anonymize"
+capture_run="$(quote "$bin") capture $(quote "$src") --version $version_label --corpus $(quote "$corpus") --mode snapshot --no-anonymize"
 backup_shown="sqlite3 -readonly $src \".backup $backup_dir/App.sqlite\" && sha256sum $backup_dir/App.sqlite"
 backup_run="sqlite3 -readonly $(quote "$src") $(quote ".backup $backup_dir/App.sqlite") && sha256sum $(quote "$backup_dir/App.sqlite")"
 cp_shown="cp $src $src-wal $src-shm $copy_dir/"
@@ -427,7 +427,7 @@ echo "--- peak memory: /usr/bin/time -f %M $capture_shown ($rss_runs runs)"
 for ((i = 1; i <= rss_runs; i++)); do
   bash -c "$capture_prepare"
   /usr/bin/time -f '%M' -a -o "$results/capture-rss.txt" \
-    "$bin" capture "$src" --version "$version_label" --corpus "$corpus" --mode snapshot 2>/dev/null ||
+    "$bin" capture "$src" --version "$version_label" --corpus "$corpus" --mode snapshot --no-anonymize 2>/dev/null ||
     die "fixturekit capture $src failed under /usr/bin/time"
 done
 peak_rss_kib=$(sort -n "$results/capture-rss.txt" | tail -n 1)

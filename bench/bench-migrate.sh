@@ -152,7 +152,7 @@ build_corpus() {
   write_config "$staging/fixturekit.json"
   for version in 1.0.0 2.0.0; do
     echo "corpus: $bin_shown capture $build_dir/$version/App.sqlite --version $version --corpus $corpus"
-    output=$("$bin" capture "$build_dir/$version/App.sqlite" --version "$version" --corpus "$staging" 2>&1) ||
+    output=$("$bin" capture "$build_dir/$version/App.sqlite" --version "$version" --corpus "$staging" --no-anonymize 2>&1) ||
       die "fixturekit capture of $version failed: $output"
     [[ -z $output ]] || sed 's/^/  /' <<<"$output"
   done

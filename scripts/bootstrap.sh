@@ -12,9 +12,11 @@ set -euo pipefail
 build_packages=(libsqlite3-dev libarchive-dev libssl-dev pkg-config)
 # Peer tools the tests compare against: sha256sum (coreutils), shasum (perl),
 # sqlite3, GNU tar and bsdtar, the compressors; headless Chromium and a font,
-# which render `migrate --html`'s page in the tests.
-test_packages=(coreutils perl sqlite3 tar libarchive-tools zstd xz-utils gzip chromium fonts-dejavu-core)
-bench_packages=(hyperfine time openssl)
+# which render `migrate --html`'s page in the tests; groff, zsh and fish, which
+# check the manual page and the completion scripts; openssl, whose key the
+# README's "your own app in five minutes" makes.
+test_packages=(coreutils perl sqlite3 tar libarchive-tools zstd xz-utils gzip chromium fonts-dejavu-core groff zsh fish openssl)
+bench_packages=(hyperfine time)
 
 wanted=("${build_packages[@]}" "${test_packages[@]}")
 case "${1:-}" in

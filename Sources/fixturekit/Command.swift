@@ -37,11 +37,12 @@ enum ExitCode: Int32, Comparable {
     static func < (lhs: ExitCode, rhs: ExitCode) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// One subcommand: it parses its words, calls one library entry point and prints.
+/// One subcommand: it declares its arguments and options, reads them from the
+/// parsed words, calls one library entry point and prints.
 protocol Command {
     static var configuration: CommandConfiguration { get }
-    /// Builds the command from the words after its name: a pure function of them.
-    init(arguments: [String]) throws(UsageError)
+    /// Builds the command from its parsed words: a pure function of them.
+    init(_ parsed: ParsedArguments) throws(UsageError)
     /// Checks the options against each other, once parsed.
     func validate() throws(UsageError)
     /// Does the work; a thrown ``FixtureKitError`` becomes one line on stderr.
@@ -50,35 +51,9 @@ protocol Command {
 
 extension Command {
     func validate() throws(UsageError) {}
-}
 
-/// Options several commands share.
-extension OptionDefinition {
-    static let json = OptionDefinition.flag("--json", help: "Print machine-readable JSON on stdout.")
-    static let quiet = OptionDefinition.flag("--quiet", "-q", help: "Print only problems.")
-    static let jobs = OptionDefinition.option("--jobs", "-j", value: "N", help: "Files hashed at once (default: every core).")
-}
-
-extension ParsedArguments {
-    /// The required `--version V`.
-    func requiredVersion() throws(UsageError) -> String {
-        guard let version = value("--version") else { throw UsageError("missing required option '--version <V>'") }
-        return version
-    }
-
-    /// `--mode snapshot|checkpoint|raw`, snapshot when absent.
-    func captureMode() throws(UsageError) -> CaptureMode {
-        let name = value("--mode") ?? CaptureMode.snapshot.rawValue
-        guard let mode = CaptureMode(rawValue: name) else {
-            throw UsageError("'--mode' must be snapshot, checkpoint or raw, not '\(name)'")
-        }
-        return mode
-    }
-
-    /// `--jobs N` as a positive number.
-    func jobs() throws(UsageError) -> Int? {
-        guard let text = value("--jobs") else { return nil }
-        guard let jobs = Int(text), jobs > 0 else { throw UsageError("'--jobs' needs a positive number, not '\(text)'") }
-        return jobs
+    /// Parses the words after the command's name and builds the command.
+    init(arguments: [String]) throws(UsageError) {
+        try self.init(Self.configuration.parse(arguments))
     }
 }

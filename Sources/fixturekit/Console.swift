@@ -1,10 +1,21 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
+import FixtureKit
 
 /// Where a command writes: machine-readable output on stdout, human output and
 /// progress on stderr. Tests capture both.
-final class Console {
+///
+/// Every line on stderr is one line: control characters in it (a file name
+/// holding a line feed or an escape) are shown escaped. Colour is added after
+/// that, around the words a ``StyledText`` marks, so it reaches a terminal as colour.
+final class Console: @unchecked Sendable {
+    /// How much goes to stderr: `--quiet`, the default, `--verbose`.
+    enum Verbosity: Sendable { case quiet, normal, verbose }
+
+    enum Style: Sendable { case ok, failed }
+
     private(set) var standardOutput = ""
     private(set) var standardError = ""
     /// The errno of the first write to stdout that failed (a full disk, a
@@ -13,15 +24,39 @@ final class Console {
     private let capturing: Bool
     /// Whether stderr is a terminal: progress and colour only then.
     let isTerminal: Bool
+    /// Whether stdin is a terminal: an interactive session only then.
+    let isInteractive: Bool
     /// Colour on a terminal unless NO_COLOR is set (https://no-color.org).
     let usesColor: Bool
     /// The process' environment, as given (tests pass their own): SOURCE_DATE_EPOCH, the anonymization key.
     let environment: [String: String]
+    /// Set from `--quiet` and `--verbose` before a command runs.
+    var verbosity = Verbosity.normal
+    /// What the running command has done so far, when someone shows it (``ProgressDisplay``).
+    var work: WorkProgress?
+    /// Serializes writes: progress is drawn from a thread of its own.
+    private let lock = NSLock()
+    /// The progress line on the terminal now, erased before any other line is written.
+    private var progressLine: String?
+    private var progressClosed = false
 
-    init(capturing: Bool = false, environment: [String: String] = [:]) {
+    /// Erases the progress line and draws no other: the work is over.
+    func closeProgress() {
+        lock.lock()
+        progressClosed = true
+        lock.unlock()
+        drawProgress(nil)
+    }
+
+    /// What a capturing console reads as stdin.
+    private let input: String?
+
+    init(capturing: Bool = false, environment: [String: String] = [:], standardInput: String? = nil) {
         self.capturing = capturing
+        self.input = standardInput
         self.environment = environment
         self.isTerminal = !capturing && isatty(STDERR_FILENO) == 1
+        self.isInteractive = !capturing && isatty(STDIN_FILENO) == 1
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         self.usesColor = isTerminal && !noColor && environment["TERM"] != "dumb"
     }
@@ -30,19 +65,47 @@ final class Console {
     /// in the tool's own process, not when a test runs it in its process.
     var handlesSignals: Bool { !capturing }
 
-    /// Writes `text` and a line feed to stdout.
-    func output(_ text: String) {
-        write(text + "\n", to: STDOUT_FILENO)
+    /// Writes `text`, and a line feed unless told not to, to stdout.
+    func output(_ text: String, terminated: Bool = true) {
+        write(terminated ? text + "\n" : text, to: STDOUT_FILENO)    }
+
+    /// All of stdin, as text.
+    func readStandardInput() -> String {
+        if capturing { return input ?? "" }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(STDIN_FILENO, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { break }
+            bytes += chunk[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Writes `text` as one line on stderr: a file name holding a line feed or
-    /// another control character is shown escaped, and stays on its line.
+    /// Writes `text` as one line on stderr, whatever the verbosity: problems, errors.
     func message(_ text: String) {
-        let needsEscaping = text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
-        write((needsEscaping ? text.escapingControlCharacters() : text) + "\n", to: STDERR_FILENO)
+        message(StyledText(plain: text))
     }
 
-    /// Writes several lines on stderr, each as ``message(_:)`` does.
+    /// Writes `text` as one line on stderr, its marked words in colour when colour is on.
+    func message(_ text: StyledText) {
+        line(text.rendered(color: usesColor))
+    }
+
+    /// A line of the normal report, left out with `--quiet`.
+    func info(_ text: String) { info(StyledText(plain: text)) }
+
+    func info(_ text: StyledText) {
+        if verbosity != .quiet { message(text) }
+    }
+
+    /// A line only `--verbose` prints: a step and its time.
+    func detail(_ text: String) {
+        if verbosity == .verbose { message(text) }
+    }
+
+    /// Writes several lines on stderr, each as ``message(_:)-(String)`` does.
     func lines(_ text: String) {
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) { message(String(line)) }
     }
@@ -50,20 +113,37 @@ final class Console {
     /// `fixturekit: <what>: <path>: <why>` on stderr, always one line: a file
     /// name holding a line feed is shown with `\n`.
     func error(_ line: String) {
-        let needsEscaping = line.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }
-        message("fixturekit: " + (needsEscaping ? line.escapingControlCharacters() : line))
+        message("fixturekit: " + line)
     }
 
-    enum Style { case ok, failed }
+    /// Draws `text` as the progress line (a terminal only), or erases it with `nil`.
+    func drawProgress(_ text: String?) {
+        guard isTerminal else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        guard !progressClosed || text == nil else { return }
+        var bytes = progressLine == nil ? "" : "\r\u{1B}[K"
+        if let text { bytes += StyledText(plain: text).rendered(color: false) }
+        progressLine = text
+        rawWrite(bytes, to: STDERR_FILENO)
+    }
 
-    /// `text` in green or red when colour is on.
-    func styled(_ text: String, _ style: Style) -> String {
-        guard usesColor else { return text }
-        let code = style == .ok ? "32" : "31"
-        return "\u{1B}[\(code)m\(text)\u{1B}[0m"
+    private func line(_ rendered: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        // A line written under a progress line takes its place, and the progress comes back below.
+        let erase = progressLine == nil ? "" : "\r\u{1B}[K"
+        let redraw = progressLine ?? ""
+        rawWrite(erase + rendered + "\n" + redraw, to: STDERR_FILENO)
     }
 
     private func write(_ text: String, to fd: Int32) {
+        lock.lock()
+        defer { lock.unlock() }
+        rawWrite(text, to: fd)
+    }
+
+    private func rawWrite(_ text: String, to fd: Int32) {
         if capturing {
             if fd == STDOUT_FILENO { standardOutput += text } else { standardError += text }
             return
@@ -82,5 +162,45 @@ final class Console {
                 offset += written
             }
         }
+    }
+}
+
+/// A line of text whose parts may carry a colour: the parts are escaped first
+/// (control characters shown as `\n`, `\u{1B}`), the colour added around them after.
+struct StyledText: ExpressibleByStringInterpolation, Sendable {
+    var parts: [(text: String, style: Console.Style?)] = []
+
+    init(plain text: String) { parts = [(text, nil)] }
+    init(stringLiteral value: String) { parts = [(value, nil)] }
+    init(stringInterpolation: Interpolation) { parts = stringInterpolation.parts }
+
+    struct Interpolation: StringInterpolationProtocol {
+        var parts: [(text: String, style: Console.Style?)] = []
+        init(literalCapacity: Int, interpolationCount: Int) {}
+        mutating func appendLiteral(_ literal: String) { parts.append((literal, nil)) }
+        mutating func appendInterpolation(_ value: some CustomStringConvertible) { parts.append((value.description, nil)) }
+        /// `\(ok: "OK")` in green, `\(failed: "FAILED")` in red.
+        mutating func appendInterpolation(ok text: String) { parts.append((text, .ok)) }
+        mutating func appendInterpolation(failed text: String) { parts.append((text, .failed)) }
+        mutating func appendInterpolation(_ text: String, style: Console.Style?) { parts.append((text, style)) }
+        mutating func appendInterpolation(_ text: StyledText) { parts += text.parts }
+    }
+
+    static func + (lhs: StyledText, rhs: StyledText) -> StyledText {
+        var result = lhs
+        result.parts += rhs.parts
+        return result
+    }
+
+    /// The text without colour.
+    var plain: String { parts.map(\.text).joined() }
+
+    /// The line as it is written: each part escaped, then coloured when `color` is on.
+    func rendered(color: Bool) -> String {
+        parts.map { part in
+            let text = part.text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F } ? part.text.escapingControlCharacters() : part.text
+            guard color, let style = part.style else { return text }
+            return "\u{1B}[\(style == .ok ? "32" : "31")m\(text)\u{1B}[0m"
+        }.joined()
     }
 }

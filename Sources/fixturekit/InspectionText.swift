@@ -2,7 +2,8 @@ import FixtureKit
 
 /// The human report of `inspect`.
 enum InspectionText {
-    static func lines(_ inspection: StoreInspection) -> [String] {
+    /// Each line, and whether it is a diagnostic (which `--quiet` keeps).
+    static func lines(_ inspection: StoreInspection) -> [(String, Bool)] {
         let header = inspection.header
         var lines: [String] = []
         let files = inspection.files.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
@@ -32,9 +33,10 @@ enum InspectionText {
                 }
             }
         }
+        var result = lines.map { ($0, false) }
         for diagnostic in inspection.diagnostics {
-            lines.append("\(diagnostic.severity.rawValue): \(diagnostic.message)")
+            result.append(("\(diagnostic.severity.rawValue): \(diagnostic.message)", diagnostic.severity != .note))
         }
-        return lines
+        return result
     }
 }

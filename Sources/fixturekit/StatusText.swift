@@ -3,24 +3,27 @@ import FixtureKit
 /// The human report of `status`: a table of the versions, then the largest
 /// tables, the archives' digests, the chains of stages and the problems.
 enum StatusText {
-    static func lines(_ status: CorpusStatus, console: Console) -> [String] {
+    static func lines(_ status: CorpusStatus) -> [StyledText] {
         let supported = status.versions.filter { $0.support == .supported }.count
-        var lines = ["status: \(status.configuration): \(status.store), current \(status.current), \(supported) supported"]
+        var lines: [StyledText] = ["status: \(status.configuration): \(status.store), current \(status.current), \(supported) supported"]
 
-        let header = ["VERSION", "SUPPORT", "FIXTURE", "SUMS", "ARCHIVE", "CAPTURE", "MODEL", "ROWS"]
+        let header = ["VERSION", "SUPPORT", "FIXTURE", "SUMS", "ARCHIVE", "CAPTURE", "ANONYMIZED", "MODEL", "ROWS"]
         let rows = status.versions.map { cells($0, store: status.store) }
         var widths = header.map(\.count)
         for row in rows {
             for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.text.count) }
         }
-        func render(_ row: [Cell]) -> String {
-            row.enumerated().map { index, cell in
-                // Numbers to the right, the last column unpadded.
-                let padded = index == row.count - 1
-                    ? String(repeating: " ", count: widths[index] - cell.text.count) + cell.text
-                    : cell.text.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-                return cell.style.map { console.styled(padded, $0) } ?? padded
-            }.joined(separator: "  ")
+        func render(_ row: [Cell]) -> StyledText {
+            var text = StyledText(plain: "")
+            for (index, cell) in row.enumerated() {
+                // Numbers to the right, the last column unpadded; the colour on the word alone.
+                let padding = String(repeating: " ", count: widths[index] - cell.text.count)
+                if index > 0 { text = text + "  " }
+                text = index == row.count - 1
+                    ? text + "\(padding)\(cell.text, style: cell.style)"
+                    : text + "\(cell.text, style: cell.style)\(padding)"
+            }
+            return text
         }
         lines.append(render(header.map { Cell($0) }))
         lines += rows.map(render)
@@ -34,7 +37,7 @@ enum StatusText {
                 let tables = row.facts?.tables ?? []
                 var text = tables.prefix(3).map { "\($0.name) \($0.rows)" }.joined(separator: ", ")
                 if tables.count > 3 { text += ", and \(Formatting.count(tables.count - 3, "more table"))" }
-                lines.append(label(row.version) + (tables.isEmpty ? "no tables" : text))
+                lines.append(StyledText(plain: label(row.version) + (tables.isEmpty ? "no tables" : text)))
             }
         }
         let archives = status.versions.compactMap(\.archive)
@@ -50,12 +53,12 @@ enum StatusText {
             lines.append("chains to \(status.current):")
             for row in migrated {
                 let chain = row.chain.map { $0.count == 1 ? "current" : $0.joined(separator: " -> ") }
-                lines.append(label(row.version) + (chain ?? "none: " + (row.chainGap ?? "")))
+                lines.append(StyledText(plain: label(row.version) + (chain ?? "none: " + (row.chainGap ?? ""))))
             }
         }
-        for problem in status.problems { lines.append("problem: " + problem.message) }
+        for problem in status.problems { lines.append(StyledText(plain: "problem: " + problem.message)) }
         let versions = Formatting.count(status.versions.count, "version")
-        lines.append("status: \(versions), " + (status.passed ? "no problems" : Formatting.count(status.problems.count, "problem")))
+        lines.append(StyledText(plain: "status: \(versions), " + (status.passed ? "no problems" : Formatting.count(status.problems.count, "problem"))))
         return lines
     }
 
@@ -104,6 +107,7 @@ enum StatusText {
             Cell(row.support.rawValue, row.support == .unlisted ? .failed : nil),
             fixture, sums, archive,
             Cell(capture),
+            Cell(row.facts?.anonymization.label ?? "-"),
             Cell(row.facts?.model.label ?? "-"),
             Cell(row.facts.map { String($0.rows) } ?? "-"),
         ]

@@ -4,10 +4,13 @@ import FixtureKit
 enum Tool {
     static var version: String { FixtureKitLibrary.version }
 
+    /// Every command, in the order help lists them.
     static var commands: [any Command.Type] { [
+        InitCommand.self,
         SumsCommand.self,
         VerifyCommand.self,
         InspectCommand.self,
+        SQLCommand.self,
         CaptureCommand.self,
         CheckpointCommand.self,
         AnonymizeCommand.self,
@@ -23,14 +26,19 @@ enum Tool {
         StatusCommand.self,
         HashCommand.self,
         LockCommand.self,
+        CompletionsCommand.self,
+        ManualCommand.self,
     ] }
+
+    /// The commands help, the completions and the manual show.
+    static var visibleCommands: [CommandConfiguration] { commands.map { $0.configuration }.filter { !$0.isHidden } }
 
     static let abstract = "Freeze the SQLite stores of shipped app versions as checksummed fixtures, and prove they still migrate."
 
     /// Runs the tool on `arguments` (without the program's name) and returns the exit status.
     static func main(_ arguments: [String], console: Console) -> ExitCode {
         guard let first = arguments.first else {
-            return usageError(UsageError("missing command"), usage: rootUsage, console: console)
+            return usageError(UsageError("missing command"), usage: rootUsage, helpCommand: "fixturekit --help", console: console)
         }
         switch first {
         case "--help", "-h":
@@ -45,7 +53,7 @@ enum Tool {
                 return .success
             }
             guard let command = command(named: arguments[1]) else {
-                return usageError(UsageError("unknown command '\(arguments[1])'"), usage: rootUsage, console: console)
+                return usageError(UsageError("unknown command '\(arguments[1])'"), usage: rootUsage, helpCommand: "fixturekit --help", console: console)
             }
             console.output(command.configuration.help)
             return .success
@@ -54,7 +62,7 @@ enum Tool {
         }
         guard let command = command(named: first) else {
             let error = first.hasPrefix("-") ? UsageError("unknown option '\(first)'") : UsageError("unknown command '\(first)'")
-            return usageError(error, usage: rootUsage, console: console)
+            return usageError(error, usage: rootUsage, helpCommand: "fixturekit --help", console: console)
         }
         return run(command, Array(arguments.dropFirst()), console: console)
     }
@@ -68,17 +76,23 @@ enum Tool {
         }
         let command: any Command
         do {
-            command = try type.init(arguments: arguments)
+            let parsed = try configuration.parse(arguments)
+            console.verbosity = try OutputOptions(parsed).verbosity
+            command = try type.init(parsed)
             try command.validate()
         } catch {
-            return usageError(error, usage: configuration.usage, console: console)
+            return usageError(error, usage: configuration.usage, helpCommand: "fixturekit \(configuration.name) --help", console: console)
         }
+        let progress = ProgressDisplay(console: console)
+        defer { progress.finish() }
         do {
             return try command.run(console)
         } catch let error as FixtureKitError {
+            progress.finish()
             console.error(error.description)
             return ExitCode(error.category)
         } catch {
+            progress.finish()
             console.error("\(configuration.name): \(error)")
             return .couldNotWork
         }
@@ -88,10 +102,10 @@ enum Tool {
         commands.first { $0.configuration.name == name }
     }
 
-    private static func usageError(_ error: UsageError, usage: String, console: Console) -> ExitCode {
+    private static func usageError(_ error: UsageError, usage: String, helpCommand: String, console: Console) -> ExitCode {
         console.message("Error: \(error.message)")
-        console.message("Usage: \(usage)")
-        console.message("  See 'fixturekit --help'.")
+        console.lines("Usage: \(usage)")
+        console.message("  See '\(helpCommand)'.")
         return .usage
     }
 
@@ -101,7 +115,7 @@ enum Tool {
         var text = "OVERVIEW: \(abstract)\n\nUSAGE: \(rootUsage)\n\nOPTIONS:\n"
         text += HelpTable.render([("--version", "Show the version."), ("-h, --help", "Show help information.")])
         text += "\nSUBCOMMANDS:\n"
-        text += HelpTable.render(commands.map { ($0.configuration.name, $0.configuration.abstract) })
+        text += HelpTable.render(visibleCommands.map { ($0.name, $0.abstract) })
         text += "\n  See 'fixturekit help <command>' for detailed help."
         return text
     }

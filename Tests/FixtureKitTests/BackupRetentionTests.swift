@@ -119,7 +119,7 @@ import Testing
         let store = try NotesCorpus.liveStore(in: folder.url("live"), mode: .rollback)
         let backups = folder.url("live/.fixturekit-backups")
         try FileManager.default.createDirectory(atPath: backups, withIntermediateDirectories: true)
-        _ = try Capture.capture(store: store, version: "1.0.0", corpus: folder.url("corpus"), mode: .snapshot)
+        _ = try Capture.capture(store: store, version: "1.0.0", corpus: folder.url("corpus"), mode: .snapshot, anonymize: .synthetic)
         let legacy = backups + "/App.sqlite.backup-20200101T000000.000000Z.tar.zst"
         #expect(fixturekit("pack", folder.url("corpus/1.0.0"), "-o", legacy).status == 0)
         for _ in 1...2 { #expect(fixturekit("backup", store, "--keep", "1").status == 0) }

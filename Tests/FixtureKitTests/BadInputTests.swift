@@ -69,7 +69,7 @@ import Testing
         let folder = try TemporaryFolder()
         let store = try TortureTests.liveStore(folder)
         // 1 MiB at most per file: the 4 MiB store cannot be copied.
-        let result = try run(["sh", "-c", "ulimit -f 2048; exec \"$0\" \"$@\"", toolExecutable, "capture", store, "--version", "1.0.0", "--corpus", folder.url("corpus")])
+        let result = try run(["sh", "-c", "ulimit -f 2048; exec \"$0\" \"$@\"", toolExecutable, "capture", "--no-anonymize", store, "--version", "1.0.0", "--corpus", folder.url("corpus")])
         #expect(result.status == 2, "\(result.standardError)")
         #expect(result.standardError.hasPrefix("fixturekit: capture: "))
         #expect(result.standardError.contains("(disk full, or a file-size limit)"), "\(result.standardError)")
@@ -88,7 +88,7 @@ import Testing
         chmod(folder.path, 0o755)
         chmod(store, 0o644)
         // Root writes anywhere: as root, the tool runs as `nobody`.
-        var command = [toolExecutable, "capture", store, "--version", "1.0.0", "--corpus", folder.url("corpus")]
+        var command = [toolExecutable, "capture", "--no-anonymize", store, "--version", "1.0.0", "--corpus", folder.url("corpus")]
         if getuid() == 0 { command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + command }
         let result = try run(command)
         #expect(result.status == 2, "\(result.standardError)")

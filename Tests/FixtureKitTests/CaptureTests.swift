@@ -18,9 +18,9 @@ import Testing
 
         // Checkpoint mode changes the source (it folds the WAL in), so it goes last.
         for (version, mode) in [("1.0.0", "snapshot"), ("1.0.1", "raw"), ("1.0.2", "checkpoint")] {
-            let result = fixturekit("capture", store.path, "--version", version, "--corpus", folder.url("corpus"), "--mode", mode)
+            let result = fixturekit("capture", "--no-anonymize", store.path, "--version", version, "--corpus", folder.url("corpus"), "--mode", mode)
             #expect(result.status == 0, "\(result.standardError)")
-            #expect(result.standardError == "\(folder.url("corpus"))/\(version): captured \(store.path) (\(mode)): \(mode == "raw" ? 4 : 2) files, 1 table, 50 rows\n")
+            #expect(result.standardError == "\(folder.url("corpus"))/\(version): captured \(store.path) (\(mode)): \(mode == "raw" ? 4 : 2) files, 1 table, 50 rows\n\(folder.url("corpus"))/\(version): not anonymized (--no-anonymize): synthetic data, as the manifest records\n")
             #expect(try rowCount(ofStoreAt: folder.url("corpus/\(version)/App.sqlite")) == 50)
             let check = try run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], in: folder.url("corpus/\(version)"))
             #expect(check.status == 0)
@@ -51,7 +51,7 @@ import Testing
         writer.waitUntilExit()
         #expect(WALFile(bytes: try folder.read("App.sqlite-wal")).commits == 21)
 
-        let result = fixturekit("capture", database, "--version", "2.0.0", "--corpus", folder.url("corpus"))
+        let result = fixturekit("capture", "--no-anonymize", database, "--version", "2.0.0", "--corpus", folder.url("corpus"))
         #expect(result.status == 0, "\(result.standardError)")
         #expect(try rowCount(ofStoreAt: folder.url("corpus/2.0.0/App.sqlite")) == 20)
     }
@@ -62,7 +62,7 @@ import Testing
         let store = try liveStore(folder)
         _ = store
         for corpus in ["first", "second"] {
-            let result = fixturekit("capture", store.path, "--version", "1.0.0", "--corpus", folder.url(corpus), "--mode", mode)
+            let result = fixturekit("capture", "--no-anonymize", store.path, "--version", "1.0.0", "--corpus", folder.url(corpus), "--mode", mode)
             #expect(result.status == 0, "\(result.standardError)")
         }
         let first = try snapshotOfFiles(folder.url("first"))
@@ -73,7 +73,7 @@ import Testing
     @Test func inspectAndVerifyNeverChangeAByteOfAFixture() throws {
         let folder = try TemporaryFolder()
         let store = try liveStore(folder)
-        #expect(fixturekit("capture", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--mode", "raw").status == 0)
+        #expect(fixturekit("capture", "--no-anonymize", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--mode", "raw").status == 0)
         let before = try snapshotOfFiles(folder.url("corpus"))
         #expect(fixturekit("inspect", folder.url("corpus/1.0.0")).status == 0)
         #expect(fixturekit("inspect", "--json", folder.url("corpus/1.0.0/App.sqlite")).status == 0)
@@ -85,14 +85,14 @@ import Testing
     @Test func anExistingFixtureIsHistory() throws {
         let folder = try TemporaryFolder()
         let store = try liveStore(folder)
-        #expect(fixturekit("capture", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus")).status == 0)
+        #expect(fixturekit("capture", "--no-anonymize", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus")).status == 0)
         try store.insert(5)
-        let refused = fixturekit("capture", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"))
+        let refused = fixturekit("capture", "--no-anonymize", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"))
         #expect(refused.status == 2)
         #expect(refused.standardError == "fixturekit: capture: \(folder.url("corpus"))/1.0.0: the fixture exists, and a fixture is history (hint: --force replaces it)\n")
         #expect(try rowCount(ofStoreAt: folder.url("corpus/1.0.0/App.sqlite")) == 50)
 
-        let forced = fixturekit("capture", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--force")
+        let forced = fixturekit("capture", "--no-anonymize", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--force")
         #expect(forced.status == 0)
         #expect(forced.standardError.hasPrefix("fixturekit: capture: \(folder.url("corpus"))/1.0.0: replaced the existing fixture of 1.0.0 (--force)\n"))
         #expect(try rowCount(ofStoreAt: folder.url("corpus/1.0.0/App.sqlite")) == 55)
@@ -102,7 +102,7 @@ import Testing
     @Test func aReplacedFixtureLeftByAKilledRunIsRecovered() throws {
         let folder = try TemporaryFolder()
         let store = try liveStore(folder)
-        #expect(fixturekit("capture", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus")).status == 0)
+        #expect(fixturekit("capture", "--no-anonymize", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus")).status == 0)
         // Killed between the two renames of --force: only the retired folder is left,
         // and a half-built staging folder.
         try FileManager.default.moveItem(atPath: folder.url("corpus/1.0.0"), toPath: folder.url("corpus/.1.0.0.old"))
@@ -113,7 +113,7 @@ import Testing
             "fixturekit: verify: \(folder.url("corpus/.1.0.0.old"))", "fixturekit: verify: \(folder.url("corpus/.1.0.0.tmp"))",
             "\(folder.url("corpus")): FAILED (2 problems)",
         ])
-        let result = fixturekit("capture", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"))
+        let result = fixturekit("capture", "--no-anonymize", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"))
         #expect(result.status == 2)
         #expect(result.standardError.contains("the fixture exists"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.url("corpus")).sorted() == ["1.0.0"])
@@ -125,7 +125,7 @@ import Testing
         let store = try liveStore(folder)
         try store.database.execute("PRAGMA user_version = 7; PRAGMA application_id = 1234")
         try store.database.execute("CREATE TABLE tags (id INTEGER PRIMARY KEY, name TEXT); CREATE INDEX tags_name ON tags(name)")
-        #expect(fixturekit("capture", store.path, "--version", "1.2.0", "--corpus", folder.url("corpus"), "--mode", "raw").status == 0)
+        #expect(fixturekit("capture", "--no-anonymize", store.path, "--version", "1.2.0", "--corpus", folder.url("corpus"), "--mode", "raw").status == 0)
         let manifest = try Manifest.decode(try folder.read("corpus/1.2.0/manifest.json"))
         #expect(manifest.format == 1)
         #expect(manifest.version == "1.2.0")
@@ -180,7 +180,7 @@ import Testing
     @Test func checkpointFoldsAFixturesWALAndRewritesItsFiles() throws {
         let folder = try TemporaryFolder()
         let store = try liveStore(folder)
-        #expect(fixturekit("capture", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--mode", "raw").status == 0)
+        #expect(fixturekit("capture", "--no-anonymize", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--mode", "raw").status == 0)
         let result = fixturekit("checkpoint", folder.url("corpus/1.0.0"))
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardError == "\(folder.url("corpus/1.0.0")): 103 frames folded into the main file; removed App.sqlite-wal, App.sqlite-shm; manifest.json and SHA256SUMS rewritten\n")
@@ -214,7 +214,7 @@ import Testing
     @Test func deepVerifyFindsDriftAndCorruption() throws {
         let folder = try TemporaryFolder()
         let store = try liveStore(folder, notes: 400)
-        #expect(fixturekit("capture", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus")).status == 0)
+        #expect(fixturekit("capture", "--no-anonymize", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus")).status == 0)
         let fixture = folder.url("corpus/1.0.0")
         var manifest = String(decoding: try folder.read("corpus/1.0.0/manifest.json"), as: UTF8.self)
         manifest = manifest.replacingOccurrences(of: "\"notes\" : 400", with: "\"notes\" : 401")
@@ -246,7 +246,7 @@ import Testing
         let inspect = fixturekit("inspect", path)
         #expect(inspect.status == 2)
         #expect(inspect.standardError == "fixturekit: inspect: \(path): \(why)\n")
-        let capture = fixturekit("capture", path, "--version", "1.0.0", "--corpus", folder.url("corpus"))
+        let capture = fixturekit("capture", "--no-anonymize", path, "--version", "1.0.0", "--corpus", folder.url("corpus"))
         #expect(capture.status == 2)
         #expect(capture.standardError == "fixturekit: capture: \(path): \(why)\n")
         #expect(!FileManager.default.fileExists(atPath: folder.url("corpus")))
@@ -257,9 +257,9 @@ import Testing
         let missing = fixturekit("inspect", folder.url("nope.sqlite"))
         #expect(missing.status == 2)
         #expect(missing.standardError == "fixturekit: open store: \(folder.url("nope.sqlite")): no such file\n")
-        #expect(fixturekit("capture", "x.sqlite").standardError.hasPrefix("Error: missing required option '--version <V>'\n"))
-        #expect(fixturekit("capture", "x.sqlite", "--version", "1.0.0", "--mode", "copy").standardError.hasPrefix("Error: '--mode' must be snapshot, checkpoint or raw, not 'copy'\n"))
-        let badVersion = fixturekit("capture", folder.url("nope.sqlite"), "--version", "../1", "--corpus", folder.url("c"))
+        #expect(fixturekit("capture", "--no-anonymize", "x.sqlite").standardError.hasPrefix("Error: missing required option '--version <V>'\n"))
+        #expect(fixturekit("capture", "--no-anonymize", "x.sqlite", "--version", "1.0.0", "--mode", "copy").standardError.hasPrefix("Error: '--mode' must be snapshot, checkpoint or raw, not 'copy'\n"))
+        let badVersion = fixturekit("capture", "--no-anonymize", folder.url("nope.sqlite"), "--version", "../1", "--corpus", folder.url("c"))
         #expect(badVersion.status == 64)
     }
 }

@@ -78,7 +78,7 @@ final class FeedingProcess: @unchecked Sendable {
                 let version = "1.\(modeIndex).\(index)"
                 let result: CaptureResult
                 do {
-                    result = try Capture.capture(store: store, version: version, corpus: folder.url("corpus"), mode: mode)
+                    result = try Capture.capture(store: store, version: version, corpus: folder.url("corpus"), mode: mode, anonymize: .synthetic)
                 } catch {
                     Issue.record("\(mode) capture \(index): \(error)")
                     continue

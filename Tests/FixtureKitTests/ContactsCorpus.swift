@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import FixtureKit
 
 /// A two-version Contacts corpus built in code: 1.0.0 keeps phone numbers and
@@ -56,7 +57,7 @@ struct ContactsCorpus {
         try database.execute(schema)
         try fill(database)
         try database.close()
-        _ = try Capture.capture(store: live + "/App.sqlite", version: version, corpus: corpus, mode: .snapshot)
+        _ = try Capture.capture(store: live + "/App.sqlite", version: version, corpus: corpus, mode: .snapshot, anonymize: .synthetic)
     }
 
     func writeStage(_ sql: String) throws {
@@ -84,7 +85,9 @@ struct ContactsCorpus {
         ]
         edit(&object)
         let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-        try folder.write("MigrationFixtures/fixturekit.json", Array(data))
+        let path = try folder.write("MigrationFixtures/fixturekit.json", Array(data))
+        // Every configuration the parser takes, the published schema takes too.
+        if (try? CorpusConfiguration.parse(Array(data), path: path)) != nil { expectMatchesSchema(path) }
     }
 
     /// Runs the matrix in this process.

@@ -175,7 +175,7 @@ import Testing
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.url("live"), withIntermediateDirectories: true)
         let store = try HeldWALStore(in: folder.url("live"), notes: 30)
-        #expect(fixturekit("capture", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--mode", "raw").status == 0)
+        #expect(fixturekit("capture", "--no-anonymize", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--mode", "raw").status == 0)
         #expect(fixturekit("pack", "--quiet", folder.url("corpus/1.0.0")).status == 0)
         let fixture = try snapshotOfFiles(folder.url("corpus/1.0.0"))
         #expect(fixture.keys.contains("App.sqlite-wal"))
@@ -206,7 +206,7 @@ import Testing
         // An archive whose store was changed fails its SHA256SUMS: a check failed.
         let live = try TemporaryFolder()
         try Self.makeStore(live.url("App.sqlite"))
-        #expect(fixturekit("capture", live.url("App.sqlite"), "--version", "1.0.0", "--corpus", folder.url("corpus")).status == 0)
+        #expect(fixturekit("capture", "--no-anonymize", live.url("App.sqlite"), "--version", "1.0.0", "--corpus", folder.url("corpus")).status == 0)
         var bytes = try folder.read("corpus/1.0.0/App.sqlite")
         bytes[bytes.count - 1] ^= 1
         try folder.write("corpus/1.0.0/App.sqlite", bytes)

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 @testable import FixtureKit
 
 /// A small Notes corpus built in code: three versions, two stages (SQL, then a
@@ -91,7 +92,7 @@ struct NotesCorpus {
         try database.execute(schema)
         try fill(database)
         try database.close()
-        _ = try Capture.capture(store: live + "/App.sqlite", version: version, corpus: corpus, mode: .snapshot)
+        _ = try Capture.capture(store: live + "/App.sqlite", version: version, corpus: corpus, mode: .snapshot, anonymize: .synthetic)
     }
 
     /// Writes fixturekit.json, with `edit` applied to its JSON object.
@@ -112,6 +113,8 @@ struct NotesCorpus {
         ]
         edit(&object)
         let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-        try folder.write("MigrationFixtures/fixturekit.json", Array(data))
+        let path = try folder.write("MigrationFixtures/fixturekit.json", Array(data))
+        // Every configuration the parser takes, the published schema takes too.
+        if (try? CorpusConfiguration.parse(Array(data), path: path)) != nil { expectMatchesSchema(path) }
     }
 }

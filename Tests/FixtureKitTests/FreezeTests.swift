@@ -9,7 +9,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: notes.folder.url("live"), withIntermediateDirectories: true)
         let store = try HeldWALStore(in: notes.folder.url("live"), notes: 12)
         _ = store
-        let result = fixturekit(["freeze", notes.folder.url("live/App.sqlite"), "--version", "3.1.0", "--config", notes.config], environment: ["SOURCE_DATE_EPOCH": "0"])
+        let result = fixturekit(["freeze", notes.folder.url("live/App.sqlite"), "--version", "3.1.0", "--config", notes.config, "--no-anonymize"], environment: ["SOURCE_DATE_EPOCH": "0"])
         #expect(result.status == 0, "\(result.standardError)")
         let archive = notes.corpus + "/App-3.1.0.tar.zst"
         let digest = try SHA256.hash(try notes.folder.read("MigrationFixtures/App-3.1.0.tar.zst")).hex
@@ -25,7 +25,7 @@ import Testing
         let other = try notes.folder.write("live/Other.sqlite", Array("SQLite format 3\0".utf8) + Array(repeating: 0, count: 84))
         let result = fixturekit("freeze", other, "--version", "3.1.0", "--config", notes.config)
         #expect(result.status == 2)
-        #expect(result.standardError == "fixturekit: freeze: \(other): the store is named Other.sqlite, the corpus expects App.sqlite (hint: copy it under the name App.sqlite first)\n")
+        #expect(result.standardError == "fixturekit: freeze: \(other): the store is named Other.sqlite, the corpus expects App.sqlite (hint: copy it, with its -wal, as App.sqlite into a folder of its own first)\n")
         #expect(!FileManager.default.fileExists(atPath: notes.corpus + "/3.1.0"))
     }
 }

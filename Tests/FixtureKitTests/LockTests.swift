@@ -64,7 +64,7 @@ import Testing
         // A folder that is not a corpus has no configuration to lock.
         let bare = fixturekit("lock", notes.corpus + "/1.0.0")
         #expect(bare.status == 2)
-        #expect(bare.standardError == "fixturekit: read configuration: \(notes.corpus)/1.0.0/fixturekit.json: no such file or directory\n")
+        #expect(bare.standardError == "fixturekit: read configuration: \(notes.corpus)/1.0.0/fixturekit.json: no such file (hint: `fixturekit init` writes one; `fixturekit init STORE` also suggests anonymization rules)\n")
     }
 
     @Test func aHandEditReblessedFailsEveryCheckNamingTheFixture() throws {
@@ -209,7 +209,7 @@ import Testing
         try folder.write("corpus/fixturekit.json", #"{"store": "App.sqlite", "current": "1.0.0", "supported": [], "stages": []}"#)
         try FileManager.default.createDirectory(atPath: folder.url("live"), withIntermediateDirectories: true)
         let store = try HeldWALStore(in: folder.url("live"), notes: 200)
-        let capture = fixturekit("capture", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--mode", "raw")
+        let capture = fixturekit("capture", "--no-anonymize", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--mode", "raw")
         #expect(capture.status == 0)
         // The first fixture of a new corpus starts its lock.
         #expect(capture.standardError.contains("\(folder.url("corpus"))/fixturekit.lock: locked 1.0.0: content, sums\n"), "\(capture.standardError)")
@@ -241,11 +241,11 @@ import Testing
         try database.close()
         // Even with its folder gone, a locked version is history.
         try FileManager.default.removeItem(atPath: notes.corpus + "/3.0.0")
-        let capture = fixturekit("capture", live.url("App.sqlite"), "--version", "3.0.0", "--corpus", notes.corpus)
+        let capture = fixturekit("capture", "--no-anonymize", live.url("App.sqlite"), "--version", "3.0.0", "--corpus", notes.corpus)
         #expect(capture.status == 2)
         #expect(capture.standardError == "fixturekit: capture: \(notes.corpus)/3.0.0: the fixture is locked in fixturekit.lock (hint: --force rewrites it and its lock line)\n")
         #expect(!FileManager.default.fileExists(atPath: notes.corpus + "/3.0.0"))
-        #expect(fixturekit("capture", live.url("App.sqlite"), "--version", "3.0.0", "--corpus", notes.corpus, "--force").status == 0)
+        #expect(fixturekit("capture", "--no-anonymize", live.url("App.sqlite"), "--version", "3.0.0", "--corpus", notes.corpus, "--force").status == 0)
         #expect(fixturekit("verify", "--quiet", notes.corpus).status == 0)
         try notes.folder.write("rules.json", #"{"tables": {"notes": {"title": "keep"}}}"#)
         let anonymize = fixturekit(["anonymize", notes.corpus + "/1.0.0", "--rules", notes.folder.url("rules.json")], environment: ["FIXTUREKIT_ANON_KEY": "a key of at least sixteen bytes"])
@@ -364,7 +364,7 @@ import Testing
             let processes = ["4.0.0", "5.0.0"].map { version in
                 let process = Process()
                 process.executableURL = URL(fileURLWithPath: toolExecutable)
-                process.arguments = ["capture", live.url("\(version).sqlite"), "--version", version, "--corpus", notes.corpus, "--force"]
+                process.arguments = ["capture", "--no-anonymize", live.url("\(version).sqlite"), "--version", version, "--corpus", notes.corpus, "--force"]
                 process.standardError = FileHandle.nullDevice
                 return process
             }

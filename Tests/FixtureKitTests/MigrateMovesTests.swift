@@ -85,7 +85,10 @@ import Testing
             ({ $0["changes"] = ["contacts.phone": ["movedTo": "phones.number", "key": "phones.person"]] },
              "changes[\"contacts.phone\"].key: phones.person is not a column of 2.0.0"),
             ({ $0["renames"] = ["contacts.fullname": "contacts.nme"] }, "renames[\"contacts.fullname\"]: contacts.nme is not a column of 2.0.0"),
-            ({ $0["renames"] = ["tag": "labels"] }, "renames[\"tag\"]: tag is not a table of any supported version (1.0.0)"),
+            // A table no fixture has is found first, with the tables there are.
+            ({ $0["renames"] = ["tag": "labels"] }, "renames: \"tag\" names a table no fixture has (hint: the fixtures' tables are contacts, labels, phones, tags)"),
+            // A table of the current version only is no table to rename.
+            ({ $0["renames"] = ["phones": "labels"] }, "renames[\"phones\"]: phones is not a table of any supported version (1.0.0)"),
             ({ $0["renames"] = ["tags": "label"] }, "renames[\"tags\"]: label is not a table of 2.0.0"),
         ]
         for (edit, why) in cases {
@@ -117,6 +120,40 @@ import Testing
             let result = fixturekit("migrate", "--config", contacts.config)
             #expect(result.status == 2, "\(why)")
             #expect(result.standardError == "fixturekit: read configuration: \(contacts.config): \(why)\n")
+        }
+    }
+}
+
+/// The published schema takes the new declarations the parser takes, and refuses what it refuses.
+@Suite struct DeclarationsSchemaTests {
+    static func parse(_ text: String) -> String? {
+        do { _ = try CorpusConfiguration.parse(Array(text.utf8), path: "f.json"); return nil } catch { return error.description }
+    }
+
+    @Test func theSchemaFollowsTheParser() throws {
+        let schema = try JSONSchema.configuration()
+        let base = #""store": "App.sqlite", "current": "2.0.0", "supported": ["1.0.0"], "stages": [{"from": "1.0.0", "to": "2.0.0", "sql": "a.sql"}]"#
+        let taken = [
+            #"{\#(base), "checks": [{"name": "n", "sql": "SELECT 1", "expectSQL": "SELECT 1 FROM source.t", "from": ["1.0.0"]}, {"name": "e", "sql": "SELECT 1", "expect": "empty"}]}"#,
+            #"{\#(base), "changes": {"c.phone": {"movedTo": "phones.number", "key": "phones.contact_id"}, "c.x": "derived"}, "renames": {"tags": "labels", "c.fullname": "c.name"}}"#,
+        ]
+        for text in taken {
+            #expect(Self.parse(text) == nil, "\(text)")
+            #expect(schema.faults(of: try JSONSerialization.jsonObject(with: Data(text.utf8))).isEmpty, "\(text)")
+        }
+        let refused = [
+            #"{\#(base), "checks": [{"name": "n", "sql": "SELECT 1", "expect": 1, "expectSQL": "SELECT 1"}]}"#,
+            #"{\#(base), "checks": [{"name": "n", "sql": "SELECT 1", "expect": 1, "from": []}]}"#,
+            #"{\#(base), "checks": [{"name": "n", "sql": "SELECT 1", "expect": 1, "from": ["1.0"]}]}"#,
+            #"{\#(base), "changes": {"c.phone": {"movedTo": "phones.number", "key": "phones.contact_id", "x": 1}}}"#,
+            #"{\#(base), "changes": {"c.phone": {"movedTo": "phones", "key": "phones.contact_id"}}}"#,
+            #"{\#(base), "changes": {"c.phone": {"movedTo": "phones.number"}}}"#,
+            #"{\#(base), "renames": {"tags": 1}}"#,
+            #"{\#(base), "renames": {"c.fullname": "a.b.c"}}"#,
+        ]
+        for text in refused {
+            #expect(Self.parse(text) != nil, "the parser takes \(text)")
+            #expect(!schema.faults(of: try JSONSerialization.jsonObject(with: Data(text.utf8))).isEmpty, "the schema takes \(text)")
         }
     }
 }

@@ -123,8 +123,8 @@ import Testing
             (["name": "a", "sql": "SELECT 1", "expect": 1, "from": ["2.0.0"]], "checks[0].from: \"2.0.0\" is not a supported version"),
             (["name": "a", "sql": "SELECT 1", "expect": 1, "from": [String]()], "checks[0].from is empty: name the versions, or leave it out for every path"),
             (["name": "a", "sql": "SELECT 1", "expect": 1, "form": ["1.0.0"]], "checks[0]: unknown key \"form\" (one of expect, expectSQL, from, name, sql)"),
-            (["name": "a", "sql": "SELECT 1", "expectSQL": 1], "checks.[0].expectSQL has the wrong type"),
-            (["name": "a", "sql": "SELECT 1", "expect": 1, "from": "1.0.0"], "checks.[0].from has the wrong type"),
+            (["name": "a", "sql": "SELECT 1", "expectSQL": 1], "checks[0].expectSQL has the wrong type"),
+            (["name": "a", "sql": "SELECT 1", "expect": 1, "from": "1.0.0"], "checks[0].from has the wrong type"),
         ]
         for (check, why) in cases {
             try contacts.writeConfig { $0["checks"] = [check] }

@@ -97,7 +97,7 @@ import Testing
         let folder = try TemporaryFolder()
         let source = try NotesCorpus.liveStore(in: folder.url("source"), mode: .rollback)
         // A backup recording that root owned the store.
-        _ = try Capture.capture(store: source, version: "1.0.0", corpus: folder.url("corpus"), mode: .snapshot)
+        _ = try Capture.capture(store: source, version: "1.0.0", corpus: folder.url("corpus"), mode: .snapshot, anonymize: .synthetic)
         let fixture = folder.url("corpus/1.0.0")
         var manifest = try JSONSerialization.jsonObject(with: Data(try folder.read("corpus/1.0.0/manifest.json"))) as! [String: Any]
         manifest["backup"] = ["store": source, "files": ["App.sqlite": ["uid": 0, "gid": 0, "mode": "0640"]]]

@@ -97,8 +97,8 @@ import Testing
         #expect(try run(rules: personal) == "notes: 2 of 40 rows lost (keys rowid 5; rowid 6)\nnotes.title: 1 became NULL of 38 values (keys rowid 7)")
         let kept = #"{"strict": false, "tables": {"notes": {"uuid": "keep", "body": {"strategy": "null"}}}}"#
         #expect(try run(rules: kept) == "notes: 2 of 40 rows lost (keys 'K5'; 'K6')\nnotes.title: 1 became NULL of 38 values (keys 'K7')")
-        // Rules that cannot be read: every key counts as personal.
-        #expect(try run(rules: "{") == "notes: 2 of 40 rows lost (keys rowid 5; rowid 6)\nnotes.title: 1 became NULL of 38 values (keys rowid 7)")
+        // Rules that cannot be read: the configuration is refused, by every command that reads it.
+        #expect(throws: FixtureKitError.self) { try run(rules: "{") }
     }
 
     @Test func unorderedJSONArraysCompareAfterSorting() throws {

@@ -31,10 +31,10 @@ import Testing
         }
         #expect(lines == [
             "status: \(notes.config): App.sqlite, current 3.0.0, 2 supported",
-            "VERSION  SUPPORT    FIXTURE  SUMS  ARCHIVE  CAPTURE   MODEL                ROWS",
-            "1.0.0    supported  folder   OK    OK       snapshot  schema \(schema1)    42",
-            "2.0.0    supported  folder   OK    OK       snapshot  user_version 2         29",
-            "3.0.0    current    folder   OK    OK       snapshot  user_version 3          1",
+            "VERSION  SUPPORT    FIXTURE  SUMS  ARCHIVE  CAPTURE   ANONYMIZED  MODEL                ROWS",
+            "1.0.0    supported  folder   OK    OK       snapshot  opted out   schema \(schema1)    42",
+            "2.0.0    supported  folder   OK    OK       snapshot  opted out   user_version 2         29",
+            "3.0.0    current    folder   OK    OK       snapshot  opted out   user_version 3          1",
             "largest tables:",
             "  1.0.0  notes 40, drafts 2",
             "  2.0.0  notes 25, folders 2, tags 2, and 1 more table",
@@ -105,7 +105,7 @@ import Testing
         #expect(Self.problems(result) == [
             "fixture 4.0.0 is not listed in the configuration: no path migrates it (add it to \"supported\", or remove \(notes.corpus)/4.0.0)",
         ])
-        #expect(result.standardError.contains("\n4.0.0    unlisted   folder   OK    -        snapshot  user_version 4"))
+        #expect(result.standardError.contains("\n4.0.0    unlisted   folder   OK    -        snapshot  opted out   user_version 4"))
     }
 
     @Test func anArchiveThatDiffersFromItsFolderIsNamed() throws {
@@ -199,7 +199,7 @@ import Testing
             let plist = try PropertyListSerialization.data(fromPropertyList: metadata, format: .binary, options: 0)
             _ = try database.rows("INSERT INTO Z_METADATA VALUES (1, 'U', ?1)", [.blob(Array(plist))])
             try database.close()
-            _ = try Capture.capture(store: store, version: version, corpus: corpus, mode: .snapshot)
+            _ = try Capture.capture(store: store, version: version, corpus: corpus, mode: .snapshot, anonymize: .synthetic)
         }
         try folder.write("corpus/fixturekit.json", """
             {"store": "Model.sqlite", "current": "1.1.0", "supported": ["1.0.0"], "stages": [{"from": "1.0.0", "to": "1.1.0", "sql": "up.sql"}]}
@@ -215,7 +215,7 @@ import Testing
         let folder = try TemporaryFolder()
         let missing = fixturekit("status", "--config", folder.url("fixturekit.json"))
         #expect(missing.status == 2)
-        #expect(missing.standardError == "fixturekit: read configuration: \(folder.url("fixturekit.json")): no such file or directory\n")
+        #expect(missing.standardError == "fixturekit: read configuration: \(folder.url("fixturekit.json")): no such file (hint: `fixturekit init` writes one; `fixturekit init STORE` also suggests anonymization rules)\n")
         let usage = fixturekit("status", "extra")
         #expect(usage.status == 64)
         #expect(usage.standardError.hasPrefix("Error: "))

@@ -107,3 +107,8 @@ var toolExecutable: String {
     }
     return "fixturekit"
 }
+
+extension CaptureAnonymization {
+    /// A test store of synthetic data: captured as it is (`--no-anonymize`).
+    static var synthetic: CaptureAnonymization { CaptureAnonymization(optOut: true) }
+}

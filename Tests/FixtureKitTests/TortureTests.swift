@@ -88,7 +88,7 @@ import Testing
 
     @Test func capture() throws {
         try torture("capture", seed: 2, maxDelay: 200_000, setUp: { folder in
-            ["capture", try Self.liveStore(folder), "--version", "1.0.0", "--corpus", folder.url("corpus")]
+            ["capture", "--no-anonymize", try Self.liveStore(folder), "--version", "1.0.0", "--corpus", folder.url("corpus")]
         }, check: { folder in Self.fixtureVerifiesOrIsAbsent(folder.url("corpus/1.0.0")) })
     }
 
@@ -96,7 +96,7 @@ import Testing
         try torture("checkpoint", seed: 3, maxDelay: 150_000, setUp: { folder in
             try FileManager.default.createDirectory(atPath: folder.url("live"), withIntermediateDirectories: true)
             let store = try HeldWALStore(in: folder.url("live"), notes: 300)
-            _ = try Capture.capture(store: store.path, version: "1.0.0", corpus: folder.url("corpus"), mode: .raw)
+            _ = try Capture.capture(store: store.path, version: "1.0.0", corpus: folder.url("corpus"), mode: .raw, anonymize: .synthetic)
             return ["checkpoint", folder.url("corpus/1.0.0")]
         }, check: { folder in
             // The fixture is there, whole, before or after the checkpoint: never lost.
@@ -106,7 +106,7 @@ import Testing
 
     @Test func packAndUnpack() throws {
         try torture("pack", seed: 4, maxDelay: 150_000, setUp: { folder in
-            _ = try Capture.capture(store: try Self.liveStore(folder), version: "1.0.0", corpus: folder.url("corpus"), mode: .snapshot)
+            _ = try Capture.capture(store: try Self.liveStore(folder), version: "1.0.0", corpus: folder.url("corpus"), mode: .snapshot, anonymize: .synthetic)
             return ["pack", folder.url("corpus/1.0.0"), "-o", folder.url("App-1.0.0.tar.zst")]
         }, check: { folder in
             let archive = folder.url("App-1.0.0.tar.zst")
@@ -114,7 +114,7 @@ import Testing
             return (try? FixtureArchive.verify(archive).passed) ?? false
         })
         try torture("unpack", seed: 5, maxDelay: 150_000, setUp: { folder in
-            _ = try Capture.capture(store: try Self.liveStore(folder), version: "1.0.0", corpus: folder.url("corpus"), mode: .snapshot)
+            _ = try Capture.capture(store: try Self.liveStore(folder), version: "1.0.0", corpus: folder.url("corpus"), mode: .snapshot, anonymize: .synthetic)
             _ = try FixtureArchive.pack(folder.url("corpus/1.0.0"), options: PackOptions(output: folder.url("a.tar.zst")))
             return ["unpack", folder.url("a.tar.zst"), folder.url("out")]
         }, check: { folder in Self.fixtureVerifiesOrIsAbsent(folder.url("out")) })
@@ -212,7 +212,7 @@ import Testing
     /// anonymized (no personal value in any of its bytes), and it verifies.
     @Test func anonymizeAFixture() throws {
         let template = try TemporaryFolder()
-        _ = try Capture.capture(store: try Self.personalStore(in: template.url("live")), version: "1.0.0", corpus: template.url("corpus"), mode: .snapshot)
+        _ = try Capture.capture(store: try Self.personalStore(in: template.url("live")), version: "1.0.0", corpus: template.url("corpus"), mode: .snapshot, anonymize: .synthetic)
         try template.write("rules.json", Self.anonymizationRules)
         let original = try snapshotOfFiles(template.url("corpus/1.0.0"))
         let timing = try TemporaryFolder()

@@ -199,10 +199,10 @@ import Testing
         #expect(bad.standardError.hasPrefix("Error: '--max-size' needs a size such as 16G, 500M or 1048576, not 'lots'\n"))
         #expect(fixturekit("unpack", "--max-ratio", "0", "x", "y").status == 64)
         for (text, bytes) in [("1048576", UInt64(1 << 20)), ("512K", 512 << 10), ("16G", 16 << 30), ("16GiB", 16 << 30), ("16gb", 16 << 30), ("1T", 1 << 40)] {
-            #expect(ParsedArguments.byteCount(text) == bytes, "\(text)")
+            #expect(ByteCount.parse(text)?.bytes == bytes, "\(text)")
         }
         for text in ["", "G", "1.5G", "-1", "16X", "99999999999T"] {
-            #expect(ParsedArguments.byteCount(text) == nil, "\(text)")
+            #expect(ByteCount.parse(text) == nil, "\(text)")
         }
     }
 

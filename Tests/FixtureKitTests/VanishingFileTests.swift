@@ -59,7 +59,7 @@ import Testing
     static func fixture(_ folder: TemporaryFolder, mode: CaptureMode) throws -> String {
         try FileManager.default.createDirectory(atPath: folder.url("live"), withIntermediateDirectories: true)
         let store = try HeldWALStore(in: folder.url("live"), notes: 200)
-        _ = try Capture.capture(store: store.path, version: "1.0.0", corpus: folder.url("corpus"), mode: mode)
+        _ = try Capture.capture(store: store.path, version: "1.0.0", corpus: folder.url("corpus"), mode: mode, anonymize: .synthetic)
         return folder.url("corpus/1.0.0")
     }
 
@@ -196,7 +196,7 @@ import Testing
         let folder = try TemporaryFolder()
         let store = try TortureTests.liveStore(folder)
         FaultInjection.at(.willOpen, of: store) { unlink(store) }
-        let result = fixturekit("capture", store, "--version", "1.0.0", "--corpus", folder.url("corpus"))
+        let result = fixturekit("capture", "--no-anonymize", store, "--version", "1.0.0", "--corpus", folder.url("corpus"))
         #expect(result.status == 2)
         #expect(result.standardError == "fixturekit: capture: \(store): vanished during the capture\n")
         #expect(try Self.names(folder.url("corpus")) == [])
@@ -217,7 +217,7 @@ import Testing
             rename(replacement + "-wal", store + "-wal")
             rename(replacement, store)
         }
-        let result = fixturekit("capture", store, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--mode", mode.rawValue)
+        let result = fixturekit("capture", "--no-anonymize", store, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--mode", mode.rawValue)
         #expect(result.status == 2, "\(result.standardError)")
         #expect(result.standardError == "fixturekit: capture: \(store): replaced during the capture (hint: capture it again)\n")
         #expect(try Self.names(folder.url("corpus")) == [])

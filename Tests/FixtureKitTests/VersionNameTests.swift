@@ -29,18 +29,18 @@ import Testing
         try folder.write("deep/x/SHA256SUMS", "keep me\n")
         let before = try Self.tree(folder.path)
         for arguments in [
-            ["capture", live, "--version", version, "--corpus", folder.url("deep/er/corpus")],
-            ["capture", live, "--version", version, "--corpus", folder.url("deep/er/corpus"), "--force"],
-            ["capture", live, "--version", version, "--corpus", folder.url("deep/er/new")],
-            ["freeze", live, "--version", version, "--config", folder.url("deep/er/corpus/fixturekit.json")],
-            ["freeze", live, "--version", version, "--config", folder.url("deep/er/corpus/fixturekit.json"), "--force"],
+            ["capture", "--no-anonymize", live, "--version", version, "--corpus", folder.url("deep/er/corpus")],
+            ["capture", "--no-anonymize", live, "--version", version, "--corpus", folder.url("deep/er/corpus"), "--force"],
+            ["capture", "--no-anonymize", live, "--version", version, "--corpus", folder.url("deep/er/new")],
+            ["freeze", "--no-anonymize", live, "--version", version, "--config", folder.url("deep/er/corpus/fixturekit.json")],
+            ["freeze", "--no-anonymize", live, "--version", version, "--config", folder.url("deep/er/corpus/fixturekit.json"), "--force"],
         ] {
             let result = fixturekit(arguments)
             #expect(result.status == 64 || result.status == 2, "\(arguments)")
             #expect(result.standardError.split(separator: "\n", omittingEmptySubsequences: false).count == 2, "\(result.standardError)")
             #expect(try Self.tree(folder.path) == before, "\(arguments)")
         }
-        let capture = fixturekit("capture", live, "--version", version, "--corpus", folder.url("deep/er/corpus"))
+        let capture = fixturekit("capture", "--no-anonymize", live, "--version", version, "--corpus", folder.url("deep/er/corpus"))
         #expect(capture.standardError == "fixturekit: capture: \(live): \(Version.whyNot(version)) (hint: use a version such as 1.2.0)\n")
     }
 
@@ -65,7 +65,7 @@ import Testing
         try database.execute("CREATE TABLE t (x); INSERT INTO t VALUES (1)")
         try database.close()
         for version in ["0.0.0", "1.0.0-alpha.1+build.5-x", "1.0.0+20130313144700", "1.0.0-x-y-z.--", "99999999999999999999.0.0"] {
-            let result = fixturekit("capture", live.url("App.sqlite"), "--version", version, "--corpus", folder.url("corpus"))
+            let result = fixturekit("capture", "--no-anonymize", live.url("App.sqlite"), "--version", version, "--corpus", folder.url("corpus"))
             #expect(result.status == 0, "\(version): \(result.standardError)")
             #expect(FileManager.default.fileExists(atPath: folder.url("corpus/\(version)/SHA256SUMS")))
         }

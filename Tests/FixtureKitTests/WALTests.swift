@@ -9,7 +9,7 @@ import Testing
     func makeRawFixture(_ folder: TemporaryFolder) throws -> (fixture: String, wal: [UInt8]) {
         try FileManager.default.createDirectory(atPath: folder.url("live"), withIntermediateDirectories: true)
         let store = try HeldWALStore(in: folder.url("live"))
-        let capture = fixturekit("capture", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--mode", "raw")
+        let capture = fixturekit("capture", "--no-anonymize", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--mode", "raw")
         #expect(capture.status == 0, "\(capture.standardError)")
         let fixture = folder.url("corpus/1.0.0")
         return (fixture, try folder.read("corpus/1.0.0/App.sqlite-wal"))

@@ -12,6 +12,10 @@ struct EngineResult {
     /// `table.column` of each rule index, for the leak scan's report.
     var ruleNames: [String]
     var schemaText: [String]
+    /// The store keeps its text in UTF-16.
+    var isUTF16: Bool
+    /// The output was left in WAL mode, as the store was.
+    var isWAL: Bool
     /// The leak scan, started while the rows were rewritten.
     var leakScan: LeakScan
     /// Keyed outputs taken from ``KeyedPrefetch`` rather than computed on the spot.
@@ -47,10 +51,12 @@ enum AnonymizationEngine {
             do { try body() } catch { throw FixtureKitError(what: "anonymize", path: display, why: error.description) }
         }
         let database: Database
+        let isWAL: Bool
         do {
             database = try Database(path: path, options: .init(busyTimeout: 0))
             // The first read replays the copied WAL or rolls back a hot journal.
             _ = try database.scalar("SELECT count(*) FROM sqlite_schema")
+            isWAL = try database.scalar("PRAGMA journal_mode")?.text?.lowercased() == "wal"
             try database.execute("PRAGMA journal_mode = DELETE")
             try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA secure_delete = ON; PRAGMA foreign_keys = OFF; PRAGMA cache_size = -\(cacheKiB)")
             try disableTriggers(database)
@@ -109,12 +115,31 @@ enum AnonymizationEngine {
             }
         }
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+        if isWAL { try keepWALMode(output, display: display) }
         let columns = bound.map { rule in
             AnonymizationReport.ColumnChange(table: rule.table, column: rule.column, strategy: rule.rule.strategy.name, rowsChanged: session.changed[rule.index])
         }
         return EngineResult(
             columns: columns, absent: absent, rebuiltIndexes: rebuilt, ruleNames: bound.map(\.name), schemaText: schema.schemaText,
-            leakScan: leakScan, prefetched: prefetch?.taken ?? 0)
+            isUTF16: schema.isUTF16, isWAL: isWAL, leakScan: leakScan, prefetched: prefetch?.taken ?? 0)
+    }
+
+    /// Puts the output in WAL mode, as its store was: SQLite writes the header
+    /// through the log and, closing its last connection, copies it into the
+    /// main file and deletes `-wal` and `-shm`.
+    private static func keepWALMode(_ output: String, display: String) throws(FixtureKitError) {
+        do throws(SQLiteError) {
+            let database = try Database(path: output, options: .init(busyTimeout: 0))
+            guard try database.scalar("PRAGMA journal_mode = WAL")?.text?.lowercased() == "wal" else {
+                throw SQLiteError(code: SQLITE_ERROR, message: "the output did not switch to WAL mode", sql: "PRAGMA journal_mode = WAL")
+            }
+            try database.close()
+        } catch {
+            throw FixtureKitError(what: "anonymize: keep WAL mode", path: display, why: error.description)
+        }
+        for suffix in ["-wal", "-shm"] where (try? POSIX.lstatIfPresent(output + suffix)) != nil {
+            throw FixtureKitError(what: "anonymize: keep WAL mode", path: display, why: "SQLite left \(output.split(separator: "/").last ?? "")\(suffix) behind")
+        }
     }
 
     /// Turns triggers off for the connection: an app's triggers would copy old
@@ -188,10 +213,13 @@ enum AnonymizationEngine {
         if rules.strict {
             let uncovered = try uncoveredColumns(rules, schema: schema, database: database, display: display)
             if !uncovered.isEmpty {
+                let undecided = uncovered.count { $0.hasSuffix(" (TODO)") }
                 throw FixtureKitError(
                     what: "anonymize", path: display,
                     why: "strict: no rule for \(uncovered.count == 1 ? "1 column" : "\(uncovered.count) columns"): \(uncovered.joined(separator: ", "))",
-                    hint: "give each a rule in \(rules.path), or \"keep\"")
+                    hint: undecided > 0
+                        ? "decide each TODO in \(rules.path): a strategy, or \"keep\" for a column that holds nothing personal"
+                        : "give each a rule in \(rules.path), or \"keep\"")
             }
         }
         // A pseudonym or fake domain that holds a UNIQUE column is mapped as a whole,
@@ -214,16 +242,38 @@ enum AnonymizationEngine {
     /// The TEXT and BLOB columns without a rule (and those of other types that
     /// hold text or blobs all the same), as `table.column`, sorted.
     static func uncoveredColumns(_ rules: AnonymizationRules, schema: AnonymizationSchema, database: Database, display: String) throws(FixtureKitError) -> [String] {
-        var uncovered: [String] = []
+        try textColumns(schema: schema, database: database, display: display) { table, column in rules.tables[table]?[column] == nil }
+            .map { column in
+                let name = "\(column.table).\(column.column)"
+                if rules.undecided.contains(name) { return name + " (TODO)" }
+                return column.holdsTextOnly ? "\(name) (\(column.affinity) column holding text)" : name
+            }
+            .sorted(by: AnonymizationRules.bytewise)
+    }
+
+    /// A column that strict mode wants a rule for.
+    struct TextColumn {
+        var table: String
+        var column: String
+        var affinity: AnonymizationSchema.Affinity
+        /// Not declared TEXT or BLOB, but holding text or blobs all the same.
+        var holdsTextOnly: Bool
+    }
+
+    /// The TEXT and BLOB columns of every table (FTS tables that keep their own
+    /// text included), and the columns of other types that hold text or blobs,
+    /// among those `include` accepts; tables bytewise, columns in their order.
+    static func textColumns(schema: AnonymizationSchema, database: Database, display: String, include: (String, String) -> Bool = { _, _ in true }) throws(FixtureKitError) -> [TextColumn] {
+        var found: [TextColumn] = []
         for table in schema.tables.values.sorted(by: { AnonymizationRules.bytewise($0.name, $1.name) }) {
             switch table.kind {
             case .ordinary, .fullText(ownContent: true): break
             default: continue
             }
-            let ruled = rules.tables[table.name] ?? [:]
-            let candidates = table.columns.filter { !$0.generated && ruled[$0.name] == nil }
-            let textual = candidates.filter { $0.affinity == .text || $0.affinity == .blob }
-            uncovered += textual.map { "\(table.name).\($0.name)" }
+            let candidates = table.columns.filter { !$0.generated && include(table.name, $0.name) }
+            for column in candidates where column.affinity == .text || column.affinity == .blob {
+                found.append(TextColumn(table: table.name, column: column.name, affinity: column.affinity, holdsTextOnly: false))
+            }
             // SQLite stores text in an INTEGER column when it does not look like a number.
             let others = candidates.filter { $0.affinity != .text && $0.affinity != .blob }
             guard !others.isEmpty, table.kind == .ordinary else { continue }
@@ -233,10 +283,10 @@ enum AnonymizationEngine {
                 throw FixtureKitError(what: "anonymize", path: display, why: error.description)
             }
             for (column, value) in zip(others, row) where value.integer == 1 {
-                uncovered.append("\(table.name).\(column.name) (\(column.affinity) column holding text)")
+                found.append(TextColumn(table: table.name, column: column.name, affinity: column.affinity, holdsTextOnly: true))
             }
         }
-        return uncovered.sorted(by: AnonymizationRules.bytewise)
+        return found
     }
 
     /// Why `expression` is not one SQL expression on `table`, or `nil` when it is:

@@ -17,6 +17,10 @@ import Foundation
 /// Unknown keys are refused at every level, so that a misspelt option
 /// (`"keeplast"`) cannot silently leave a column as it was.
 public struct AnonymizationRules: Equatable, Sendable {
+    /// What `fixturekit init` writes for a column it has no suggestion for: no
+    /// rule yet, which strict mode refuses until someone decides.
+    public static let todoMarker = "TODO"
+
     /// The environment variable that holds the secret key when the file names none.
     public static let defaultKeyEnvironmentVariable = "FIXTUREKIT_ANON_KEY"
 
@@ -26,6 +30,8 @@ public struct AnonymizationRules: Equatable, Sendable {
     public var strict: Bool
     /// Rules by table, then by column.
     public var tables: [String: [String: ColumnRule]]
+    /// The columns marked `"TODO"` (`table.column`): no rule yet, which strict mode refuses.
+    public var undecided: Set<String> = []
     /// SHA-256 of the file's bytes, recorded in manifests.
     public var sha256: String
     /// The file, as the user named it.
@@ -55,6 +61,7 @@ public struct AnonymizationRules: Equatable, Sendable {
     /// Parses a rules file's bytes; `path` names it in errors.
     public static func parse(_ bytes: [UInt8], path: String) throws(FixtureKitError) -> AnonymizationRules {
         func fail(_ why: String) -> FixtureKitError { FixtureKitError(what: "read rules", path: path, why: why) }
+        do { try JSONSyntax.check(bytes) } catch { throw fail(error.description) }
         let file: RulesFile
         do {
             file = try JSONDecoderFactory.decoder().decode(RulesFile.self, from: Data(bytes))
@@ -67,9 +74,10 @@ public struct AnonymizationRules: Equatable, Sendable {
         guard !keyEnv.isEmpty, !keyEnv.contains("="), !keyEnv.contains("\0") else {
             throw fail("\"keyEnv\" must name an environment variable")
         }
-        let rules = AnonymizationRules(
+        var rules = AnonymizationRules(
             keyEnv: keyEnv, strict: file.strict ?? false, tables: file.tables,
             sha256: (try? SHA256.hash(bytes).hex) ?? "", path: path)
+        rules.undecided = file.undecided
         try rules.validate(fail)
         return rules
     }
@@ -209,6 +217,10 @@ struct RulesFile: Decodable {
     var keyEnv: String?
     var strict: Bool?
     var tables: [String: [String: ColumnRule]]
+    var undecided: Set<String> = []
+
+    /// What `fixturekit init` writes for a column it has no suggestion for.
+    static let todo = AnonymizationRules.todoMarker
 
     static let knownKeys: Set<String> = ["keyEnv", "strict", "tables", "$schema"]
 
@@ -227,6 +239,10 @@ struct RulesFile: Decodable {
             var rules: [String: ColumnRule] = [:]
             for columnKey in columns.allKeys {
                 let place = "tables.\(tableKey.stringValue).\(columnKey.stringValue)"
+                if (try? columns.decode(String.self, forKey: columnKey)) == Self.todo {
+                    undecided.insert("\(tableKey.stringValue).\(columnKey.stringValue)")
+                    continue
+                }
                 rules[columnKey.stringValue] = try ColumnRule.decode(from: columns, key: columnKey, place: place)
             }
             tables[tableKey.stringValue] = rules

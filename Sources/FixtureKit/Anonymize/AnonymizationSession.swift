@@ -550,15 +550,15 @@ final class AnonymizationSession {
             let output = UnsafeBufferPointer(output)
             setResult(context, .text(output))
             guard !equalBytes(input, output) else { return false }
-            if output.count >= LeakSpool.minimumPatternBytes {
-                scratch.pointee.written._withUnsafeGuaranteedRef { $0.append(nil, UnsafeRawBufferPointer(output)[...]) }
+            if output.count >= PatternIndex.minimumBytes {
+                scratch.pointee.written._withUnsafeGuaranteedRef { $0.appendValue(nil, UnsafeRawBufferPointer(output)) }
             }
             return true
         }
         guard isChanged else { return true }
         scratch.pointee.changed[index] += 1
-        if input.count >= LeakSpool.minimumPatternBytes {
-            scratch.pointee.originals._withUnsafeGuaranteedRef { $0.append(UInt32(index), UnsafeRawBufferPointer(input).prefix(LeakSpool.maximumPatternBytes)) }
+        if input.count >= PatternIndex.minimumBytes {
+            scratch.pointee.originals._withUnsafeGuaranteedRef { $0.appendValue(UInt32(index), UnsafeRawBufferPointer(input)) }
         }
         return true
     }

@@ -69,11 +69,21 @@ public enum Anonymizer {
     ///
     /// The store set (with its `-wal`, `-shm`, hot `-journal`) is copied into a
     /// folder beside `output` and never opened in place; the result is one
-    /// checkpointed file, fsynced, renamed to `output` once the leak scan passed.
+    /// checkpointed file (in WAL mode when the store was, without `-wal`),
+    /// fsynced, renamed to `output` once the leak scan passed.
     /// - Parameters:
     ///   - force: replace an existing `output` (never the input).
-    /// - Throws: ``FixtureKitError``: exit 1 for a leak, 2 for anything that kept the work from being done.
-    public static func anonymizeStore(_ input: String, output: String, rulesPath: String, environment: [String: String], force: Bool = false) throws(FixtureKitError) -> AnonymizationReport {
+    ///   - keepFailed: a folder where an output the leak scan rejects is kept
+    ///     (mode 0600, named like `output`), for inspection.
+    /// - Throws: ``FixtureKitError``: exit 1 for a leak (its ``FixtureKitError/report``
+    ///   holds the whole ``AnonymizationReport``), 2 for anything that kept the work from being done.
+    public static func anonymizeStore(_ input: String, output: String, rulesPath: String, environment: [String: String], force: Bool = false, keepFailed: String? = nil, progress: WorkProgress? = nil) throws(FixtureKitError) -> AnonymizationReport {
+        try progress.step("anonymize \(input)") { () throws(FixtureKitError) in
+            try anonymizeStore(input, output: output, rulesPath: rulesPath, environment: environment, force: force, keepFailed: keepFailed)
+        }
+    }
+
+    private static func anonymizeStore(_ input: String, output: String, rulesPath: String, environment: [String: String], force: Bool, keepFailed: String?) throws(FixtureKitError) -> AnonymizationReport {
         let (rules, key) = try load(rulesPath, environment: environment)
         let set = try StoreSet(storePath: input)
         do { _ = try set.readHeader() } catch {
@@ -88,7 +98,9 @@ public enum Anonymizer {
             throw FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)
         }
         defer { ScratchFolder.remove(work) }
-        let report = try anonymizeCopy(of: set, into: work, rules: rules, key: key, display: input, names: { _ in output })
+        let kept = keepFailed.map { (folder: $0, name: String(output.split(separator: "/").last ?? "")) }
+        // The output is the store's main file alone: its external data is not part of it.
+        let report = try anonymizeCopy(of: set, into: work, rules: rules, key: key, display: input, names: { _ in output }, keepFailed: kept, copySupport: false)
         let built = work.appendingPath(set.storeName)
         try wrap("anonymize: write", output) { () throws(FileSystemError) in
             // A stale sidecar beside the output would be replayed into it.
@@ -106,8 +118,15 @@ public enum Anonymizer {
     /// Anonymizes a fixture folder: a staging copy beside it is anonymized, its
     /// manifest (with how it was anonymized) and SHA256SUMS rewritten, the leak
     /// scan run on it, and it replaces the fixture in one rename.
+    /// - Parameter keepFailed: a folder where a store the leak scan rejects is kept (mode 0600).
     /// - Throws: ``FixtureKitError``: exit 1 when the fixture does not verify or a leak is found.
-    public static func anonymizeFixture(_ folder: String, rulesPath: String, environment: [String: String], force: Bool = false) throws(FixtureKitError) -> AnonymizationReport {
+    public static func anonymizeFixture(_ folder: String, rulesPath: String, environment: [String: String], force: Bool = false, keepFailed: String? = nil, progress: WorkProgress? = nil) throws(FixtureKitError) -> AnonymizationReport {
+        try progress.step("anonymize \(folder)") { () throws(FixtureKitError) in
+            try anonymizeFixture(folder, rulesPath: rulesPath, environment: environment, force: force, keepFailed: keepFailed)
+        }
+    }
+
+    private static func anonymizeFixture(_ folder: String, rulesPath: String, environment: [String: String], force: Bool, keepFailed: String?) throws(FixtureKitError) -> AnonymizationReport {
         // A fixture that fixturekit.lock locks is history: rewritten only when told.
         let lockTarget = try CorpusLock.guardRewrite(of: folder, what: "anonymize", force: force)
         let (rules, key) = try load(rulesPath, environment: environment)
@@ -132,7 +151,9 @@ public enum Anonymizer {
             throw FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)
         }
         do throws(FixtureKitError) {
-            var report = try anonymizeCopy(of: set, into: staging, rules: rules, key: key, display: set.storePath, names: { folder.appendingPath($0) })
+            var report = try anonymizeCopy(
+                of: set, into: staging, rules: rules, key: key, display: set.storePath, names: { folder.appendingPath($0) },
+                keepFailed: keepFailed.map { (folder: $0, name: set.storeName) })
             let staged = staging.appendingPath(set.storeName)
             let inspection = try StoreInspection(set: try StoreSet(storePath: staged), readContents: true, access: .ownedFileImmutable, hashContent: true)
             var manifest = try Manifest(version: old.version, mode: old.capture.mode, inspection: inspection)
@@ -198,56 +219,97 @@ public enum Anonymizer {
     /// Copies the store set into `folder`, anonymizes it there into one file
     /// named like the store, and runs the leak scan on every file of `folder`.
     /// - Parameter names: how a file of `folder` (relative path) is named in reports.
-    static func anonymizeCopy(of set: StoreSet, into folder: String, rules: AnonymizationRules, key: AnonymizationKey, display: String, names: (String) -> String) throws(FixtureKitError) -> AnonymizationReport {
+    /// - Parameter copySupport: copy Core Data's `_SUPPORT` folder too (a fixture's output has it).
+    static func anonymizeCopy(of set: StoreSet, into folder: String, rules: AnonymizationRules, key: AnonymizationKey, display: String, names: (String) -> String, keepFailed: (folder: String, name: String)? = nil, copySupport: Bool = true) throws(FixtureKitError) -> AnonymizationReport {
         let raw = folder.appendingPath(".fixturekit-raw")
         try wrap("anonymize: copy", set.storePath) { () throws(FileSystemError) in
             guard mkdir(raw, 0o700) == 0 else { throw FileSystemError("create folder", path: raw, errno: errno) }
             for name in set.memberNames where name != set.fileName(of: .support) {
                 try FileCopy.copy(from: set.folder.appendingPath(name), to: raw.appendingPath(name), sync: false)
             }
-            if set.has(.support), try POSIX.lstatIfPresent(folder.appendingPath(set.fileName(of: .support))) == nil {
+            if copySupport, set.has(.support), try POSIX.lstatIfPresent(folder.appendingPath(set.fileName(of: .support))) == nil {
                 try FileCopy.copyFolder(from: set.path(of: .support), to: folder.appendingPath(set.fileName(of: .support)))
             }
         }
         defer { ScratchFolder.remove(raw) }
         let pristine = (folder: set.folder, names: set.memberNames.filter { $0 != set.fileName(of: .support) })
-        return try anonymizeInPlace(raw: raw, into: folder, storeName: set.storeName, rules: rules, key: key, display: display, names: names, pristine: pristine)
+        return try anonymizeInPlace(raw: raw, into: folder, storeName: set.storeName, rules: rules, key: key, display: display, names: names, pristine: pristine, keepFailed: keepFailed)
     }
 
     /// Anonymizes the store set in `raw` into `folder/storeName`, then scans every file of `folder`.
-    /// - Parameter pristine: the store set's files where they were copied from,
-    ///   never opened, for ``KeyedPrefetch``.
-    static func anonymizeInPlace(raw: String, into folder: String, storeName: String, rules: AnonymizationRules, key: AnonymizationKey, display: String, names: (String) -> String, pristine: (folder: String, names: [String])? = nil) throws(FixtureKitError) -> AnonymizationReport {
+    /// - Parameters:
+    ///   - pristine: the store set's files where they were copied from,
+    ///     never opened, for ``KeyedPrefetch``.
+    ///   - keepFailed: where the store is kept, and under which name, when the leak scan rejects it.
+    static func anonymizeInPlace(raw: String, into folder: String, storeName: String, rules: AnonymizationRules, key: AnonymizationKey, display: String, names: (String) -> String, pristine: (folder: String, names: [String])? = nil, keepFailed: (folder: String, name: String)? = nil) throws(FixtureKitError) -> AnonymizationReport {
         let output = folder.appendingPath(storeName)
         let result = try AnonymizationEngine.run(folder: raw, storeName: storeName, output: output, rules: rules, key: key, spoolFolder: raw, display: display, pristine: pristine)
         ScratchFolder.remove(raw)
         // The output is synced on another thread while the leak scan reads it.
         let sync = BackgroundStage()
         sync.start { try POSIX.fsyncFile(output) }
+        defer { sync.drain() }
         let items: [FolderItem]
         do { items = try FolderListing.items(below: folder) } catch {
             throw FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)
         }
         let files = items.map { (path: folder.appendingPath($0.path.description), name: names($0.path.description)) }
         let scan: LeakScanReport
-        do { scan = try result.leakScan.finish(files: files, columns: result.ruleNames) } catch {
-            throw FixtureKitError(what: "anonymize: leak scan: \(error.operation)", path: error.path, why: error.reason)
+        do {
+            scan = try result.leakScan.finish(LeakScan.Target(files: files, store: output, utf16: result.isUTF16, columns: result.ruleNames))
+        } catch {
+            throw error.within("anonymize")
         }
+        var report = AnonymizationReport(
+            input: display, output: folder, rules: rules.path, rulesSHA256: rules.sha256, keyCheck: key.keyCheck,
+            columns: result.columns, absentColumns: result.absent, rebuiltIndexes: result.rebuiltIndexes, leakScan: scan)
         if let hit = scan.hits.first {
+            report.output = names(storeName)
+            sync.drain()
+            var hint = Self.hint(for: hit)
+            if let keepFailed {
+                let kept = keepFailed.folder.appendingPath(keepFailed.name)
+                try wrap("anonymize: keep the rejected output", kept) { () throws(FileSystemError) in
+                    try keepRejected(output, as: kept)
+                }
+                hint += "; the rejected store is kept in \(kept)"
+            }
             let more = scan.hitCount > 1 ? " (and \(scan.hitCount - 1) more)" : ""
-            throw FixtureKitError(
-                what: "anonymize: leak scan", path: hit.file,
-                why: "a replaced value of \(hit.column) is still in the file at offset \(hit.offset)\(more)",
-                hint: "another column keeps the same values: give it a rule too", category: .checkFailed)
+            var error = FixtureKitError(what: "anonymize: leak scan", path: hit.file, why: hit.summary + more, hint: hint, category: .checkFailed)
+            error.report = CanonicalJSON.file(report)
+            throw error
         }
         try wrap("anonymize: sync", output) { () throws(FileSystemError) in
             do { try sync.wait() } catch let error as FileSystemError { throw error } catch {
                 throw FileSystemError("fsync", path: output, message: "\(error)")
             }
         }
-        return AnonymizationReport(
-            input: display, output: folder, rules: rules.path, rulesSHA256: rules.sha256, keyCheck: key.keyCheck,
-            columns: result.columns, absentColumns: result.absent, rebuiltIndexes: result.rebuiltIndexes, leakScan: scan)
+        return report
+    }
+
+    /// What helps with a leak, by where it was found.
+    static func hint(for hit: LeakHit) -> String {
+        if hit.foundIn != nil { return "another column keeps the same values: give it a rule too" }
+        if hit.page == nil { return "a file of the store set holds it (Core Data's external data): give its attribute a rule, or leave the file out" }
+        if hit.pageType?.hasPrefix("index") == true { return "an index on expressions holds it: give the columns it is computed from a rule" }
+        return "a page of no table holds it; `--keep-failed DIR` keeps the output for a look"
+    }
+
+    /// Moves (or, across file systems, copies) a rejected store to `path`,
+    /// readable by its owner only, under a temporary name first.
+    static func keepRejected(_ store: String, as path: String) throws(FileSystemError) {
+        let folder = AtomicFile.parentFolder(of: path)
+        if mkdir(folder, 0o700) != 0 && errno != EEXIST { throw FileSystemError("create folder", path: folder, errno: errno) }
+        let temporary = AtomicFile.temporaryPath(for: path)
+        unlink(temporary)
+        if rename(store, temporary) != 0 {
+            guard errno == EXDEV else { throw FileSystemError("rename", path: temporary, errno: errno) }
+            try FileCopy.copy(from: store, to: temporary, sync: false)
+        }
+        guard chmod(temporary, 0o600) == 0 else { throw FileSystemError("chmod", path: temporary, errno: errno) }
+        try POSIX.fsyncFile(temporary)
+        try POSIX.rename(temporary, path)
+        try POSIX.fsyncDirectory(folder)
     }
 
     /// What the manifest records of a run.
@@ -275,67 +337,5 @@ public enum Anonymizer {
                     hint: "use the corpus' key: pseudonyms must match across versions")
             }
         }
-    }
-}
-
-/// `capture`'s side of anonymization: whether the corpus has rules, and the
-/// opt-out for stores that hold synthetic data only.
-public struct CaptureAnonymization: Sendable {
-    /// `--no-anonymize`: write the store as it is, and record that in the manifest.
-    public var optOut: Bool
-    /// Where the key is read from.
-    public var environment: [String: String]
-
-    public init(optOut: Bool = false, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.optOut = optOut
-        self.environment = environment
-    }
-}
-
-/// The corpus' rules and key, loaded before capture copies anything.
-struct CorpusAnonymization {
-    var rules: AnonymizationRules?
-    var key: AnonymizationKey?
-    var optedOut: Bool
-
-    /// Reads `fixturekit.json` of `corpus` (when there is one) and the rules it names.
-    /// - Throws: ``FixtureKitError``: exit 2 for `--mode raw` into a corpus with rules.
-    init(corpus: String, store: String, mode: CaptureMode, options: CaptureAnonymization) throws(FixtureKitError) {
-        optedOut = options.optOut
-        guard !options.optOut else { return }
-        let configurationPath = corpus.appendingPath(CorpusConfiguration.fileName)
-        guard (try? POSIX.lstatIfPresent(configurationPath)) ?? nil != nil else { return }
-        let configuration: CorpusConfiguration
-        do { configuration = try CorpusConfiguration.load(configurationPath) } catch { throw error.within("capture") }
-        guard let relative = configuration.anonymize else { return }
-        let rulesPath = configuration.resolve(relative)
-        if mode == .raw {
-            throw FixtureKitError(
-                what: "capture", path: store,
-                why: "the corpus anonymizes its fixtures (\(rulesPath)), and anonymizing folds the -wal away: --mode raw cannot keep it",
-                hint: "capture with --mode snapshot, or --no-anonymize for a store that holds synthetic data only")
-        }
-        let rules: AnonymizationRules
-        let key: AnonymizationKey
-        do { (rules, key) = try Anonymizer.load(rulesPath, environment: options.environment) } catch { throw error.within("capture") }
-        try Anonymizer.checkCorpusKey(corpus, key: key, what: "capture")
-        self.rules = rules
-        self.key = key
-    }
-
-    /// Anonymizes the store staged in `staging`, before the fixture is installed.
-    /// - Returns: what the manifest records; `nil` for a corpus without rules.
-    func apply(staging: String, storeName: String, display: String, fixture: String) throws(FixtureKitError) -> Manifest.Anonymization? {
-        guard let rules, let key else { return optedOut ? Manifest.Anonymization(mode: Manifest.Anonymization.optedOutMode) : nil }
-        let raw = staging.appendingPath(".fixturekit-raw")
-        try wrap("anonymize: stage", staging) { () throws(FileSystemError) in
-            guard mkdir(raw, 0o700) == 0 else { throw FileSystemError("create folder", path: raw, errno: errno) }
-            for suffix in ["", "-wal", "-shm", "-journal"] where try POSIX.lstatIfPresent(staging.appendingPath(storeName + suffix)) != nil {
-                try POSIX.rename(staging.appendingPath(storeName + suffix), raw.appendingPath(storeName + suffix))
-            }
-        }
-        defer { ScratchFolder.remove(raw) }
-        let report = try Anonymizer.anonymizeInPlace(raw: raw, into: staging, storeName: storeName, rules: rules, key: key, display: display, names: { fixture.appendingPath($0) })
-        return Anonymizer.record(rules, key: key, report: report)
     }
 }

@@ -3,118 +3,42 @@ import Glibc
 #endif
 import Synchronization
 
-/// One place where a replaced value was found.
-public struct LeakHit: Codable, Equatable, Sendable {
-    /// The file, as named in the report.
-    public var file: String
-    public var offset: UInt64
-    /// `table.column` the value was replaced in.
-    public var column: String
-}
-
-/// What the leak scan searched and found.
-public struct LeakScanReport: Codable, Equatable, Sendable {
-    /// The files searched, every byte of each.
-    public var files: [String]
-    public var bytes: UInt64
-    /// Distinct replaced values searched for (each UTF-16 form counts once more).
-    public var valuesSearched: Int
-    /// Values left out because the rules wrote them themselves or the schema holds them.
-    public var valuesExempt: Int
-    /// Every hit up to ``LeakScanner/maximumReportedHits``.
-    public var hits: [LeakHit]
-    /// All hits, reported or not.
-    public var hitCount: Int
-}
-
-/// Searches output files for the replaced originals of a spool.
-enum LeakScanner {
-    /// Bytes of patterns held in memory at once; more are searched in further passes.
-    static let batchBytes = 64 << 20
-    static let readSize = 1 << 20
-    static let maximumReportedHits = 20
-    /// A file this large or larger is searched by two threads, one half each.
-    static let splitBytes = 4 << 20
-
-    /// Searches every byte of `files` for the spool's originals.
-    /// - Parameters:
-    ///   - names: how each file is named in the report.
-    ///   - columns: `table.column` of each rule index.
-    ///   - schemaText: text that is in the file whatever the data.
-    static func scan(_ spool: LeakSpool, files: [(path: String, name: String)], columns: [String], schemaText: [String], batchBytes: Int = batchBytes) throws(FileSystemError) -> LeakScanReport {
-        try LeakScan(spool: spool, schemaText: schemaText, batchBytes: batchBytes).finish(files: files, columns: columns)
-    }
-
-    static func utf16Forms(_ text: String) -> [UInt8] {
-        var bytes: [UInt8] = [0]
-        for bigEndian in [false, true] {
-            for unit in text.utf16 {
-                let value = bigEndian ? unit.bigEndian : unit.littleEndian
-                bytes.append(UInt8(truncatingIfNeeded: value))
-                bytes.append(UInt8(truncatingIfNeeded: value >> 8))
-            }
-            bytes.append(0)
-        }
-        return bytes
-    }
-
-    /// The hits of one part of a file.
-    struct RangeHits {
-        var count = 0
-        /// The first ones, in the order found: (pattern, offset in the file).
-        var first: [(pattern: Int, offset: UInt64)] = []
-    }
-
-    /// Searches the positions `start..<end` of the file at `path`, reading on
-    /// past `end` as far as the longest pattern needs. Each read is searched with
-    /// the last bytes of the previous one in front, so that a value across two
-    /// reads is found.
-    static func search(_ path: String, from start: Int, to end: Int, index: PatternIndex) throws(FileSystemError) -> RangeHits {
-        let fd = try POSIX.open(path, O_RDONLY | O_NOFOLLOW)
-        defer { close(fd) }
-        _ = posix_fadvise(fd, off_t(start), 0, POSIX_FADV_SEQUENTIAL)
-        let overlap = max(index.maximumLength - 1, 0)
-        var buffer = [UInt8](repeating: 0, count: readSize + overlap)
-        var hits = RangeHits()
-        var carried = 0
-        var bufferStart = start
-        var position = start
-        while true {
-            let wanted = min(buffer.count - carried, end + overlap - position)
-            let count = wanted <= 0 ? 0 : buffer.withUnsafeMutableBytes { raw in
-                POSIX.retrying { pread(fd, raw.baseAddress! + carried, wanted, off_t(position)) }
-            }
-            if count < 0 { throw FileSystemError("read", path: path, errno: errno) }
-            position += count
-            let filled = carried + count
-            let atEnd = count == 0
-            // Positions from which every pattern fits in what was read, and before `end`: the rest waits.
-            let last = min(atEnd ? filled : filled - overlap - 1, end - 1 - bufferStart)
-            buffer.withUnsafeBytes { raw in
-                index.search(UnsafeRawBufferPointer(rebasing: raw[0..<filled]), end: last) { pattern, at in
-                    guard !index.isExempt(pattern) else { return }
-                    hits.count += 1
-                    if hits.first.count < maximumReportedHits { hits.first.append((pattern, UInt64(bufferStart + at))) }
-                }
-            }
-            if atEnd { return hits }
-            let keep = min(filled, max(filled - max(last + 1, 0), 0))
-            buffer.withUnsafeMutableBytes { raw in
-                raw.baseAddress!.copyMemory(from: raw.baseAddress! + (filled - keep), byteCount: keep)
-            }
-            bufferStart += filled - keep
-            carried = keep
-        }
-    }
-}
-
-/// A leak scan that starts before the rewrite: while SQLite rewrites rows on
-/// the caller's thread, a second thread reads the replaced values back from
-/// the spool as it is written and indexes the first batch of them; once the
-/// spool is complete, it looks for them in the values the rules wrote (which
-/// exempts them) while the caller builds the output. ``finish(files:columns:)``
-/// then searches every file, a large one by both threads, and any further
-/// batch after that.
+/// The leak scan of an anonymized output: proof that no replaced value, and no
+/// run of ``PatternIndex/runBytes`` bytes of one, is left in it.
+///
+/// Two passes, each over every batch of replaced values:
+/// - the **raw pass** (``LeakScanner``) reads every byte of every file of the
+///   output: the store's main file whatever SQLite put where, and the files
+///   SQLite does not know (Core Data's external data);
+/// - the **logical pass** (``TableScan``) reads every value of a table through
+///   SQLite, whole however SQLite cut it over pages: the tables whose records
+///   spill onto overflow pages (where a value is cut in pieces the raw pass may
+///   find too short), and those on whose pages the raw pass matched. SQLite's
+///   `dbstat` maps the store's pages to tables and indexes for it, when it is
+///   needed: when the raw pass matched in the store, or saw a page that is no
+///   b-tree's (every page of a store whose records all fit in their pages
+///   starts with a b-tree page's type; an overflow page does not).
+///
+/// A match in the bytes of a table's pages (or of an index of its columns) is
+/// then a leak exactly when a value of the table holds it, and it is reported
+/// with its table, column and row. Every byte of the output is one of SQLite's
+/// structures or a copy of a value the output holds (``AnonymizationEngine``
+/// builds it with `VACUUM INTO`, from the live rows only), so a match that no
+/// value holds spans two values, or a value and the structure around it: it is
+/// counted as ``LeakScanReport/spanning``, no leak. A match anywhere else (a
+/// free page, an index on expressions, whose values SQL does not read, a file
+/// that is not the store) is a leak, named by file, offset and page.
+///
+/// A pattern found inside a value the rules wrote, or in the schema, is no leak
+/// (a fake name that is also a real one, a shifted date that is another row's):
+/// those exemptions are looked for before the output is searched.
+///
+/// The first batch is prepared while the rows are rewritten: a second thread
+/// reads the replaced values back from the spool as it is written and indexes
+/// them; once the spool is complete, it looks for them in the values the rules
+/// wrote while the caller builds the output. ``finish(_:)`` then runs the raw
+/// pass on both threads (a large store one half each), the logical pass when
+/// it is needed, and any further batch after that.
 final class LeakScan {
     private let spool: LeakSpool
     private let schemaText: [String]
@@ -139,9 +63,42 @@ final class LeakScan {
 
     private let cancelled = Flag()
 
+    /// The hits of the logical pass: the first ones kept, all of them counted.
+    private struct LogicalHits {
+        var kept: [(table: String, hit: TableScan.Hit)] = []
+        var count = 0
+        /// The tables with a hit.
+        var tables: Set<String> = []
+
+        mutating func add(_ hit: TableScan.Hit, in table: String) {
+            count += 1
+            tables.insert(table)
+            if kept.count < LeakScanner.maximumReportedHits { kept.append((table, hit)) }
+        }
+    }
+
     /// The second half's hits, handed back under ``BackgroundStage``'s rule.
-    private final class HitsBox: @unchecked Sendable {
-        var hits = LeakScanner.RangeHits()
+    private final class SecondHalf: @unchecked Sendable {
+        var hits = LeakScanner.FileHits()
+    }
+
+    /// What the logical pass found for a batch.
+    private final class LogicalResult {
+        var map: StorePageMap?
+        var hits = LogicalHits()
+        var tables: [String] = []
+    }
+
+    /// What is searched.
+    struct Target {
+        /// Every file of the output, and how each is named in the report.
+        var files: [(path: String, name: String)]
+        /// The store's main file among them, which SQLite reads for the logical pass.
+        var store: String
+        /// Text is stored as UTF-16.
+        var utf16: Bool
+        /// `table.column` of each rule index.
+        var columns: [String]
     }
 
     /// Starts indexing the spool's originals on a second thread.
@@ -205,86 +162,194 @@ final class LeakScan {
     private static func findExemptions(_ batch: Batch, spool: LeakSpool, schemaText: [String]) throws(FileSystemError) {
         guard !batch.index.isEmpty else { return }
         let index = batch.index
-        var exempt = index.exemptBits
-        func mark(_ pattern: Int, _: Int) { exempt[pattern >> 6] |= 1 << UInt64(pattern & 63) }
+        var exemptions = index.exemptions
+        func mark(_ pattern: Int, _ run: PatternIndex.Run) { exemptions.mark(pattern, run: run, window: index.isWindow(pattern)) }
         for text in schemaText {
             var bytes = Array(text.utf8)
             if spool.utf16 { bytes += LeakScanner.utf16Forms(text) }
-            bytes.withUnsafeBytes { raw in index.search(raw, end: raw.count, mark) }
+            bytes.withUnsafeBytes { raw in index.search(raw, through: raw.count - 1, mark) }
         }
         var offset: off_t = 0
         try spool.written.records(from: &offset, withColumn: false) { _, bytes in
-            index.search(bytes, end: bytes.count, mark)
+            index.search(bytes, through: bytes.count - 1, mark)
             return true
         }
-        batch.index.exemptBits = exempt
+        batch.index.exemptions = exemptions
     }
 
-    private func waitForStage() throws(FileSystemError) {
-        do { try stage.wait() } catch let error as FileSystemError { throw error } catch {
-            throw FileSystemError("leak scan", path: "", message: "\(error)")
+    private func waitForStage() throws(FixtureKitError) {
+        do { try stage.wait() } catch { throw Self.wrap(error, store: nil) }
+    }
+
+    private static func wrap(_ error: any Error, store: String?) -> FixtureKitError {
+        switch error {
+        case let error as FixtureKitError: return error
+        case let error as FileSystemError: return FixtureKitError(what: "leak scan: \(error.operation)", path: error.path, why: error.reason)
+        case let error as SQLiteError: return FixtureKitError(what: "leak scan", path: store, why: error.description)
+        default: return FixtureKitError(what: "leak scan", path: store, why: "\(error)")
         }
     }
 
-    /// Searches every byte of `files` for the spool's originals; the spool is
-    /// finished first if it was not.
-    /// - Parameters:
-    ///   - files: the paths, and how each is named in the report.
-    ///   - columns: `table.column` of each rule index.
-    func finish(files: [(path: String, name: String)], columns: [String]) throws(FileSystemError) -> LeakScanReport {
+    /// Searches the output for the spool's originals; the spool is finished first if it was not.
+    /// - Throws: ``FixtureKitError`` when a file or the store cannot be read.
+    func finish(_ target: Target) throws(FixtureKitError) -> LeakScanReport {
         do { try spool.finish() } catch {
             cancelled.set()
-            throw error
+            throw Self.wrap(error, store: nil)
         }
         try waitForStage()
-        var report = LeakScanReport(files: files.map(\.name), bytes: 0, valuesSearched: 0, valuesExempt: 0, hits: [], hitCount: 0)
-        var sizes: [Int] = []
-        for file in files {
-            let info = try POSIX.lstat(file.path)
-            report.bytes += UInt64(info.st_size)
-            sizes.append(Int(info.st_size))
+        var report = LeakScanReport(files: target.files.map(\.name))
+        do {
+            for file in target.files { report.bytes += UInt64(try POSIX.lstat(file.path).st_size) }
+        } catch {
+            throw Self.wrap(error, store: nil)
         }
+        let header = try StoreSet(storePath: target.store).readHeader()
+        let storeName = target.files.first { $0.path == target.store }?.name ?? target.store
+        var map: StorePageMap?
+        var tablesRead: Set<String> = []
         var batch = first
         while !batch.index.isEmpty {
-            for pattern in 0..<batch.index.count {
-                if batch.index.isExempt(pattern) { report.valuesExempt += 1 } else { report.valuesSearched += 1 }
+            let index = batch.index
+            for pattern in 0..<index.count {
+                guard let exempt = index.isWhollyExempt(pattern) else { continue }
+                if exempt { report.valuesExempt += 1 } else { report.valuesSearched += 1 }
             }
-            for (file, size) in zip(files, sizes) {
-                try search(file, size: size, index: batch.index, columns: columns, report: &report)
+            report.valuesSearched += index.longValueCount
+
+            // Both threads: every byte of every file, the store's main file in two halves when it is
+            // large, cut between two pages: no run of a value's bytes crosses one (a page's cells are
+            // its own, and an overflow page's bytes start with its next one's number).
+            let storeSize = Int(target.files.first { $0.path == target.store }.map { (try? POSIX.lstat($0.path).st_size) ?? 0 } ?? 0)
+            let middle = storeSize >= LeakScanner.splitBytes ? storeSize / 2 / header.pageSize * header.pageSize : Int.max
+            let second = SecondHalf()
+            if middle != Int.max {
+                let store = target.store, pageSize = header.pageSize
+                stage.start { second.hits = try LeakScanner.search(store, from: middle, index: index, pageSize: pageSize) }
             }
+            var raw: [LeakScanner.FileHits] = []
+            do {
+                for file in target.files {
+                    let isStore = file.path == target.store
+                    raw.append(try LeakScanner.search(file.path, to: isStore ? middle : .max, index: index, pageSize: isStore ? header.pageSize : nil))
+                }
+            } catch {
+                stage.drain()
+                throw Self.wrap(error, store: nil)
+            }
+            try waitForStage()
+            // The logical pass, when the store's bytes matched or some of its pages are no b-tree's
+            // (its records may spill): the page map (once), then the tables whose rows spill.
+            let logical = LogicalResult()
+            logical.map = map
+            if let place = target.files.firstIndex(where: { $0.path == target.store }) {
+                raw[place].merge(second.hits)
+                // From 2^24 pages on, an overflow page's first byte (its next one's number) can look like a type.
+                if storeSize / header.pageSize >= 1 << 24 { raw[place].pagesOutsideBTrees = true }
+                if raw[place].count > 0 || raw[place].pagesOutsideBTrees {
+                    do {
+                        let database = try Self.open(target.store)
+                        if logical.map == nil { logical.map = try StorePageMap(database: database, header: header) }
+                        for table in raw[place].pagesOutsideBTrees ? logical.map?.overflowingTables ?? [] : [] {
+                            logical.tables.append(table)
+                            try TableScan.scan(database, table: table, index: index, utf16: target.utf16) { logical.hits.add($0, in: table) }
+                        }
+                    } catch {
+                        throw Self.wrap(error, store: storeName)
+                    }
+                }
+            }
+            map = logical.map
+            var read = Set(logical.tables)
+            var hits = logical.hits
+            var leaks: [LeakHit] = []
+            for (file, fileHits) in zip(target.files, raw) where fileHits.count > 0 {
+                guard file.path == target.store, let map else {
+                    // A file SQLite does not read: every match is a leak.
+                    leaks += fileHits.kept.map { rawHit($0, file: file.name, index: index, columns: target.columns) }
+                    report.hitCount += fileHits.count - fileHits.kept.count
+                    continue
+                }
+                try classify(fileHits, file: file.name, map: map, index: index, target: target, read: &read, hits: &hits, leaks: &leaks, report: &report)
+            }
+            report.hitCount += hits.count - hits.kept.count
+            for (table, hit) in hits.kept.sorted(by: { ($0.table, $0.hit.rowid ?? 0) < ($1.table, $1.hit.rowid ?? 0) }) {
+                let origin = index.origin(of: hit.pattern)
+                report.add(LeakHit(
+                    column: name(of: origin.column, in: target.columns), file: storeName, foundIn: hit.column,
+                    rowid: hit.rowid, key: hit.key, length: hit.length, piece: !hit.whole))
+            }
+            // The values SQLite reads first, then the bytes outside them.
+            for leak in leaks { report.add(leak) }
+            tablesRead.formUnion(read)
             guard !batch.isLast else { break }
             let next = Batch(offset: batch.offset)
             batch.index = PatternIndex()
-            try Self.fill(next, from: spool, batchBytes: batchBytes, following: false, cancelled: cancelled)
-            try Self.findExemptions(next, spool: spool, schemaText: schemaText)
+            do {
+                try Self.fill(next, from: spool, batchBytes: batchBytes, following: false, cancelled: cancelled)
+                try Self.findExemptions(next, spool: spool, schemaText: schemaText)
+            } catch {
+                throw Self.wrap(error, store: nil)
+            }
             batch = next
         }
+        report.tablesRead = tablesRead.sorted(by: AnonymizationRules.bytewise)
         return report
     }
 
-    /// Searches one file: a large one in two halves, the second on the stage's thread.
-    private func search(_ file: (path: String, name: String), size: Int, index: PatternIndex, columns: [String], report: inout LeakScanReport) throws(FileSystemError) {
-        var parts: [LeakScanner.RangeHits]
-        if size >= LeakScanner.splitBytes {
-            let middle = size / 2
-            let box = HitsBox()
-            stage.start { box.hits = try LeakScanner.search(file.path, from: middle, to: size, index: index) }
-            let firstHalf: LeakScanner.RangeHits
-            do { firstHalf = try LeakScanner.search(file.path, from: 0, to: middle, index: index) } catch {
-                stage.drain()
-                throw error
-            }
-            try waitForStage()
-            parts = [firstHalf, box.hits]
-        } else {
-            parts = [try LeakScanner.search(file.path, from: 0, to: max(size, 0), index: index)]
-        }
-        for part in parts {
-            report.hitCount += part.count
-            for (pattern, offset) in part.first where report.hits.count < LeakScanner.maximumReportedHits {
-                let column = Int(index.columns[pattern])
-                report.hits.append(LeakHit(file: file.name, offset: offset, column: column < columns.count ? columns[column] : "?"))
+    /// Sorts the store file's matches by the page they are on: on a table's
+    /// pages (or an index of its columns) the table is read, if it was not,
+    /// and its values say whether they are a leak; anywhere else they are one.
+    private func classify(_ fileHits: LeakScanner.FileHits, file: String, map: StorePageMap, index: PatternIndex, target: Target,
+                          read: inout Set<String>, hits: inout LogicalHits, leaks: inout [LeakHit],
+                          report: inout LeakScanReport) throws(FixtureKitError) {
+        var onTables: [String: Int] = [:]
+        var elsewhere: Set<Int> = []
+        for (page, count) in fileHits.pages {
+            if let tree = map.page(page).tree, !(tree.isIndex && tree.hasExpressions) {
+                onTables[tree.table, default: 0] += count
+            } else {
+                elsewhere.insert(page)
             }
         }
+        let unread = onTables.keys.filter { !read.contains($0) }.sorted()
+        if !unread.isEmpty {
+            do {
+                let database = try Self.open(target.store)
+                for table in unread {
+                    read.insert(table)
+                    try TableScan.scan(database, table: table, index: index, utf16: target.utf16) { hits.add($0, in: table) }
+                }
+            } catch {
+                throw Self.wrap(error, store: file)
+            }
+        }
+        // Matches on the pages of a table none of whose values holds a run: they span values.
+        for (table, count) in onTables where !hits.tables.contains(table) { report.spanning += count }
+        var kept = 0
+        for hit in fileHits.kept {
+            let page = Int(hit.offset / UInt64(map.pageSize)) + 1
+            guard elsewhere.contains(page) else { continue }
+            kept += 1
+            var leak = rawHit(hit, file: file, index: index, columns: target.columns)
+            leak.page = page
+            leak.pageType = map.describe(page)
+            leak.btree = map.page(page).tree?.name
+            leaks.append(leak)
+        }
+        report.hitCount += elsewhere.reduce(0) { $0 + (fileHits.pages[$1] ?? 0) } - kept
+    }
+
+    private func rawHit(_ hit: LeakScanner.RawHit, file: String, index: PatternIndex, columns: [String]) -> LeakHit {
+        LeakHit(column: name(of: index.origin(of: hit.pattern).column, in: columns), file: file, offset: hit.offset, length: hit.length, piece: hit.piece)
+    }
+
+    private func name(of column: Int, in columns: [String]) -> String {
+        column < columns.count ? columns[column] : "?"
+    }
+
+    /// The output's store, read-only and immutable: no lock, no sidecar, nothing written.
+    private static func open(_ path: String) throws(SQLiteError) -> Database {
+        try Database(path: ScratchStore.fileURI(path) + "?immutable=1", options: .init(readOnly: true, uri: true, busyTimeout: 0))
     }
 }

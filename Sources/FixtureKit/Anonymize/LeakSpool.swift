@@ -8,18 +8,22 @@ import Synchronization
 /// unlinked as soon as they are created, so that nothing of them is left even
 /// after `kill -9`, read back in batches of bounded size.
 ///
-/// The first holds every replaced original of ``minimumPatternBytes`` or more
-/// with the column it came from; the second every value the rules wrote, whose
-/// own bytes may hold an original by chance (a fake name that is also a real
-/// one, a shifted date that is another row's date) and are then no leak.
+/// The first holds every replaced original of ``PatternIndex/minimumBytes`` or
+/// more with the column it came from; the second every value the rules wrote,
+/// whose own bytes may hold an original by chance (a fake name that is also a
+/// real one, a shifted date that is another row's date) and are then no leak.
+/// Both hold values whole, a value longer than ``chunkBytes`` in overlapping
+/// pieces (every run of ``PatternIndex/runBytes`` bytes of it is whole in one
+/// piece), so that no record needs more memory than that to be read back.
 ///
 /// Written on one thread; ``progress`` tells another how far the files are
 /// written, so that it can read them back while they grow.
 final class LeakSpool {
-    /// Shorter values are not searched: 3 bytes are found anywhere by chance.
-    static let minimumPatternBytes = 4
-    /// Longer values are searched by their first this many bytes.
-    static let maximumPatternBytes = 4096
+    /// The longest piece of a value a record holds.
+    static let chunkBytes = 1 << 20
+    /// Bytes shared by two pieces of a value: more than a run compared around
+    /// a window takes (``PatternIndex/windowBytes`` and its reach both ways).
+    static let chunkOverlap = 64
 
     let originals: SpoolFile
     let written: SpoolFile
@@ -35,22 +39,18 @@ final class LeakSpool {
 
     /// Records a replaced original of column `column`.
     func addOriginal(column: Int, _ bytes: UnsafeRawBufferPointer, isText: Bool) {
-        guard bytes.count >= Self.minimumPatternBytes else { return }
-        guard isText && utf16 else { return originals.append(UInt32(column), bytes.prefix(Self.maximumPatternBytes)) }
-        forEachEncoding(bytes, isText: isText) { encoded in
-            originals.append(UInt32(column), encoded.prefix(Self.maximumPatternBytes))
-        }
+        guard bytes.count >= PatternIndex.minimumBytes else { return }
+        forEachEncoding(bytes, isText: isText) { encoded in originals.appendValue(UInt32(column), encoded) }
     }
 
     /// Records a value the rules wrote.
     func addWritten(_ bytes: UnsafeRawBufferPointer, isText: Bool) {
-        guard bytes.count >= Self.minimumPatternBytes else { return }
-        guard isText && utf16 else { return written.append(nil, bytes[...]) }
-        forEachEncoding(bytes, isText: isText) { encoded in written.append(nil, encoded[...]) }
+        guard bytes.count >= PatternIndex.minimumBytes else { return }
+        forEachEncoding(bytes, isText: isText) { encoded in written.appendValue(nil, encoded) }
     }
 
-    private func forEachEncoding(_ bytes: UnsafeRawBufferPointer, isText: Bool, _ body: (Slice<UnsafeRawBufferPointer>) -> Void) {
-        body(bytes[...])
+    private func forEachEncoding(_ bytes: UnsafeRawBufferPointer, isText: Bool, _ body: (UnsafeRawBufferPointer) -> Void) {
+        body(bytes)
         guard isText && utf16 else { return }
         let units = Array(String(decoding: bytes, as: UTF8.self).utf16)
         for bigEndian in [false, true] {
@@ -61,7 +61,7 @@ final class LeakSpool {
                 encoded.append(UInt8(truncatingIfNeeded: value))
                 encoded.append(UInt8(truncatingIfNeeded: value >> 8))
             }
-            encoded.withUnsafeBytes { body($0[...]) }
+            encoded.withUnsafeBytes { body($0) }
         }
     }
 
@@ -129,6 +129,20 @@ final class SpoolFile {
         buffer.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
+    }
+
+    /// Appends a value: whole, or in pieces of ``LeakSpool/chunkBytes`` that
+    /// overlap by ``LeakSpool/chunkOverlap``.
+    @inline(__always)
+    func appendValue(_ column: UInt32?, _ bytes: UnsafeRawBufferPointer) {
+        guard bytes.count > LeakSpool.chunkBytes else { return append(column, bytes[...]) }
+        var start = 0
+        while true {
+            let end = min(start + LeakSpool.chunkBytes, bytes.count)
+            append(column, bytes[start..<end])
+            if end == bytes.count { return }
+            start = end - LeakSpool.chunkOverlap
+        }
     }
 
     func append(_ column: UInt32?, _ bytes: Slice<UnsafeRawBufferPointer>) {

@@ -74,17 +74,8 @@ public final class ArchiveReader {
     ///   regular file; ``ArchiveError`` when libarchive cannot start reading it.
     public init(path: String) throws {
         self.path = path
-        let fd = try POSIX.open(path, O_RDONLY)
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let error = FileSystemError("stat", path: path, errno: errno)
-            Glibc.close(fd)
-            throw error
-        }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            Glibc.close(fd)
-            throw FileSystemError("read", path: path, message: FileHasher.kindDescription(info.st_mode))
-        }
+        // A FIFO or a device is refused before anything waits on it.
+        let (fd, info) = try POSIX.openRegularFile(path)
         guard let handle = archive_read_new() else {
             Glibc.close(fd)
             throw ArchiveError("archive_read_new", message: "out of memory")
@@ -137,6 +128,9 @@ public final class ArchiveReader {
         guard count >= 0 else { throw ArchiveError("archive_read_data", handle: handle) }
         return count
     }
+
+    /// How much of the archive's file libarchive has read so far.
+    public var bytesConsumed: UInt64 { UInt64(max(0, lseek(fd, 0, SEEK_CUR))) }
 
     /// Passes over the current entry's data (still decompressed, to find the next header).
     public func skipData() throws(ArchiveError) {

@@ -37,6 +37,8 @@ final class ArchiveScanner {
     /// The command, for messages: `unpack`, `verify`.
     let what: String
     let limits: ArchiveLimits
+    /// Told of the archive's bytes read.
+    var progress: WorkProgress?
 
     private let reader: ArchiveReader
     private let buffers: [UnsafeMutableRawBufferPointer]
@@ -63,6 +65,8 @@ final class ArchiveScanner {
     ///
     /// - Throws: ``FixtureKitError``: `<what>: <archive>: entry "<name>": <why>`.
     func scan(into sink: (any ArchiveScanSink)?) throws(FixtureKitError) -> ArchiveContents {
+        progress?.begin("\(what) \(archivePath)", total: reader.fileSize)
+        defer { progress?.end() }
         var state = State()
         var previous: String?
         while true {
@@ -195,6 +199,7 @@ final class ArchiveScanner {
             do { try stage.wait() } catch { throw FixtureKitError.wrapping(error, what: what, path: archivePath) }
             if count == 0 { break }
             total += UInt64(count)
+            progress?.set(reader.bytesConsumed)
             guard total <= entry.size else {
                 throw refusal("entry \(entry.quotedName): holds more data than its header declares")
             }

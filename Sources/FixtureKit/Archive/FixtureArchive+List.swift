@@ -103,9 +103,11 @@ extension FixtureArchive {
     /// - Returns: the check, with the problem kinds of a folder's check.
     /// - Throws: ``FixtureKitError`` when the archive is refused (unreadable,
     ///   malformed, unsafe): exactly what `unpack` refuses, less its size limits.
-    public static func verify(_ archive: String) throws(FixtureKitError) -> FolderVerification {
+    public static func verify(_ archive: String, progress: WorkProgress? = nil) throws(FixtureKitError) -> FolderVerification {
         try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in
-            try ArchiveScanner(archive: archive, what: "verify", limits: .unlimited).scan(into: nil).verification
+            let scanner = try ArchiveScanner(archive: archive, what: "verify", limits: .unlimited)
+            scanner.progress = progress
+            return try scanner.scan(into: nil).verification
         }
     }
 }
@@ -121,9 +123,11 @@ public enum ArchiveInspection {
     ///
     /// - Throws: ``FixtureKitError`` when the archive is refused, as by
     ///   ``FixtureArchive/verify(_:)``.
-    public static func inspect(_ path: String) throws(FixtureKitError) -> ArchiveContents {
+    public static func inspect(_ path: String, progress: WorkProgress? = nil) throws(FixtureKitError) -> ArchiveContents {
         try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in
-            try ArchiveScanner(archive: path, what: "inspect", limits: .unlimited).scan(into: nil)
+            let scanner = try ArchiveScanner(archive: path, what: "inspect", limits: .unlimited)
+            scanner.progress = progress
+            return try scanner.scan(into: nil)
         }
     }
 }

@@ -132,7 +132,8 @@ extension FixtureArchive {
     /// same way: never half-written under its name.
     /// - Throws: ``FixtureKitError``: a failed check (exit status 1) or a failure
     ///   to read or write (2).
-    public static func pack(_ folder: String, options: PackOptions = PackOptions()) throws(FixtureKitError) -> PackResult {
+    /// - Parameter progress: told of the bytes packed.
+    public static func pack(_ folder: String, options: PackOptions = PackOptions(), progress: WorkProgress? = nil) throws(FixtureKitError) -> PackResult {
         let folder = folder.trimmingTrailingSlashes
         let format = options.format
         let level = options.level ?? format.defaultLevel
@@ -165,7 +166,9 @@ extension FixtureArchive {
             throw FixtureKitError(what: "pack", path: folder, why: "cannot write non-ASCII file names: this system has no C.UTF-8 locale")
         }
         let written = try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in
-            try write(plan, to: output, format: format, level: level, modificationTime: options.modificationTime, fileMode: options.fileMode)
+            try progress.step("pack \(output)", total: plan.fileBytes) { () throws(FixtureKitError) in
+                try write(plan, to: output, format: format, level: level, modificationTime: options.modificationTime, fileMode: options.fileMode, progress: progress)
+            }
         }
         var result = PackResult(
             folder: folder, archive: output, checksumFile: output + checksumSuffix, format: format, level: level,
@@ -287,7 +290,7 @@ extension FixtureArchive {
     /// Streams the plan's entries into `<output>.tmp`, hashing each file on a
     /// second thread while it is compressed, then renames it and writes the
     /// checksum file.
-    private static func write(_ plan: PackPlan, to output: String, format: ArchiveFormat, level: Int, modificationTime: Int64, fileMode: mode_t) throws(FixtureKitError) -> (digest: SHA256Digest, size: UInt64) {
+    private static func write(_ plan: PackPlan, to output: String, format: ArchiveFormat, level: Int, modificationTime: Int64, fileMode: mode_t, progress: WorkProgress?) throws(FixtureKitError) -> (digest: SHA256Digest, size: UInt64) {
         let temporary = AtomicFile.temporaryPath(for: output)
         let checksumFile = output + checksumSuffix
         let checksumTemporary = AtomicFile.temporaryPath(for: checksumFile)
@@ -308,7 +311,7 @@ extension FixtureArchive {
                     try writer.beginFile(ArchiveScanner.sumsPath, size: UInt64(plan.sumsBytes.count), modificationTime: modificationTime)
                     try plan.sumsBytes.withUnsafeBytes { try writer.write($0) }
                 case .file(let file):
-                    let digest = try packFile(file, of: plan, into: writer, buffers: buffers, hasher: hasher, stage: stage, modificationTime: modificationTime)
+                    let digest = try packFile(file, of: plan, into: writer, buffers: buffers, hasher: hasher, stage: stage, modificationTime: modificationTime, progress: progress)
                     guard digest == file.digest else { throw plan.failedCheck() }
                 }
             }
@@ -338,7 +341,7 @@ extension FixtureArchive {
     /// compresses the current one.
     private static func packFile(
         _ file: PackPlan.File, of plan: PackPlan, into writer: ArchiveWriter, buffers: [UnsafeMutableRawBufferPointer],
-        hasher: SHA256, stage: BackgroundStage, modificationTime: Int64
+        hasher: SHA256, stage: BackgroundStage, modificationTime: Int64, progress: WorkProgress?
     ) throws -> SHA256Digest {
         let path = plan.folder.appendingPath(file.path.description)
         FaultInjection.reached(.willOpen, path)
@@ -370,6 +373,7 @@ extension FixtureArchive {
                 stage.drain()
                 throw error
             }
+            progress?.advance(UInt64(count))
             current = next
         }
         guard total == size else { throw plan.failedCheck() }

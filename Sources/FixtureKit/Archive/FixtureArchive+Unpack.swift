@@ -49,15 +49,17 @@ extension FixtureArchive {
     ///   file is changed, missing or unlisted (see `contents.verification`).
     /// - Throws: ``FixtureKitError`` when the archive is refused (unreadable,
     ///   malformed, unsafe, over a limit) or the destination cannot be written.
-    public static func unpack(_ archive: String, to destination: String, options: UnpackOptions = UnpackOptions()) throws(FixtureKitError) -> UnpackResult {
-        try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in try extract(archive, to: destination, options: options) }
+    /// - Parameter progress: told of the archive's bytes read.
+    public static func unpack(_ archive: String, to destination: String, options: UnpackOptions = UnpackOptions(), progress: WorkProgress? = nil) throws(FixtureKitError) -> UnpackResult {
+        try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in try extract(archive, to: destination, options: options, progress: progress) }
     }
 
-    private static func extract(_ archive: String, to destination: String, options: UnpackOptions) throws(FixtureKitError) -> UnpackResult {
+    private static func extract(_ archive: String, to destination: String, options: UnpackOptions, progress: WorkProgress?) throws(FixtureKitError) -> UnpackResult {
         let what = "unpack"
         let destination = destination.trimmingTrailingSlashes
         let exists = try checkDestination(destination, replace: options.replace)
         let scanner = try ArchiveScanner(archive: archive, what: what, limits: options.limits)
+        scanner.progress = progress
         let staging: StagingFolder
         do {
             staging = try StagingFolder(for: destination)
@@ -205,21 +207,54 @@ final class StagingFolder {
 
     deinit { if fd >= 0 { close(fd) } }
 
-    /// Renames the folder to `destination` (exchanging it with the folder there
-    /// when `replacing`, then removing the old one) and flushes the parent folder.
+    /// Renames the folder to `destination` and flushes the parent folder.
+    ///
+    /// When `replacing`, the folder there is swapped with this one in one step,
+    /// then removed. Until it is gone a tree of hard links to its files
+    /// (`.DEST.unpack-kept`, beside it) keeps every one of them: if anything fails, the
+    /// swap is undone and whatever was already removed is linked back, so the
+    /// destination is exactly as before, files, modes and all.
     func publish(as destination: String, replacing: Bool) throws(FileSystemError) {
         guard fchmod(fd, ArchiveWriter.folderMode) == 0 else { throw FileSystemError("chmod", path: path, errno: errno) }
         try POSIX.fsync(fd, path: path)
+        let parent = AtomicFile.parentFolder(of: destination)
         if replacing {
+            let keep = Self.keptPath(for: destination)
+            // Left by a killed run: the destination it kept is whole again (below).
+            try POSIX.removeTree(keep)
+            do throws(FileSystemError) {
+                try POSIX.linkTree(destination, to: keep)
+            } catch {
+                try? POSIX.removeTree(keep)
+                throw error
+            }
             try POSIX.exchange(path, destination)
-            // `path` now names the old folder.
-            try POSIX.removeTree(path)
+            do throws(FileSystemError) {
+                // `path` now names the old folder.
+                try POSIX.fsyncDirectory(parent)
+                try POSIX.removeTree(path)
+            } catch {
+                // Back as it was: the old folder in place, whole.
+                if (try? POSIX.exchange(path, destination)) != nil {
+                    try? POSIX.restoreTree(destination, from: keep)
+                    try? POSIX.removeTree(keep)
+                    try? POSIX.fsyncDirectory(parent)
+                }
+                throw error
+            }
+            try POSIX.removeTree(keep)
         } else {
             try POSIX.renameNoReplace(path, destination)
         }
-        try POSIX.fsyncDirectory(AtomicFile.parentFolder(of: destination))
+        try POSIX.fsyncDirectory(parent)
         close(fd)
         fd = -1
+    }
+
+    /// The tree of hard links that keeps the replaced destination's files until it is gone.
+    static func keptPath(for destination: String) -> String {
+        let name = destination.split(separator: "/").last.map(String.init) ?? destination
+        return AtomicFile.parentFolder(of: destination).appendingPath(".\(name).unpack-kept")
     }
 
     /// Removes the folder and what is in it; for failure paths, so it reports nothing.

@@ -37,14 +37,28 @@ public struct VerificationProblem: Sendable, Equatable, Codable {
     public var detail: String?
     public var expected: String?
     public var actual: String?
+    /// What the user can do about it, when something helps.
+    public var hint: String?
 
-    /// `changed`, `unreadable: permission denied`, `line 3: ...`.
+    public init(kind: Kind, file: String, detail: String? = nil, expected: String? = nil, actual: String? = nil, hint: String? = nil) {
+        self.kind = kind
+        self.file = file
+        self.detail = detail
+        self.expected = expected
+        self.actual = actual
+        self.hint = hint
+    }
+
+    /// `changed`, `unreadable: permission denied`, `line 3: ...`, with the hint.
     public var summary: String {
-        guard let detail else { return kind.rawValue }
-        switch kind {
-        case .malformed, .inconsistent, .lock, .checksumFile: return detail
-        default: return kind.rawValue + ": " + detail
+        var text: String
+        switch (kind, detail) {
+        case (_, nil): text = kind.rawValue
+        case (.malformed, let detail?), (.inconsistent, let detail?), (.lock, let detail?), (.checksumFile, let detail?): text = detail
+        case (_, let detail?): text = kind.rawValue + ": " + detail
         }
+        if let hint { text += " (hint: \(hint))" }
+        return text
     }
 }
 
@@ -76,12 +90,35 @@ public struct FolderVerification: Sendable, Equatable, Codable {
 }
 
 extension Checksums {
+    /// An unlisted sidecar that a program reading the store in place left behind
+    /// (`sqlite3`, a database browser): an empty `-wal` beside a listed store, or
+    /// a `-shm` whose `-wal` is absent or empty, so it indexes nothing.
+    static func readerLeft(_ item: FolderItem, listed: Set<RelativePath>, sizes: [RelativePath: UInt64]) -> VerificationProblem? {
+        guard case .file(let size) = item.kind else { return nil }
+        let name = item.path.description
+        for suffix in ["-wal", "-shm"] where name.hasSuffix(suffix) {
+            let store = String(name.dropLast(suffix.count))
+            guard listed.contains(RelativePath(store)) else { return nil }
+            let wal = RelativePath(store + "-wal")
+            let leftByReader = suffix == "-wal" ? size == 0 : !listed.contains(wal) && (sizes[wal] ?? 0) == 0
+            guard leftByReader else { return nil }
+            let storeName = store.split(separator: "/").last.map(String.init) ?? store
+            return VerificationProblem(
+                kind: .unlisted, file: name,
+                detail: suffix == "-wal"
+                    ? "an empty -wal that SQLite made when a program opened \(storeName) in place (sqlite3, a database browser)"
+                    : "a -shm that indexes no frame, made when a program opened \(storeName) in place (sqlite3, a database browser)",
+                hint: "remove it, it holds nothing; `fixturekit sql` looks at a fixture without touching it")
+        }
+        return nil
+    }
+
     /// Checks every file listed in `folder/SHA256SUMS` and that nothing else is there.
     ///
     /// Each file is read once, in parallel with the others; nothing is written.
     /// - Throws: ``FixtureKitError`` only when `folder` itself cannot be listed;
     ///   everything wrong inside it is a ``VerificationProblem``.
-    public static func verifyFolder(_ folder: String, threads: Int? = nil) throws(FixtureKitError) -> FolderVerification {
+    public static func verifyFolder(_ folder: String, threads: Int? = nil, progress: WorkProgress? = nil) throws(FixtureKitError) -> FolderVerification {
         var result = FolderVerification(path: folder, verifiedFiles: 0, verifiedBytes: 0, problems: [])
         let items: [FolderItem]
         do {
@@ -111,7 +148,10 @@ extension Checksums {
             return nil
         }, uniquingKeysWith: { first, _ in first })
         let paths = sums.entries.map { folder.appendingPath($0.path.description) }
-        let digests = ParallelHasher.digests(of: paths, sizes: sums.entries.map { sizeByPath[$0.path] ?? 0 }, threads: threads)
+        let sizes = sums.entries.map { sizeByPath[$0.path] ?? 0 }
+        let digests = progress.step("verify \(folder)", total: sizes.reduce(0, +)) {
+            ParallelHasher.digests(of: paths, sizes: sizes, threads: threads, progress: progress)
+        }
         var fileProblems: [VerificationProblem] = []
         for (entry, outcome) in zip(sums.entries, digests) {
             let file = entry.path.description
@@ -132,7 +172,7 @@ extension Checksums {
             }
         }
         for item in items where !listed.contains(item.path) && !item.path.bytes.elementsEqual(SHA256Sums.fileName.utf8) {
-            fileProblems.append(VerificationProblem(kind: .unlisted, file: item.path.description))
+            fileProblems.append(readerLeft(item, listed: listed, sizes: sizeByPath) ?? VerificationProblem(kind: .unlisted, file: item.path.description))
         }
         // Problems in path order, whatever their kind, as a reader scans a listing.
         result.problems += fileProblems.sorted { $0.file.utf8.lexicographicallyPrecedes($1.file.utf8) }

@@ -22,7 +22,7 @@ public enum Verifier {
     /// `foreign_key_check`, and its schema hash and row counts against the manifest.
     /// - Throws: ``FixtureKitError`` when `path` is none of these or cannot be read,
     ///   or is an archive that is malformed or unsafe.
-    public static func verify(_ path: String, deep: Bool = false, threads: Int? = nil) throws(FixtureKitError) -> [FolderVerification] {
+    public static func verify(_ path: String, deep: Bool = false, threads: Int? = nil, progress: WorkProgress? = nil) throws(FixtureKitError) -> [FolderVerification] {
         let found: stat?
         do {
             found = try POSIX.lstatIfPresent(path)
@@ -35,7 +35,7 @@ public enum Verifier {
         switch info.st_mode & S_IFMT {
         case S_IFDIR:
             if (try? POSIX.lstatIfPresent(path.appendingPath(SHA256Sums.fileName))) != nil {
-                return [try verifyFixture(path, deep: deep, threads: threads)]
+                return [try verifyFixture(path, deep: deep, threads: threads, progress: progress)]
             }
             let fixtures = try fixtureFolders(in: path)
             let archives = archiveFiles(in: path)
@@ -47,9 +47,9 @@ public enum Verifier {
                     hint: "write one with `fixturekit sums \(path)`")
             }
             var results: [FolderVerification] = []
-            for fixture in fixtures { results.append(try verifyFixture(path.appendingPath(fixture), deep: deep, threads: threads)) }
+            for fixture in fixtures { results.append(try verifyFixture(path.appendingPath(fixture), deep: deep, threads: threads, progress: progress)) }
             // The corpus' archives too, each read once without extracting.
-            for archive in archives { results.append(try verifyArchive(path.appendingPath(archive), deep: deep)) }
+            for archive in archives { results.append(try verifyArchive(path.appendingPath(archive), deep: deep, progress: progress)) }
             // What an interrupted run left: the fixture before it was replaced
             // can be in there, a store before its anonymization too.
             if !leftovers.isEmpty {
@@ -66,17 +66,19 @@ public enum Verifier {
             if let lock { results.append(lock) }
             return results
         case S_IFREG where path.split(separator: "/").last == Substring(SHA256Sums.fileName):
-            return [try verifyFixture(AtomicFile.parentFolder(of: path), deep: deep, threads: threads)]
+            return [try verifyFixture(AtomicFile.parentFolder(of: path), deep: deep, threads: threads, progress: progress)]
         case S_IFREG where ArchiveFormat(fileName: path) != nil:
-            return [try verifyArchive(path, deep: deep)]
-        default:
+            return [try verifyArchive(path, deep: deep, progress: progress)]
+        case S_IFREG, S_IFDIR:
             throw FixtureKitError(what: "verify", path: path, why: "not a fixture folder, a corpus folder, a SHA256SUMS file or an archive")
+        default:
+            throw FixtureKitError(what: "verify", path: path, why: FileHasher.kindDescription(info.st_mode))
         }
     }
 
     /// Checksums first; the store set when they hold; the deep checks last.
-    static func verifyFixture(_ folder: String, deep: Bool, threads: Int?) throws(FixtureKitError) -> FolderVerification {
-        var result = try Checksums.verifyFolder(folder, threads: threads)
+    static func verifyFixture(_ folder: String, deep: Bool, threads: Int?, progress: WorkProgress? = nil) throws(FixtureKitError) -> FolderVerification {
+        var result = try Checksums.verifyFolder(folder, threads: threads, progress: progress)
         guard result.passed else { return result }
         var contentHash: String?
         result.problems += FixtureCheck.problems(in: folder, deep: deep, contentHash: &contentHash)
@@ -89,8 +91,8 @@ public enum Verifier {
 
     /// An archive read once against the SHA256SUMS inside it; its detached `.sha256`
     /// beside it, when there is one; and what the corpus' lock records of it.
-    static func verifyArchive(_ archive: String, deep: Bool) throws(FixtureKitError) -> FolderVerification {
-        let metadata = try ArchiveMetadata.read(archive, what: "verify")
+    static func verifyArchive(_ archive: String, deep: Bool, progress: WorkProgress? = nil) throws(FixtureKitError) -> FolderVerification {
+        let metadata = try ArchiveMetadata.read(archive, what: "verify", progress: progress)
         var result = metadata.contents.verification
         let name = archive.split(separator: "/").last.map(String.init) ?? archive
         // The archive's own bytes are hashed once, for its .sha256 and its lock line.

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// `fixturekit.json`: the corpus' store name, its versions, the migration plan,
@@ -49,13 +52,16 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     public var store: String
     /// The version the current build ships; its fixture is the reference schema.
     public var current: String
-    /// The older versions still in the wild: each must migrate to `current`.
+    /// The older versions still in the wild: each must migrate to `current`
+    /// (none for a first version: the key may be absent).
     public var supported: [String]
+    /// The migration stages (none for a first version: the key may be absent).
     public var stages: [Stage]
     public var counts: [String: CountRule]?
     public var checks: [Check]?
-    /// The anonymization rules file, relative to the corpus.
-    public var anonymize: String?
+    /// The anonymization rules file, relative to the corpus, or `false`: the
+    /// corpus' stores hold synthetic data only. Without it, `capture` refuses.
+    public var anonymize: AnonymizeSetting?
     /// Business keys per table, for matching rows across a migration: `{"notes": ["uuid"]}`.
     public var keys: [String: [String]]?
     /// Declared column changes: `{"notes.created_at": "derived", "notes.legacy": "dropped"}`.
@@ -83,19 +89,50 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         case store, current, supported, stages, counts, checks, anonymize, keys, changes, renames, userVersions, versionQuery
     }
 
+    /// The keys of each entry of `stages` (and of `checks`, ``checkEntryKeys``): any other is refused too.
+    static let stageKeys: Set<String> = ["from", "to", "sql", "exec", "timeout"]
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        store = try container.decode(String.self, forKey: .store)
+        current = try container.decode(String.self, forKey: .current)
+        supported = try container.decodeIfPresent([String].self, forKey: .supported) ?? []
+        stages = try container.decodeIfPresent([Stage].self, forKey: .stages) ?? []
+        counts = try container.decodeIfPresent([String: CountRule].self, forKey: .counts)
+        checks = try container.decodeIfPresent([Check].self, forKey: .checks)
+        anonymize = try container.decodeIfPresent(AnonymizeSetting.self, forKey: .anonymize)
+        keys = try container.decodeIfPresent([String: [String]].self, forKey: .keys)
+        changes = try container.decodeIfPresent([String: ChangeDeclaration].self, forKey: .changes)
+        renames = try container.decodeIfPresent([String: String].self, forKey: .renames)
+        userVersions = try container.decodeIfPresent([String: Int].self, forKey: .userVersions)
+        versionQuery = try container.decodeIfPresent(String.self, forKey: .versionQuery)
+    }
+
     /// Reads and checks `fixturekit.json`.
     /// - Throws: ``FixtureKitError`` (exit 2) naming what is wrong.
     public static func load(_ path: String) throws(FixtureKitError) -> CorpusConfiguration {
         let bytes: [UInt8]
         do { bytes = try POSIX.readFile(path, limit: 16 << 20) } catch {
-            throw FixtureKitError(what: "read configuration", path: path, why: error.reason)
+            let missing = error.errno == ENOENT
+            throw FixtureKitError(
+                what: "read configuration", path: path, why: missing ? "no such file" : error.reason,
+                hint: missing ? "`fixturekit init` writes one; `fixturekit init STORE` also suggests anonymization rules" : nil)
         }
-        return try parse(bytes, path: path)
+        let configuration = try parse(bytes, path: path)
+        // Every command that reads the configuration says so when its rules cannot be read.
+        if let rules = configuration.anonymize?.rulesFile {
+            do { _ = try AnonymizationRules.load(configuration.resolve(rules)) } catch {
+                throw FixtureKitError(what: "read configuration", path: path, why: "\"anonymize\": \(error.path ?? rules): \(error.why)", hint: error.hint)
+            }
+        }
+        return configuration
     }
 
     /// Parses a configuration's bytes; `path` names it in errors and sets ``folder``.
     public static func parse(_ bytes: [UInt8], path: String) throws(FixtureKitError) -> CorpusConfiguration {
         func fail(_ why: String) -> FixtureKitError { FixtureKitError(what: "read configuration", path: path, why: why) }
+        // Strict JSON, each fault with its line and column: comments and trailing commas are refused.
+        do { try JSONSyntax.check(bytes) } catch { throw fail(error.description) }
         let object: Any
         do { object = try JSONSerialization.jsonObject(with: Data(bytes)) } catch {
             throw fail("not valid JSON")
@@ -104,6 +141,13 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         if let unknown = dictionary.keys.filter({ !knownKeys.contains($0) }).sorted().first {
             throw fail("unknown key \"\(unknown)\"")
         }
+        for (index, entry) in ((dictionary["stages"] as? [Any]) ?? []).enumerated() {
+            guard let entry = entry as? [String: Any] else { throw fail("stages[\(index)] must be an object") }
+            if let unknown = entry.keys.filter({ !stageKeys.contains($0) }).sorted().first {
+                throw fail("stages[\(index)]: unknown key \"\(unknown)\" (one of \(stageKeys.sorted().joined(separator: ", ")))")
+            }
+        }
+        // The entries of `checks`, and the moves of `changes` (CorpusConfiguration+Declarations.swift).
         try checkDeclarationKeys(dictionary, fail)
         var configuration: CorpusConfiguration
         do {
@@ -149,6 +193,9 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
             let stage = stages.first { stage in Version(stage.to).map { group[0] < $0 && !(group[group.count - 1] < $0) } ?? false }
             throw fail("userVersions gives \(group.map(\.label).joined(separator: " and ")) the same user_version \(number), but the stage \(stage.map { "\($0.from) -> \($0.to)" } ?? "") lies between them: a store's version could not be told")
         }
+        for (table, columns) in (keys ?? [:]).sorted(by: { $0.key < $1.key }) where columns.isEmpty {
+            throw fail("keys[\"\(table)\"] is empty: name the columns of the business key")
+        }
         try validateDeclarations(fail)
     }
 
@@ -161,9 +208,38 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     /// personal: every rule but `keep`. `nil` when rules are named but cannot
     /// be read: then every column counts as personal.
     var personalColumns: Set<String>? {
-        guard let anonymize else { return [] }
-        guard let rules = try? AnonymizationRules.load(resolve(anonymize)) else { return nil }
+        guard let file = anonymize?.rulesFile else { return [] }
+        guard let rules = try? AnonymizationRules.load(resolve(file)) else { return nil }
         return Set(rules.orderedRules.filter { $0.rule.strategy != .keep }.map { "\($0.table).\($0.column)".lowercased() })
+    }
+
+    /// `"anonymize"` of `fixturekit.json`: a rules file, or `false`.
+    public enum AnonymizeSetting: Codable, Equatable, Sendable {
+        /// The rules file, relative to the corpus: `capture` applies it.
+        case rules(String)
+        /// `false`: the corpus' stores hold synthetic data only, and are frozen as they are.
+        case disabled
+
+        public var rulesFile: String? { if case .rules(let file) = self { file } else { nil } }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let file = try? container.decode(String.self) {
+                self = .rules(file)
+            } else if let flag = try? container.decode(Bool.self), flag == false {
+                self = .disabled
+            } else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "must be a rules file or false")
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .rules(let file): try container.encode(file)
+            case .disabled: try container.encode(false)
+            }
+        }
     }
 
     /// The declared changes, by lower-cased `table.column` or `table`; a table

@@ -21,6 +21,8 @@ final class FileHasher {
 
     private let hasher: SHA256
     private let buffer: UnsafeMutableRawBufferPointer
+    /// Told of every block read.
+    var progress: WorkProgress?
 
     init() throws(CryptoError) {
         hasher = try SHA256()
@@ -57,6 +59,7 @@ final class FileHasher {
             if count == 0 { break }
             try hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
             total += UInt64(count)
+            progress?.advance(UInt64(count))
         }
         // What tar calls "file changed as we read it": written to, grown or cut meanwhile.
         var after = stat()
@@ -94,7 +97,8 @@ public enum ParallelHasher {
     /// - Parameters:
     ///   - sizes: a size hint per path (from a folder listing), for the order.
     ///   - threads: how many files are hashed at once; default every core.
-    public static func digests(of paths: [String], sizes: [UInt64]? = nil, threads: Int? = nil) -> [Result<FileDigest, any Error>] {
+    ///   - progress: told of every block read.
+    public static func digests(of paths: [String], sizes: [UInt64]? = nil, threads: Int? = nil, progress: WorkProgress? = nil) -> [Result<FileDigest, any Error>] {
         let order = sizes.map { sizes in paths.indices.sorted { sizes[$0] > sizes[$1] } } ?? Array(paths.indices)
         let workers = max(1, min(threads ?? coreCount, paths.count))
         let next = Atomic<Int>(0)
@@ -105,6 +109,7 @@ public enum ParallelHasher {
                 // Without a hasher this worker takes no file; the others do them all.
                 return
             }
+            hasher.progress = progress
             while true {
                 let position = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard position < order.count else { break }

@@ -43,7 +43,8 @@ public enum Capture {
     /// The corpus' anonymization rules, when its `fixturekit.json` names some, are
     /// applied in the staging folder before the fixture is installed.
     /// - Throws: ``FixtureKitError``.
-    public static func capture(store storePath: String, version: String, corpus: String, mode: CaptureMode, force: Bool = false, anonymize: CaptureAnonymization = CaptureAnonymization()) throws(FixtureKitError) -> CaptureResult {
+    /// - Parameter progress: told of each step.
+    public static func capture(store storePath: String, version: String, corpus: String, mode: CaptureMode, force: Bool = false, anonymize: CaptureAnonymization = CaptureAnonymization(), progress: WorkProgress? = nil) throws(FixtureKitError) -> CaptureResult {
         let target = try FixtureFolder.path(of: version, in: corpus, what: "capture", path: storePath)
         // Shipped history is rewritten only when told: a locked version, even
         // without its folder, is refused before anything is read or written.
@@ -78,6 +79,7 @@ public enum Capture {
         }
         do throws(FixtureKitError) {
             let staged = staging.appendingPath(set.storeName)
+            progress?.begin("capture \(storePath): copy (\(mode.rawValue))")
             switch mode {
             case .snapshot: try snapshot(set, to: staged)
             case .checkpoint: try checkpointThenCopy(set, to: staged)
@@ -89,7 +91,10 @@ public enum Capture {
                 }
             }
             // Anonymization (Anonymize/): rewrites the staged store before anything is installed.
+            progress?.begin("capture \(storePath): anonymize")
             let anonymized = try anonymization.apply(staging: staging, storeName: set.storeName, display: storePath, fixture: target)
+            progress?.begin("capture \(storePath): hash and inspect")
+            defer { progress?.end() }
             // The staged store is complete and nothing writes to it any more: more
             // threads sync it, hash its bytes and its content while its facts are read.
             let stagedSet = try StoreSet(storePath: staged)
@@ -173,6 +178,8 @@ public enum Capture {
         } catch where error.code == SQLITE_IOERR || error.code == SQLITE_FULL {
             // Reading the source rarely fails this way; writing the copy does.
             throw FixtureKitError(what: "snapshot: write", path: destination, why: "\(error.message) (disk full, or a file-size limit)")
+        } catch where error.isHotJournal {
+            throw hotJournal(set)
         } catch {
             throw FixtureKitError(what: "snapshot", path: set.storePath, why: error.description, hint: hint(for: error))
         }
@@ -275,7 +282,7 @@ public enum Capture {
         private(set) var descriptors: [Int32] = []
 
         func open(_ path: String) throws(FileSystemError) -> Int32 {
-            let fd = try POSIX.open(path, O_RDONLY | O_NOFOLLOW)
+            let fd = try POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
             descriptors.append(fd)
             return fd
         }
@@ -343,6 +350,16 @@ public enum Capture {
         FaultInjection.reached(.opened, set.storePath)
         try database.setCheckpointOnClose(false)
         return database
+    }
+
+    /// A store whose last write was interrupted: its `-journal` is hot, and only
+    /// a connection that may write rolls it back.
+    static func hotJournal(_ set: StoreSet) -> FixtureKitError {
+        let journal = set.fileName(of: .journal)
+        return FixtureKitError(
+            what: "snapshot", path: set.storePath,
+            why: "the store has a hot journal (\(journal)): a write was interrupted, and SQLite must roll it back before the store can be read, which a read-only copy cannot do",
+            hint: "let the app open the store once, or run `sqlite3 \(set.storePath) 'PRAGMA user_version'`, which rolls it back; then try again")
     }
 
     private static func hint(for error: SQLiteError) -> String? {

@@ -15,15 +15,18 @@ public final class MigrationRunner: Sendable {
         public var shard: (index: Int, count: Int)?
         /// Where the migrated copy, the log and the findings of a failed path go.
         public var keepFailed: String?
-        /// Told each phase of each path as it ends (`--verbose`).
-        public var progress: MigrationProgress?
+        /// Told of each path done.
+        public var progress: WorkProgress?
+        /// Told each phase of each path as it ends (the shared `--verbose`).
+        public var phases: MigrationProgress?
 
-        public init(from: String? = nil, jobs: Int? = nil, shard: (index: Int, count: Int)? = nil, keepFailed: String? = nil, progress: MigrationProgress? = nil) {
+        public init(from: String? = nil, jobs: Int? = nil, shard: (index: Int, count: Int)? = nil, keepFailed: String? = nil, progress: WorkProgress? = nil, phases: MigrationProgress? = nil) {
             self.from = from
             self.jobs = jobs
             self.shard = shard
             self.keepFailed = keepFailed
             self.progress = progress
+            self.phases = phases
         }
     }
 
@@ -88,14 +91,17 @@ public final class MigrationRunner: Sendable {
         integrityWorkers.withLock { $0 = max(1, ParallelHasher.coreCount / workers) }
         let results = Mutex<[PathResult?]>(Array(repeating: nil, count: paths.count))
         let next = Atomic<Int>(0)
+        options.progress?.begin("migrate: paths", total: UInt64(paths.count), unit: .items)
+        defer { options.progress?.end() }
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
                 let turn = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 // After SIGINT or SIGTERM no other path starts.
                 guard turn < order.count, Interruption.received == nil else { break }
                 let index = order[turn]
-                let result = run(paths[index], keepFailed: options.keepFailed, progress: options.progress)
+                let result = run(paths[index], keepFailed: options.keepFailed, phases: options.phases)
                 results.withLock { $0[index] = result }
+                options.progress?.advance(1)
             }
         }
         let done = results.withLock { $0.compactMap { $0 } }
@@ -112,11 +118,11 @@ public final class MigrationRunner: Sendable {
     }
 
     /// Runs one path: verifies the source fixture, copies it, runs the stages, checks.
-    /// - Parameter progress: told each phase as it ends.
-    public func run(_ path: MigrationPath, keepFailed: String? = nil, progress: MigrationProgress? = nil) -> PathResult {
+    /// - Parameter phases: told each phase as it ends.
+    public func run(_ path: MigrationPath, keepFailed: String? = nil, phases: MigrationProgress? = nil) -> PathResult {
         let start = ContinuousClock.now
-        var run = PathRun(path: path, progress: progress)
-        progress?.say("\(run.label): started")
+        var run = PathRun(path: path, phases: phases)
+        phases?.say("\(run.label): started")
         execute(path, into: &run)
         var result = PathResult(
             id: path.id, kind: path.kind, source: path.source, target: path.target,
@@ -129,7 +135,7 @@ public final class MigrationRunner: Sendable {
         }
         if !result.passed, let keepFailed { run.keep(in: keepFailed, result: result) }
         result.seconds = start.secondsSince
-        progress?.say("\(run.label): \(result.passed ? "PASS" : "FAIL") in \(String(format: "%.2f", result.seconds)) s")
+        phases?.say("\(run.label): \(result.passed ? "PASS" : "FAIL") in \(String(format: "%.2f", result.seconds)) s")
         return result
     }
 

@@ -10,14 +10,14 @@ struct PathRun {
     var copy: MigrationCopy?
     var preservation: [ColumnPreservation] = []
     var preservationSeconds: Double = 0
-    /// Says each phase as it ends (`migrate --verbose`).
-    var progress: MigrationProgress?
+    /// Says each phase as it ends (`--verbose`).
+    var phases: MigrationProgress?
     /// The path failed for want of the machine (disk, files), not of the migration.
     var infrastructure = false
 
-    init(path: MigrationPath, progress: MigrationProgress? = nil) {
+    init(path: MigrationPath, phases: MigrationProgress? = nil) {
         self.path = path
-        self.progress = progress
+        self.phases = phases
     }
 
     /// `hop 1.0.0 -> 2.0.0`, `1.0.0 -> 2.0.0 -> 3.0.0`: the path as reports name it.
@@ -36,11 +36,11 @@ struct PathRun {
         report(check)
     }
 
-    /// Tells ``progress`` that `check` is done.
+    /// Tells ``phases`` that `check` is done.
     func report(_ check: CheckResult) {
-        guard let progress else { return }
+        guard let phases else { return }
         let time = check.seconds.map { String(format: " in %.2f s", $0) } ?? ""
-        progress.say("\(label): \(check.name) \(check.passed ? "passed" : "FAILED")\(time)")
+        phases.say("\(label): \(check.name) \(check.passed ? "passed" : "FAILED")\(time)")
     }
 
     /// Leaves the migrated copy and what was found in `folder/<path>/`.
@@ -55,7 +55,7 @@ struct PathRun {
     }
 }
 
-/// Where `migrate --verbose` sends each phase of each path as it ends: one
+/// Where `migrate` under the global `--verbose` sends each phase of each path as it ends: one
 /// line at a time, whichever path's thread has it, in the order they come.
 public final class MigrationProgress: Sendable {
     private let lines: Mutex<@Sendable (String) -> Void>

@@ -11,17 +11,31 @@ public enum VerifiedCopy {
     /// - Throws: ``FixtureKitError`` (a fixture that does not verify: category
     ///   `checkFailed`), or what `body` throws.
     public static func withCopy<T>(of fixture: String, _ body: (Database) throws -> T) throws -> T {
+        let scratch: ScratchFolder
+        do { scratch = try ScratchFolder() } catch {
+            throw FixtureKitError(what: "copy fixture: \(error.operation)", path: error.path, why: error.reason)
+        }
+        let storePath = try verifiedCopy(of: fixture, into: scratch.path.appendingPath("fixture"))
+        // The store is opened where it was verified: the copy is this call's own.
+        let database: Database
+        do { database = try Database(path: storePath, options: .init(busyTimeout: 0)) } catch {
+            throw FixtureKitError(what: "open fixture copy", path: fixture, why: error.description)
+        }
+        return try withExtendedLifetime(scratch) { try body(database) }
+    }
+
+    /// Copies the fixture folder `fixture` to the new folder `copy` and verifies
+    /// the copy; its store's main file.
+    /// - Throws: ``FixtureKitError``: the first problem of the fixture (category
+    ///   `checkFailed`), or why it could not be copied.
+    static func verifiedCopy(of fixture: String, into copy: String) throws(FixtureKitError) -> String {
         /// Throws the first problem of verifying `folder`, named in `fixture`.
-        func requireVerified(_ folder: String) throws {
+        func requireVerified(_ folder: String) throws(FixtureKitError) {
             if let problem = try Verifier.verify(folder).flatMap(\.problems).first {
                 throw FixtureKitError(what: "verify", path: fixture.appendingPath(problem.file), why: problem.summary, category: .checkFailed)
             }
         }
-        let scratch: ScratchFolder
-        let copy: String
         do {
-            scratch = try ScratchFolder()
-            copy = scratch.path.appendingPath("fixture")
             try FileCopy.copyFolder(from: fixture, to: copy, sync: false)
         } catch {
             // A folder that cannot be copied (a link or a FIFO in it, a file that
@@ -30,20 +44,6 @@ public enum VerifiedCopy {
             throw FixtureKitError(what: "copy fixture: \(error.operation)", path: error.path, why: error.reason)
         }
         try requireVerified(copy)
-        let store = try StoreSet(storePath: try FixtureLocator.storePath(inFixture: copy))
-        // The store is opened where it was verified: the copy is this call's own.
-        let database: Database
-        do { database = try Database(path: store.storePath, options: .init(busyTimeout: 0)) } catch {
-            throw FixtureKitError(what: "open fixture copy", path: fixture, why: error.description)
-        }
-        return try withExtendedLifetime(scratch) { try body(database) }
-    }
-}
-
-extension MigrationRunner {
-    /// Loads `fixturekit.json` and runs the whole matrix: the entry point for a
-    /// Swift test that proves every shipped version still migrates.
-    public static func runMatrix(config: String, options: Options = Options()) throws(FixtureKitError) -> MigrationReport {
-        MigrationRunner(configuration: try CorpusConfiguration.load(config)).run(options)
+        return try FixtureLocator.storePath(inFixture: copy)
     }
 }

@@ -19,6 +19,13 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
         self.sql = sql
     }
 
+    /// `SQLITE_READONLY_ROLLBACK`: a read-only connection met a hot journal, which
+    /// only a connection that may write can roll back.
+    public static let readOnlyRollback: Int32 = SQLITE_READONLY | (3 << 8)
+
+    /// Whether the store has a hot journal that this read-only connection could not roll back.
+    public var isHotJournal: Bool { extendedCode == Self.readOnlyRollback }
+
     /// The primary result code: the low byte of the extended one.
     public var code: Int32 { extendedCode & 0xFF }
 

@@ -13,10 +13,12 @@ struct ArchiveMetadata: Sendable {
 
     /// Reads `archive` once, as `verify` does (the same refusals, no size limits).
     /// - Throws: ``FixtureKitError`` when the archive is refused: unreadable, malformed or unsafe.
-    static func read(_ archive: String, what: String) throws(FixtureKitError) -> ArchiveMetadata {
+    static func read(_ archive: String, what: String, progress: WorkProgress? = nil) throws(FixtureKitError) -> ArchiveMetadata {
         try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in
             let sink = MetadataSink()
-            let contents = try ArchiveScanner(archive: archive, what: what, limits: .unlimited).scan(into: sink)
+            let scanner = try ArchiveScanner(archive: archive, what: what, limits: .unlimited)
+            scanner.progress = progress
+            let contents = try scanner.scan(into: sink)
             return ArchiveMetadata(contents: contents, sums: SHA256Sums(parsing: sink.sums ?? []), sumsBytes: sink.sums ?? [], manifest: sink.manifest)
         }
     }

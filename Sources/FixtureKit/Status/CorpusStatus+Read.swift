@@ -30,7 +30,9 @@ extension CorpusStatus {
 
         var reader = StatusReader(configuration: configuration, folders: Set(folders), stageEnds: stageEnds)
         let versions = labels.map { reader.row(for: $0) }
+        let unknownNames = configuration.fixtureTables().map { configuration.unknownTableNames(among: $0) } ?? []
         var problems = reader.problems + modelIdentityProblems(versions, configuration: configuration)
+            + unknownNames.map { StatusProblem(kind: .unknownName, versions: [], message: "configuration: " + $0) }
         // The lock against the corpus as a whole (each folder and archive was checked against its own lines).
         for problem in LockCheck.corpusResult(corpus)?.problems ?? [] {
             problems.append(StatusProblem(kind: .lock, versions: [], message: "\(configuration.resolve(problem.file)): \(problem.summary)"))
@@ -295,5 +297,6 @@ extension FixtureFacts {
         tables = manifest.tables.map { TableRows(name: $0.key, rows: $0.value) }.sorted { lhs, rhs in
             lhs.rows != rhs.rows ? lhs.rows > rhs.rows : lhs.name.utf8.lexicographicallyPrecedes(rhs.name.utf8)
         }
+        anonymization = FixtureAnonymization(manifest.anonymization)
     }
 }

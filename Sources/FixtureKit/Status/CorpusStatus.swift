@@ -122,6 +122,55 @@ public struct FixtureFacts: Encodable, Equatable, Sendable {
     public var rows: Int
     /// Every table with its row count, largest first (then by name).
     public var tables: [TableRows]
+    /// Whether and how the fixture was anonymized, as its manifest records it.
+    public var anonymization: FixtureAnonymization
+}
+
+/// How a fixture was anonymized, from its manifest.
+public struct FixtureAnonymization: Encodable, Equatable, Sendable {
+    public enum Mode: String, Encodable, Sendable {
+        /// The corpus' rules were applied.
+        case rules
+        /// Declared synthetic: `--no-anonymize`, or `"anonymize": false`.
+        case optedOut = "opted-out"
+        /// The manifest says nothing: a fixture made before captures required rules or an opt-out.
+        case none
+    }
+
+    public var mode: Mode
+    /// SHA-256 of the rules file applied.
+    public var rules: String?
+    /// What tells the key apart (``Manifest/Anonymization/keyCheck``).
+    public var keyCheck: String?
+
+    /// For people: `rules 1a2b3c4d, key 9f8e7d6c`, `opted out`, `none`.
+    public var label: String {
+        switch mode {
+        case .rules: "rules \((rules ?? "?").prefix(8)), key \((keyCheck ?? "?").prefix(8))"
+        case .optedOut: "opted out"
+        case .none: "none"
+        }
+    }
+
+    init(_ recorded: Manifest.Anonymization?) {
+        guard let recorded else {
+            mode = .none
+            return
+        }
+        mode = recorded.mode == Manifest.Anonymization.optedOutMode ? .optedOut : .rules
+        rules = recorded.rules
+        keyCheck = recorded.keyCheck
+    }
+
+    enum CodingKeys: String, CodingKey { case mode, rules, keyCheck, label }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(mode, forKey: .mode)
+        try container.encodeIfPresent(rules, forKey: .rules)
+        try container.encodeIfPresent(keyCheck, forKey: .keyCheck)
+        try container.encode(label, forKey: .label)
+    }
 }
 
 /// A table's row count, as the manifest records it.
@@ -200,6 +249,8 @@ public struct StatusProblem: Encodable, Equatable, Sendable {
         case sameModelIdentity = "same-model-identity"
         /// Something could not be read at all: an archive refused, a folder that cannot be listed.
         case unreadable
+        /// A name in `counts`, `keys` or `changes` that no fixture has: it checks nothing.
+        case unknownName = "unknown-name"
         /// The corpus differs from its `fixturekit.lock`: a locked file changed or gone,
         /// a fixture, archive or shipped stage that is not locked.
         case lock

@@ -11,7 +11,9 @@ enum AtomicFile {
 
     /// Writes `bytes` to `path.tmp`, fsyncs it, renames it to `path` and fsyncs the
     /// folder. On any error the temporary file is removed and `path` is as before.
-    static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644) throws(FileSystemError) {
+    /// - Parameter replace: `false` refuses a file already at `path` (`EEXIST`), even
+    ///   one that appears while this one is written.
+    static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644, replace: Bool = true) throws(FileSystemError) {
         let temporary = temporaryPath(for: path)
         let fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: mode)
         do throws(FileSystemError) {
@@ -28,7 +30,7 @@ enum AtomicFile {
             guard fchmod(fd, mode) == 0 else { throw FileSystemError("chmod", path: temporary, errno: errno) }
             try POSIX.fsync(fd, path: temporary)
             close(fd)
-            try POSIX.rename(temporary, path)
+            if replace { try POSIX.rename(temporary, path) } else { try POSIX.renameNoReplace(temporary, path) }
         } catch {
             close(fd)
             unlink(temporary)

@@ -35,7 +35,12 @@ extension JSONDecoderFactory {
     /// One line saying what is wrong with a JSON file, from a decoding error.
     static func describe(_ error: any Error) -> String {
         func path(_ keys: [any CodingKey]) -> String {
-            keys.isEmpty ? "the top level" : keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            guard !keys.isEmpty else { return "the top level" }
+            var text = ""
+            for key in keys {
+                if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+            }
+            return text
         }
         switch error {
         case DecodingError.keyNotFound(let key, let context):
@@ -43,7 +48,8 @@ extension JSONDecoderFactory {
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
             return "\(path(context.codingPath)) has the wrong type"
         case DecodingError.dataCorrupted(let context):
-            return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context.codingPath)) is invalid"
+            // A type's own check says what it wants (`anonymize must be a rules file or false`).
+            return context.codingPath.isEmpty ? "not valid JSON" : "\(path(context.codingPath)) \(context.debugDescription)"
         default:
             return "not valid JSON"
         }

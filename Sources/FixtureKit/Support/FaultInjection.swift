@@ -10,6 +10,8 @@ enum FaultInjection {
         case willOpen
         /// A file is open and checked, and nothing of it has been read yet.
         case opened
+        /// A file or folder is about to be removed.
+        case willRemove
     }
 
     private struct Key: Hashable {
@@ -18,6 +20,17 @@ enum FaultInjection {
     }
 
     private static let actions = Mutex<[Key: @Sendable () -> Void]>([:])
+    private static let failures = Mutex<[Key: Int32]>([:])
+
+    /// The errno a test registered for `step` of `path`, forgotten once given.
+    static func injectedFailure(_ step: Step, _ path: String) -> Int32? {
+        failures.withLock { $0.removeValue(forKey: Key(step: step, path: path)) }
+    }
+
+    /// Makes the next time a run reaches `step` of `path` fail with `errno`.
+    static func fail(_ step: Step, of path: String, errno: Int32) {
+        failures.withLock { $0[Key(step: step, path: path)] = errno }
+    }
 
     /// Runs, and forgets, what a test registered for `step` of `path`.
     static func reached(_ step: Step, _ path: String) {

@@ -26,6 +26,9 @@ public struct FixtureKitError: Error, CustomStringConvertible, Sendable, Equatab
     /// What the user can do about it, when something helps.
     public var hint: String?
     public var category: Category
+    /// The command's full report as JSON, when it failed with one to tell
+    /// (`anonymize`'s leak scan: every hit): `--json` prints it on stdout.
+    public var report: [UInt8]?
 
     public init(what: String, path: String? = nil, why: String, hint: String? = nil, category: Category = .couldNotWork) {
         self.what = what

@@ -15,6 +15,7 @@ extension POSIX {
     /// a path that is not there is not an error.
     static func removeTree(_ path: String) throws(FileSystemError) {
         guard let info = try lstatIfPresent(path) else { return }
+        if let failure = FaultInjection.injectedFailure(.willRemove, path) { throw FileSystemError("remove", path: path, errno: failure) }
         guard (info.st_mode & S_IFMT) == S_IFDIR else {
             guard unlink(path) == 0 || errno == ENOENT else { throw FileSystemError("remove", path: path, errno: errno) }
             return
@@ -23,6 +24,36 @@ extension POSIX {
             try removeTree(path.appendingPath(String(pathBytes: name)))
         }
         guard rmdir(path) == 0 || errno == ENOENT else { throw FileSystemError("remove folder", path: path, errno: errno) }
+    }
+
+    /// Makes `copy` a tree of hard links to the files below `path` (folders made
+    /// anew with the same modes): the files' bytes stay where they are, and any of
+    /// them removed from `path` can be linked back from `copy`.
+    static func linkTree(_ path: String, to copy: String) throws(FileSystemError) {
+        let info = try lstat(path)
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            guard link(path, copy) == 0 else { throw FileSystemError("link", path: path, errno: errno) }
+            return
+        }
+        guard mkdir(copy, 0o700) == 0 else { throw FileSystemError("create folder", path: copy, errno: errno) }
+        for name in try listDirectory(path).map({ String(pathBytes: $0) }) {
+            try linkTree(path.appendingPath(name), to: copy.appendingPath(name))
+        }
+        guard chmod(copy, info.st_mode & 0o7777) == 0 else { throw FileSystemError("chmod", path: copy, errno: errno) }
+    }
+
+    /// Puts back below `path` every file and folder of `copy` (made by
+    /// ``linkTree(_:to:)``) that is missing there.
+    static func restoreTree(_ path: String, from copy: String) throws(FileSystemError) {
+        let info = try lstat(copy)
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            if try lstatIfPresent(path) == nil, link(copy, path) != 0 { throw FileSystemError("link", path: path, errno: errno) }
+            return
+        }
+        if try lstatIfPresent(path) == nil { try makeFolder(path, mode: info.st_mode & 0o7777) }
+        for name in try listDirectory(copy).map({ String(pathBytes: $0) }) {
+            try restoreTree(path.appendingPath(name), from: copy.appendingPath(name))
+        }
     }
 
     /// `RENAME_NOREPLACE` from `<linux/fs.h>`: fail with `EEXIST` rather than replace.

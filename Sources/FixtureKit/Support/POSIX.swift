@@ -68,13 +68,33 @@ enum POSIX {
         }
     }
 
-    /// Reads a whole, small file: a SHA256SUMS, a manifest.
-    static func readFile(_ path: String, limit: Int = 64 << 20) throws(FileSystemError) -> [UInt8] {
-        let fd = try open(path, O_RDONLY | O_NOFOLLOW)
-        defer { Glibc.close(fd) }
+    /// Opens a regular file for reading, and refuses anything else before a byte
+    /// is read: a FIFO (opened without waiting for a writer, which would block
+    /// forever), a device, a socket, a folder. With `followLinks` false, a
+    /// symbolic link is refused too.
+    /// - Returns: the descriptor, in blocking mode, and the file's `stat`.
+    static func openRegularFile(_ path: String, followLinks: Bool = true) throws(FileSystemError) -> (fd: Int32, info: stat) {
+        let fd = try open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | (followLinks ? 0 : O_NOFOLLOW))
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw FileSystemError("stat", path: path, errno: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw FileSystemError("read", path: path, errno: (info.st_mode & S_IFMT) == S_IFDIR ? EISDIR : EINVAL) }
+        guard fstat(fd, &info) == 0 else {
+            let error = FileSystemError("stat", path: path, errno: errno)
+            Glibc.close(fd)
+            throw error
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            Glibc.close(fd)
+            throw FileSystemError("read", path: path, message: FileHasher.kindDescription(info.st_mode))
+        }
+        // Reads of a regular file never wait; blocking mode all the same, as callers expect.
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return (fd, info)
+    }
+
+    /// Reads a whole, small file: a SHA256SUMS, a manifest, a configuration.
+    /// Anything but a regular file is refused before it is read.
+    static func readFile(_ path: String, limit: Int = 64 << 20) throws(FileSystemError) -> [UInt8] {
+        let (fd, info) = try openRegularFile(path, followLinks: false)
+        defer { Glibc.close(fd) }
         guard info.st_size <= limit else { throw FileSystemError("read", path: path, errno: EFBIG) }
         var result: [UInt8] = []
         result.reserveCapacity(Int(info.st_size))

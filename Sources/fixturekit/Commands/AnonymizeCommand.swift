@@ -1,7 +1,13 @@
 import FixtureKit
+import Foundation
 
 /// `fixturekit anonymize PATH --rules FILE`: rewrites personal data, then proves no original is left.
 struct AnonymizeCommand: Command {
+    static let path = Argument<String>("path", help: "A store's main file or a fixture folder.")
+    static let rules = Option<String>.required("--rules", value: "FILE", help: "The rules file.", completion: .file)
+    static let output = Option<String?>("--output", "-o", value: "FILE", help: "Where a store's anonymized copy goes (required for a store).", completion: .file)
+    static let keepFailed = Option<String?>("--keep-failed", value: "DIR", help: "Keep an output the leak scan rejects in DIR (mode 0600), for inspection.", completion: .folder)
+    static let force = Flag("--force", help: "Replace an existing --output file; rewrite a fixture that fixturekit.lock locks, and its lines.")
     static let configuration = CommandConfiguration(
         name: "anonymize",
         abstract: "Rewrite the columns the rules name, and prove no replaced value is left in the bytes.",
@@ -9,32 +15,29 @@ struct AnonymizeCommand: Command {
             PATH is a store (written anonymized to --output FILE, never in place) or a fixture folder
             (rewritten through a staging copy, manifest.json and SHA256SUMS included, and replaced
             whole). The secret key is read from the environment variable the rules name (keyEnv,
-            default FIXTUREKIT_ANON_KEY). The output is one checkpointed file without sidecars; a
-            leak scan then searches every byte of it for every replaced value: a hit exits 1.
+            default FIXTUREKIT_ANON_KEY). The output is one checkpointed file without sidecars, in WAL
+            mode when the store was. The leak scan then searches every byte of it, and every value of
+            the tables SQLite splits over pages, for every replaced value (and every run of 32 bytes
+            of a longer one): a hit exits 1, named by table, column and row, or by offset and page.
             """,
-        arguments: [ArgumentDefinition(name: "path", help: "A store's main file or a fixture folder.")],
-        options: [
-            .option("--rules", value: "FILE", help: "The rules file (required)."),
-            .option("--output", "-o", value: "FILE", help: "Where a store's anonymized copy goes (required for a store)."),
-            .flag("--force", help: "Replace an existing --output file; rewrite a fixture that fixturekit.lock locks, and its lines."),
-            .json,
-        ]
+        arguments: [path.erased],
+        options: [rules.erased, output.erased, force.erased, keepFailed.erased, Shared.json.erased]
     )
 
     var path: String
     var rules: String
     var output: String?
     var force: Bool
+    var keepFailed: String?
     var json: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        path = parsed.positionals[0]
-        guard let rules = parsed.value("--rules") else { throw UsageError("missing required option '--rules <FILE>'") }
-        self.rules = rules
-        output = parsed.value("--output")
-        force = parsed.flag("--force")
-        json = parsed.flag("--json")
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        path = try parsed.get(Self.path)
+        rules = try parsed.get(Self.rules)
+        output = try parsed.get(Self.output)
+        force = parsed.get(Self.force)
+        keepFailed = try parsed.get(Self.keepFailed)
+        json = parsed.get(Shared.json)
     }
 
     /// A fixture folder is rewritten in place; a store needs somewhere else to go.
@@ -48,12 +51,21 @@ struct AnonymizeCommand: Command {
 
     func run(_ console: Console) throws -> ExitCode {
         let report: AnonymizationReport
-        if let output {
-            report = try Anonymizer.anonymizeStore(path, output: output, rulesPath: rules, environment: console.environment, force: force)
-        } else {
-            report = try Anonymizer.anonymizeFixture(path, rulesPath: rules, environment: console.environment, force: force)
+        do {
+            if let output {
+                report = try Anonymizer.anonymizeStore(path, output: output, rulesPath: rules, environment: console.environment, force: force, keepFailed: keepFailed, progress: console.work)
+            } else {
+                report = try Anonymizer.anonymizeFixture(path, rulesPath: rules, environment: console.environment, force: force, keepFailed: keepFailed, progress: console.work)
+            }
+        } catch {
+            // A leak: every hit on stderr, the whole report on stdout with --json.
+            if let failed = error.report.flatMap({ try? JSONDecoder().decode(AnonymizationReport.self, from: Data($0)) }) {
+                for line in AnonymizationText.lines(failed) { console.message(line) }
+                if json { console.output(Formatting.json(failed)) }
+            }
+            throw error
         }
-        for line in AnonymizationText.lines(report) { console.message(line) }
+        for line in AnonymizationText.lines(report) { console.info(line) }
         for line in LockText.report(report.lock ?? [], lock: LockText.lockPath(besideFixture: path)) { console.message(line) }
         if json { console.output(Formatting.json(report)) }
         return .success
@@ -73,7 +85,15 @@ enum AnonymizationText {
         if !report.rebuiltIndexes.isEmpty { lines.append("  FTS indexes rebuilt: \(report.rebuiltIndexes.joined(separator: ", "))") }
         if !report.absentColumns.isEmpty { lines.append("note: the store has no \(report.absentColumns.joined(separator: ", ")): those rules did nothing") }
         let scan = report.leakScan
-        lines.append("leak scan: \(Formatting.count(scan.valuesSearched, "replaced value")) searched in \(Formatting.count(scan.files.count, "file")) (\(Formatting.bytes(scan.bytes))): none found")
+        var searched = "leak scan: \(Formatting.count(scan.valuesSearched, "replaced value")) searched in \(Formatting.count(scan.files.count, "file")) (\(Formatting.bytes(scan.bytes)))"
+        if !scan.tablesRead.isEmpty { searched += " and \(Formatting.count(scan.tablesRead.count, "table")) read whole" }
+        guard scan.hitCount > 0 else {
+            let spanning = scan.spanning > 0 ? " (\(Formatting.count(scan.spanning, "match", "matches")) across two values: no leak)" : ""
+            return lines + [searched + ": none found" + spanning]
+        }
+        lines.append(searched + ": \(Formatting.count(scan.hitCount, "hit")) found")
+        for hit in scan.hits { lines.append("  " + hit.summary) }
+        if scan.hitCount > scan.hits.count { lines.append("  and \(scan.hitCount - scan.hits.count) more") }
         return lines
     }
 }

@@ -2,6 +2,8 @@ import FixtureKit
 
 /// `fixturekit backup STORE`: a verified backup archive of a live store.
 struct BackupCommand: Command {
+    static let store = Argument<String>("store", help: "The store's main file, e.g. App.sqlite.")
+    static let folder = Option<String?>("--to", value: "DIR", shownDefault: ".fixturekit-backups beside the store", help: "The backup folder.", completion: .folder)
     static let configuration = CommandConfiguration(
         name: "backup",
         abstract: "Pack a consistent snapshot of a live store into a verified backup archive.",
@@ -14,31 +16,26 @@ struct BackupCommand: Command {
             an upgrade or restore of the store runs. Exit status: 0 written and verified, 2 could not read
             or write, or another run holds the store.
             """,
-        arguments: [ArgumentDefinition(name: "store", help: "The store's main file, e.g. App.sqlite.")],
-        options: [
-            .option("--to", value: "DIR", help: "The backup folder (default: .fixturekit-backups beside the store)."),
-            .option("--keep", value: "N", help: "Backups of the store kept (default 3)."),
-            .json,
-        ])
+        arguments: [store.erased],
+        options: [folder.erased, Shared.keep.erased, Shared.json.erased])
 
     var store: String
     var folder: String?
     var keep: Int
     var json: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        store = parsed.positionals[0]
-        folder = parsed.value("--to")
-        keep = try parsed.keep()
-        json = parsed.flag("--json")
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        store = try parsed.get(Self.store)
+        folder = try parsed.get(Self.folder)
+        keep = try parsed.get(Shared.keep).value
+        json = parsed.get(Shared.json)
     }
 
     func run(_ console: Console) throws -> ExitCode {
         let result = try StoreBackup.backup(store: store, to: folder, keep: keep)
         let archive = result.archive
-        console.message("\(archive.path): \(Formatting.count(archive.files.count, "file")), \(Formatting.bytes(archive.bytes)) packed into \(Formatting.bytes(archive.size)), verified")
-        for removed in result.removed { console.message("\(removed): removed (keeping the last \(keep))") }
+        console.info("\(archive.path): \(Formatting.count(archive.files.count, "file")), \(Formatting.bytes(archive.bytes)) packed into \(Formatting.bytes(archive.size)), verified")
+        for removed in result.removed { console.info("\(removed): removed (keeping the last \(keep))") }
         if json { console.output(Formatting.json(result)) }
         return .success
     }

@@ -2,6 +2,9 @@ import FixtureKit
 
 /// `fixturekit capture STORE --version V`: freezes a live store into a fixture.
 struct CaptureCommand: Command {
+    static let store = Argument<String>("store", help: "The store's main file, e.g. App.sqlite.")
+    static let force = Flag("--force", help: "Replace an existing fixture of this version, and its lines in fixturekit.lock.")
+    static let noAnonymize = Flag("--no-anonymize", help: "Do not apply the corpus' rules: the store holds synthetic data only.")
     static let configuration = CommandConfiguration(
         name: "capture",
         abstract: "Freeze a live store set into the fixture of a version.",
@@ -10,19 +13,13 @@ struct CaptureCommand: Command {
             leaves the source untouched; checkpoint folds the source's WAL into its main file, then
             copies it while no writer can start; raw copies the main file with its -wal and -shm as
             one consistent set. Writes manifest.json and SHA256SUMS; the fixture folder appears whole.
-            When the corpus' fixturekit.json names anonymization rules, they are applied before the
-            fixture is installed (the key is read from the variable the rules name); --mode raw is then
-            refused, unless --no-anonymize declares the store synthetic (the manifest records it).
+            The corpus' fixturekit.json must name anonymization rules ("anonymize"): they are applied
+            before the fixture is installed (the key is read from the variable the rules name), and
+            --mode raw is then refused. A corpus without rules is refused, unless the store is declared
+            synthetic: --no-anonymize, or "anonymize": false (the manifest records it).
             """,
-        arguments: [ArgumentDefinition(name: "store", help: "The store's main file, e.g. App.sqlite.")],
-        options: [
-            .option("--version", value: "V", help: "The shipped version the store belongs to (required)."),
-            .option("--corpus", value: "DIR", help: "The corpus folder (default: MigrationFixtures)."),
-            .option("--mode", value: "MODE", help: "snapshot, checkpoint or raw (default: snapshot)."),
-            .flag("--force", help: "Replace an existing fixture of this version, and its lines in fixturekit.lock."),
-            .flag("--no-anonymize", help: "Do not apply the corpus' rules: the store holds synthetic data only."),
-            .json,
-        ]
+        arguments: [store.erased],
+        options: [Shared.version.erased, Shared.corpus.erased, Shared.mode.erased, force.erased, noAnonymize.erased, Shared.json.erased]
     )
 
     var store: String
@@ -33,32 +30,38 @@ struct CaptureCommand: Command {
     var noAnonymize: Bool
     var json: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        store = parsed.positionals[0]
-        version = try parsed.requiredVersion()
-        corpus = parsed.value("--corpus") ?? "MigrationFixtures"
-        mode = try parsed.captureMode()
-        force = parsed.flag("--force")
-        noAnonymize = parsed.flag("--no-anonymize")
-        json = parsed.flag("--json")
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        store = try parsed.get(Self.store)
+        version = try parsed.get(Shared.version)
+        corpus = try parsed.get(Shared.corpus)
+        mode = try parsed.get(Shared.mode)
+        force = parsed.get(Self.force)
+        noAnonymize = parsed.get(Self.noAnonymize)
+        json = parsed.get(Shared.json)
     }
 
     func run(_ console: Console) throws -> ExitCode {
         let anonymize = CaptureAnonymization(optOut: noAnonymize, environment: console.environment)
-        let result = try Capture.capture(store: store, version: version, corpus: corpus, mode: mode, force: force, anonymize: anonymize)
-        if result.replacedExisting {
-            console.error("capture: \(result.fixture): replaced the existing fixture of \(version) (--force)")
-        }
-        let rows = result.manifest.tables.values.reduce(0, +)
-        console.message("\(result.fixture): captured \(store) (\(mode.rawValue)): \(Formatting.count(result.sums.entries.count, "file")), \(Formatting.count(result.manifest.tables.count, "table")), \(Formatting.count(rows, "row"))")
-        if let anonymization = result.manifest.anonymization {
-            console.message(anonymization.mode == Manifest.Anonymization.optedOutMode
-                ? "\(result.fixture): not anonymized (--no-anonymize), as the manifest records"
-                : "\(result.fixture): anonymized by the corpus' rules: \(Formatting.count(anonymization.columns?.count ?? 0, "column")) with a rule, leak scan passed")
-        }
+        let result = try Capture.capture(store: store, version: version, corpus: corpus, mode: mode, force: force, anonymize: anonymize, progress: console.work)
+        CaptureText.report(result, store: store, mode: mode, optedOutBy: noAnonymize ? "--no-anonymize" : "\"anonymize\": false", console: console)
         for line in LockText.report(result.lock, lock: corpus.appendingPathForDisplay(CorpusLock.fileName)) { console.message(line) }
         if json { console.output(Formatting.json(result.manifest)) }
         return .success
+    }
+}
+
+/// The human report of `capture` and `freeze`.
+enum CaptureText {
+    static func report(_ result: CaptureResult, store: String, mode: CaptureMode, optedOutBy: String, console: Console) {
+        if result.replacedExisting {
+            console.error("capture: \(result.fixture): replaced the existing fixture of \(result.manifest.version) (--force)")
+        }
+        let rows = result.manifest.tables.values.reduce(0, +)
+        console.info("\(result.fixture): captured \(store) (\(mode.rawValue)): \(Formatting.count(result.sums.entries.count, "file")), \(Formatting.count(result.manifest.tables.count, "table")), \(Formatting.count(rows, "row"))")
+        if let anonymization = result.manifest.anonymization {
+            console.info(anonymization.mode == Manifest.Anonymization.optedOutMode
+                ? "\(result.fixture): not anonymized (\(optedOutBy)): synthetic data, as the manifest records"
+                : "\(result.fixture): anonymized by the corpus' rules: \(Formatting.count(anonymization.columns?.count ?? 0, "column")) with a rule, leak scan passed")
+        }
     }
 }

@@ -2,6 +2,8 @@ import FixtureKit
 
 /// `fixturekit checkpoint PATH`: folds a WAL into its main file.
 struct CheckpointCommand: Command {
+    static let path = Argument<String>("path", help: "A fixture folder or a store's main file.")
+    static let force = Flag("--force", help: "Checkpoint a fixture that fixturekit.lock locks, and rewrite its sums line.")
     static let configuration = CommandConfiguration(
         name: "checkpoint",
         abstract: "Fold a fixture's or a live store's WAL into its main file.",
@@ -12,19 +14,18 @@ struct CheckpointCommand: Command {
             sums line (its content line stays). A live store gets a
             TRUNCATE checkpoint in place; the frames written and left are reported.
             """,
-        arguments: [ArgumentDefinition(name: "path", help: "A fixture folder or a store's main file.")],
-        options: [.flag("--force", help: "Checkpoint a fixture that fixturekit.lock locks, and rewrite its sums line."), .json]
+        arguments: [path.erased],
+        options: [force.erased, Shared.json.erased]
     )
 
     var path: String
     var force: Bool
     var json: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        path = parsed.positionals[0]
-        force = parsed.flag("--force")
-        json = parsed.flag("--json")
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        path = try parsed.get(Self.path)
+        force = parsed.get(Self.force)
+        json = parsed.get(Shared.json)
     }
 
     struct Report: Encodable {
@@ -41,12 +42,12 @@ struct CheckpointCommand: Command {
             let result = try Checkpoint.checkpointFixture(path, force: force)
             report = Report(path: path, framesWritten: result.foldedFrames, framesLeft: 0, removedSidecars: result.removedSidecars, lock: result.lock)
             let removed = result.removedSidecars.isEmpty ? "no sidecars to remove" : "removed " + result.removedSidecars.joined(separator: ", ")
-            console.message("\(path): \(Formatting.count(result.foldedFrames, "frame")) folded into the main file; \(removed); manifest.json and SHA256SUMS rewritten")
+            console.info("\(path): \(Formatting.count(result.foldedFrames, "frame")) folded into the main file; \(removed); manifest.json and SHA256SUMS rewritten")
             for line in LockText.report(result.lock, lock: LockText.lockPath(besideFixture: path)) { console.message(line) }
         } else {
             let result = try Checkpoint.checkpointLiveStore(path)
             report = Report(path: path, framesWritten: result.checkpointedFrames, framesLeft: result.framesLeft, removedSidecars: [])
-            console.message("\(path): \(Formatting.count(result.checkpointedFrames, "frame")) written to the main file, \(result.framesLeft) left; the WAL is truncated")
+            console.info("\(path): \(Formatting.count(result.checkpointedFrames, "frame")) written to the main file, \(result.framesLeft) left; the WAL is truncated")
         }
         if json { console.output(Formatting.json(report)) }
         return .success

@@ -2,6 +2,7 @@ import FixtureKit
 
 /// `fixturekit hash PATH...`: the content hash of a store, a fixture or an archive.
 struct HashCommand: Command {
+    static let paths = Arguments<String>("path", help: "A store's main file, a fixture folder or an archive.", minimum: 1)
     static let configuration = CommandConfiguration(
         name: "hash",
         abstract: "Print the content hash of a store, a fixture or an archive: schema and rows, whatever the page layout.",
@@ -13,17 +14,16 @@ struct HashCommand: Command {
             `<64 hex>  PATH`, as sha256sum does. Exit status: 0 hashed, 1 an archive fails its
             SHA256SUMS, 2 could not read.
             """,
-        arguments: [ArgumentDefinition(name: "path", help: "A store's main file, a fixture folder or an archive.", isRepeating: true)],
-        options: [.json]
+        arguments: [paths.erased],
+        options: [Shared.json.erased]
     )
 
     var paths: [String]
     var json: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        paths = parsed.positionals
-        json = parsed.flag("--json")
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        paths = try parsed.get(Self.paths)
+        json = parsed.get(Shared.json)
     }
 
     struct Report: Encodable {

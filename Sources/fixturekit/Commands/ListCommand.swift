@@ -2,6 +2,7 @@ import FixtureKit
 
 /// `fixturekit list FILE`: the entries of an archive, as their headers state them.
 struct ListCommand: Command {
+    static let archive = Argument<String>("archive", help: "The archive.")
     static let configuration = CommandConfiguration(
         name: "list",
         abstract: "List the entries of an archive, without checking or extracting them.",
@@ -9,27 +10,26 @@ struct ListCommand: Command {
             One line per entry: type and mode, size, name (a link with its target), as tar -tv shows them.
             Nothing is checked: `fixturekit verify FILE` checks. Exit status: 0 listed, 2 unreadable archive.
             """,
-        arguments: [ArgumentDefinition(name: "archive", help: "The archive.")],
-        options: [.json])
+        arguments: [archive.erased],
+        options: [Shared.json.erased])
 
     var archive: String
     var json: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        archive = parsed.positionals[0]
-        json = parsed.flag("--json")
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        archive = try parsed.get(Self.archive)
+        json = parsed.get(Shared.json)
     }
 
     func run(_ console: Console) throws -> ExitCode {
         let listing = try FixtureArchive.list(archive) { entry in
-            if !json { console.message(Self.line(entry)) }
+            if !json { console.info(Self.line(entry)) }
         }
         if json {
             console.output(Formatting.json(listing))
         } else {
             let entries = Formatting.count(listing.entries.count, "entry", "entries")
-            console.message("\(archive): \(entries), \(Formatting.bytes(listing.expandedSize)) (\(listing.compression), \(Formatting.bytes(listing.compressedSize)))")
+            console.info("\(archive): \(entries), \(Formatting.bytes(listing.expandedSize)) (\(listing.compression), \(Formatting.bytes(listing.compressedSize)))")
         }
         return .success
     }

@@ -2,6 +2,7 @@ import FixtureKit
 
 /// `fixturekit lock [DIR]`: (re)writes the corpus' fixturekit.lock.
 struct LockCommand: Command {
+    static let corpusFolder = Argument<String?>("corpus", help: "The corpus folder, holding fixturekit.json.", shownDefault: Shared.defaultCorpus, completion: .folder)
     static let configuration = CommandConfiguration(
         name: "lock",
         abstract: "Write fixturekit.lock, the shipped history of a corpus: for adoption, or after a reviewed change.",
@@ -13,29 +14,26 @@ struct LockCommand: Command {
             Review the lock's diff before committing it: every changed line is shipped history that
             changed. Exit status: 0 written, 2 could not read the corpus.
             """,
-        arguments: [ArgumentDefinition(name: "corpus", help: "The corpus folder, holding fixturekit.json (default: MigrationFixtures).", isOptional: true)],
-        options: [.json, .quiet]
+        arguments: [corpusFolder.erased],
+        options: [Shared.json.erased]
     )
 
     var corpus: String
     var json: Bool
-    var quiet: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        corpus = parsed.positionals.first ?? "MigrationFixtures"
-        json = parsed.flag("--json")
-        quiet = parsed.flag("--quiet")
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        corpus = try parsed.get(Self.corpusFolder) ?? Shared.defaultCorpus
+        json = parsed.get(Shared.json)
     }
 
     func run(_ console: Console) throws -> ExitCode {
         let edits = try CorpusLock.write(config: corpus.appendingPathForDisplay(CorpusConfiguration.fileName))
         let lock = corpus.appendingPathForDisplay(CorpusLock.fileName)
         let changed = edits.filter(\.changed)
-        if !quiet {
-            for line in LockText.lines(changed, lock: lock) { console.message(line) }
+        do {
+            for line in LockText.lines(changed, lock: lock) { console.info(line) }
             let lines = Formatting.count(edits.filter { $0.new != nil }.count, "line")
-            console.message(changed.isEmpty
+            console.info(changed.isEmpty
                 ? "\(lock): up to date (\(lines))"
                 : "\(lock): \(lines), \(Formatting.count(changed.count, "change")) (review them before committing)")
         }

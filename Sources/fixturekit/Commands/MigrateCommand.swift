@@ -5,6 +5,12 @@ import FixtureKit
 
 /// `fixturekit migrate`: runs the migration matrix and reports.
 struct MigrateCommand: Command {
+    static let from = Option<String?>("--from", value: "V", help: "Only the paths that start at version V.")
+    static let jobs = Option<PositiveNumber?>("--jobs", "-j", value: "N", shownDefault: "every core", help: "Paths run at once.")
+    static let shard = Option<Shard?>("--shard", value: "I/N", help: "Run the I-th of N equal shares of the matrix.")
+    static let junit = Option<String?>("--junit", value: "FILE", help: "Also write a JUnit XML report.", completion: .file)
+    static let html = Option<String?>("--html", value: "FILE", help: "Also write the matrix as one self-contained HTML page.", completion: .file)
+    static let keepFailed = Option<String?>("--keep-failed", value: "DIR", help: "Keep each failed path's migrated copy, log and findings in DIR.", completion: .folder)
     static let configuration = CommandConfiguration(
         name: "migrate",
         abstract: "Migrate every supported version's fixture to the current version and check the result.",
@@ -25,17 +31,7 @@ struct MigrateCommand: Command {
             interrupted by SIGINT or SIGTERM (the stages running are ended, the temporary copies removed,
             no report written).
             """,
-        options: [
-            .option("--config", value: "FILE", help: "The corpus configuration (default: MigrationFixtures/fixturekit.json)."),
-            .option("--from", value: "V", help: "Only the paths that start at version V."),
-            .option("--jobs", "-j", value: "N", help: "Paths run at once (default: every core)."),
-            .option("--shard", value: "I/N", help: "Run the I-th of N equal shares of the matrix."),
-            .option("--junit", value: "FILE", help: "Also write a JUnit XML report."),
-            .option("--html", value: "FILE", help: "Also write the matrix as one self-contained HTML page."),
-            .option("--keep-failed", value: "DIR", help: "Keep each failed path's migrated copy, log and findings in DIR."),
-            .flag("--verbose", "-v", help: "Print each phase of each path (verify and copy, stages, checks, data diff) as it ends."),
-            .json,
-        ]
+        options: [Shared.config.erased, from.erased, jobs.erased, shard.erased, junit.erased, html.erased, keepFailed.erased, Shared.json.erased]
     )
 
     var config: String
@@ -43,30 +39,20 @@ struct MigrateCommand: Command {
     var junit: String?
     var html: String?
     var json: Bool
-    var verbose: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        config = parsed.value("--config") ?? "MigrationFixtures/fixturekit.json"
-        options = MigrationRunner.Options(from: parsed.value("--from"), jobs: try parsed.jobs(), keepFailed: parsed.value("--keep-failed"))
-        if let shard = parsed.value("--shard") {
-            let parts = shard.split(separator: "/").compactMap { Int($0) }
-            guard parts.count == 2, parts[1] > 0, (1...parts[1]).contains(parts[0]) else {
-                throw UsageError("'--shard' needs I/N with 1 <= I <= N, not '\(shard)'")
-            }
-            options.shard = (parts[0], parts[1])
-        }
-        junit = parsed.value("--junit")
-        html = parsed.value("--html")
-        json = parsed.flag("--json")
-        verbose = parsed.flag("--verbose")
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        config = try parsed.get(Shared.config)
+        options = MigrationRunner.Options(from: try parsed.get(Self.from), jobs: try parsed.get(Self.jobs)?.value, keepFailed: try parsed.get(Self.keepFailed))
+        if let shard = try parsed.get(Self.shard) { options.shard = (shard.index, shard.count) }
+        junit = try parsed.get(Self.junit)
+        html = try parsed.get(Self.html)
+        json = parsed.get(Shared.json)
     }
 
     func run(_ console: Console) throws -> ExitCode {
-        let corpus = try CorpusConfiguration.load(config)
-        if let from = options.from, !corpus.supported.contains(from), !corpus.stages.contains(where: { $0.from == from }) {
-            throw FixtureKitError(what: "migrate", path: config, why: "no path starts at \(from)", category: .usage)
-        }
+        var options = self.options
+        options.progress = console.work
+        let runner = try MigrationRunner.prepareMatrix(config: config, options: options)
         // What would fail only after the matrix ran, and read as a regression, is checked first.
         try MigrationRunner.checkTemporaryFolder()
         if let junit { try MigrationRunner.checkReportFile(junit, what: "write JUnit report") }
@@ -75,16 +61,14 @@ struct MigrateCommand: Command {
             throw FixtureKitError(what: "write JSON report", path: "stdout", why: "not open", hint: "nothing was run")
         }
         if console.handlesSignals { Interruption.install() }
-        var options = options
-        if verbose {
-            // The runner calls it from one path's thread at a time.
-            nonisolated(unsafe) let console = console
-            options.progress = MigrationProgress { console.message("migrate: " + $0) }
+        if console.verbosity == .verbose {
+            // Each phase of each path as it ends, under the shared --verbose.
+            options.phases = MigrationProgress { [console] in console.detail("migrate: " + $0) }
         }
-        let runner = MigrationRunner(configuration: corpus)
-        try runner.checkDeclarations(configurationPath: config)
         let report = runner.run(options)
-        for line in MigrationText.lines(report, config: config) { console.message(line) }
+        for (line, isProblem) in MigrationText.lines(report, config: config) {
+            if isProblem { console.message(line) } else { console.info(line) }
+        }
         if let interrupted = report.interrupted {
             console.error("migrate: interrupted: fixturekit received \(interrupted); \(report.paths.count) of \(report.selected ?? report.paths.count) paths ran, their temporary copies were removed, no report was written")
             return .interrupted

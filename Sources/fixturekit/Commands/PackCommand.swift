@@ -2,6 +2,11 @@ import FixtureKit
 
 /// `fixturekit pack DIR [-o FILE]`: a byte-reproducible archive of a fixture.
 struct PackCommand: Command {
+    static let folder = Argument<String>("folder", help: "The fixture folder.", completion: .folder)
+    static let output = Option<String?>("--output", "-o", value: "FILE", shownDefault: "<store>-<version>.tar.zst beside the folder", help: "The archive to write (its suffix picks the format).", completion: .file)
+    static let format = Option<String?>("--format", value: "FORMAT", shownDefault: "tar.zst", help: "tar.zst, tar.gz or tar.xz.", completion: .choices(["tar.zst", "tar.gz", "tar.xz"]))
+    static let force = Flag("--force", help: "Replace an archive that fixturekit.lock locks, and its line.")
+    static let level = Option<String?>("--level", value: "N", shownDefault: "zstd 3, gzip 6, xz 6", help: "Compression level.")
     static let configuration = CommandConfiguration(
         name: "pack",
         abstract: "Pack a fixture folder into a byte-reproducible archive and its FILE.sha256.",
@@ -13,41 +18,33 @@ struct PackCommand: Command {
             refused; so is an archive that the corpus' fixturekit.lock locks, unless --force. Exit status: 0 written, 1 the folder fails its SHA256SUMS,
             2 could not read or write.
             """,
-        arguments: [ArgumentDefinition(name: "folder", help: "The fixture folder.")],
-        options: [
-            .option("--output", "-o", value: "FILE", help: "The archive to write (its suffix picks the format)."),
-            .option("--format", value: "FORMAT", help: "tar.zst (default), tar.gz or tar.xz."),
-            .option("--level", value: "N", help: "Compression level (default: zstd 3, gzip 6, xz 6)."),
-            .flag("--force", help: "Replace an archive that fixturekit.lock locks, and its line."),
-            .json, .quiet,
-        ])
+        arguments: [folder.erased],
+        options: [output.erased, format.erased, level.erased, force.erased, Shared.json.erased])
 
     var folder: String
     var options: PackOptions
     var json: Bool
-    var quiet: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        folder = parsed.positionals[0]
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        folder = try parsed.get(Self.folder)
+        let (output, format, level) = (try parsed.get(Self.output), try parsed.get(Self.format), try parsed.get(Self.level))
         do {
-            options = try PackOptions(output: parsed.value("--output"), format: parsed.value("--format"), level: parsed.value("--level"))
+            options = try PackOptions(output: output, format: format, level: level)
         } catch {
             throw UsageError(error.why)
         }
-        options.force = parsed.flag("--force")
-        json = parsed.flag("--json")
-        quiet = parsed.flag("--quiet")
+        options.force = parsed.get(Self.force)
+        json = parsed.get(Shared.json)
     }
 
     func run(_ console: Console) throws -> ExitCode {
         var options = self.options
         options.modificationTime = try PackOptions.modificationTime(sourceDateEpoch: console.environment["SOURCE_DATE_EPOCH"])
-        let result = try FixtureArchive.pack(folder, options: options)
-        if !quiet {
+        let result = try FixtureArchive.pack(folder, options: options, progress: console.work)
+        do {
             let files = Formatting.count(result.files, "file")
-            console.message("\(result.archive): \(files), \(Formatting.bytes(result.bytes)) packed into \(Formatting.bytes(result.size)) (\(result.format.rawValue), level \(result.level))\(result.replaced ? ", replacing the file that was there" : "")")
-            console.message("\(result.checksumFile): \(result.sha256)")
+            console.info("\(result.archive): \(files), \(Formatting.bytes(result.bytes)) packed into \(Formatting.bytes(result.size)) (\(result.format.rawValue), level \(result.level))\(result.replaced ? ", replacing the file that was there" : "")")
+            console.info("\(result.checksumFile): \(result.sha256)")
         }
         for line in LockText.report(result.lock ?? [], lock: LockText.lockPath(besideFixture: result.archive)) { console.message(line) }
         if json { console.output(Formatting.json(result)) }

@@ -2,6 +2,9 @@ import FixtureKit
 
 /// `fixturekit restore FILE STORE` and `fixturekit restore --pending STORE`.
 struct RestoreCommand: Command {
+    static let file = Argument<String?>("file", help: "The backup archive.")
+    static let store = Argument<String?>("store", help: "The store's main file to replace (with --pending, the only argument).")
+    static let pending = Flag("--pending", help: "Finish the interrupted upgrade or restore of the store.")
     static let configuration = CommandConfiguration(
         name: "restore",
         abstract: "Put a backup archive back in place of a store set, or finish an interrupted upgrade.",
@@ -16,38 +19,39 @@ struct RestoreCommand: Command {
             the store runs. Exit status: 0 restored (or nothing pending), 1 the archive fails its
             checksums, 2 the archive is unreadable, the store is in use, or a file could not be written.
             """,
-        arguments: [
-            ArgumentDefinition(name: "file", help: "The backup archive (with --pending: the store)."),
-            ArgumentDefinition(name: "store", help: "The store's main file to replace.", isOptional: true),
-        ],
-        options: [.flag("--pending", help: "Finish the interrupted upgrade or restore of the store."), .json])
+        usages: ["<file> <store>", "--pending <store>"],
+        arguments: [file.erased, store.erased],
+        options: [pending.erased, Shared.json.erased])
 
     var archive: String?
     var store: String
     var json: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        if parsed.flag("--pending") {
-            guard parsed.positionals.count == 1 else { throw UsageError("'--pending' takes the store alone") }
-            store = parsed.positionals[0]
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        let words = parsed.positionals
+        if parsed.get(Self.pending) {
+            guard !words.isEmpty else { throw UsageError("missing expected argument '<store>': '--pending' needs the store whose upgrade or restore it finishes") }
+            guard words.count == 1 else { throw UsageError("unexpected argument '\(words[1])': '--pending' takes the store alone") }
+            store = words[0]
         } else {
-            guard parsed.positionals.count == 2 else { throw UsageError("missing expected argument '<store>'") }
-            archive = parsed.positionals[0]
-            store = parsed.positionals[1]
+            guard !words.isEmpty else { throw UsageError("missing expected argument '<file>'") }
+            guard words.count == 2 else { throw UsageError("missing expected argument '<store>'") }
+            archive = words[0]
+            store = words[1]
         }
-        json = parsed.flag("--json")
+        json = parsed.get(Shared.json)
     }
 
     func run(_ console: Console) throws -> ExitCode {
         guard let archive else {
             let recovery = try Upgrade.finishPending(store: store)
-            console.message(recovery.map { UpgradeText.line($0, store: store) } ?? "\(store): nothing pending")
+            console.info(recovery.map { UpgradeText.line($0, store: store) } ?? "\(store): nothing pending")
             if json { console.output(Formatting.json(recovery)) }
             return .success
         }
         let result = try StoreRestore.restore(archive: archive, store: store)
-        for line in UpgradeText.lines(result) { console.message(line) }
+        let lines = UpgradeText.lines(result)
+        for (index, line) in lines.enumerated() { if index == 0 { console.info(line) } else { console.message(line) } }
         if json { console.output(Formatting.json(result)) }
         return .success
     }

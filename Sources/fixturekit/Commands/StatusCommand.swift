@@ -13,24 +13,24 @@ struct StatusCommand: Command {
             Exit status: 0 no problem, 1 a problem, 2 something could not be read (the configuration,
             the corpus folder, an archive).
             """,
-        options: [
-            .option("--config", value: "FILE", help: "The corpus configuration (default: MigrationFixtures/fixturekit.json)."),
-            .json,
-        ]
+        options: [Shared.config.erased, Shared.json.erased]
     )
 
     var config: String
     var json: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        config = parsed.value("--config") ?? "MigrationFixtures/fixturekit.json"
-        json = parsed.flag("--json")
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        config = try parsed.get(Shared.config)
+        json = parsed.get(Shared.json)
     }
 
     func run(_ console: Console) throws -> ExitCode {
         let status = try CorpusStatus.read(config: config)
-        for line in StatusText.lines(status, console: console) { console.message(line) }
+        let lines = StatusText.lines(status)
+        for (index, line) in lines.enumerated() {
+            // `--quiet` keeps the problems and the last line.
+            if line.plain.hasPrefix("problem: ") || index == lines.count - 1 && !status.passed { console.message(line) } else { console.info(line) }
+        }
         if json { console.output(Formatting.json(status)) }
         if status.passed { return .success }
         return status.problems.contains(where: \.isUnreadable) ? .couldNotWork : .checkFailed

@@ -2,6 +2,8 @@ import FixtureKit
 
 /// `fixturekit sums DIR...`: writes SHA256SUMS for folders.
 struct SumsCommand: Command {
+    static let folders = Arguments<String>("folder", help: "The folder to list.", minimum: 1, completion: .folder)
+    static let force = Flag("--force", help: "Rewrite a fixture that fixturekit.lock locks, and its lines there.")
     static let configuration = CommandConfiguration(
         name: "sums",
         abstract: "Write SHA256SUMS for a folder, in the format `sha256sum -c` checks.",
@@ -10,23 +12,20 @@ struct SumsCommand: Command {
             SHA256SUMS atomically. A fixture that its corpus' fixturekit.lock locks is history: refused
             (exit 2) unless --force, which also rewrites its sums and content lines in the lock.
             """,
-        arguments: [ArgumentDefinition(name: "folder", help: "The folder to list.", isRepeating: true)],
-        options: [.flag("--force", help: "Rewrite a fixture that fixturekit.lock locks, and its lines there."), .json, .quiet, .jobs]
+        arguments: [folders.erased],
+        options: [force.erased, Shared.json.erased, Shared.jobs.erased]
     )
 
     var folders: [String]
     var json: Bool
-    var quiet: Bool
     var jobs: Int?
     var force: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        folders = parsed.positionals
-        json = parsed.flag("--json")
-        quiet = parsed.flag("--quiet")
-        jobs = try parsed.jobs()
-        force = parsed.flag("--force")
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        folders = try parsed.get(Self.folders)
+        json = parsed.get(Shared.json)
+        jobs = try parsed.get(Shared.jobs)?.value
+        force = parsed.get(Self.force)
     }
 
     struct Report: Encodable {
@@ -40,9 +39,7 @@ struct SumsCommand: Command {
         for folder in folders {
             let (sums, lock) = try Checksums.writeSums(for: folder, threads: jobs, force: force)
             reports.append(Report(folder: folder, files: sums.entries.map { .init(path: $0.path.description, sha256: $0.digest.hex) }))
-            if !quiet {
-                console.message("\(folder.appendingPathForDisplay(SHA256Sums.fileName)): \(Formatting.count(sums.entries.count, "file"))")
-            }
+            console.info("\(folder.appendingPathForDisplay(SHA256Sums.fileName)): \(Formatting.count(sums.entries.count, "file"))")
             for line in LockText.report(lock, lock: LockText.lockPath(besideFixture: folder)) { console.message(line) }
         }
         if json { console.output(Formatting.json(reports)) }

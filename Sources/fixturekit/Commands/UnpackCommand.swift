@@ -2,6 +2,9 @@ import FixtureKit
 
 /// `fixturekit unpack FILE DEST`: safe, verified extraction of an archive.
 struct UnpackCommand: Command {
+    static let archive = Argument<String>("archive", help: "The archive.")
+    static let destination = Argument<String>("dest", help: "The folder to create.", completion: .folder)
+    static let force = Flag("--force", help: "Replace DEST when it exists (it is swapped in one step).")
     static let configuration = CommandConfiguration(
         name: "unpack",
         abstract: "Extract an archive into a new folder, safely, verifying every file.",
@@ -12,22 +15,19 @@ struct UnpackCommand: Command {
             Exit status: 0 extracted, 1 a file is changed, missing or unlisted, 2 the archive is unreadable,
             malformed or unsafe (links, devices, paths leaving DEST, over a limit), or DEST exists.
             """,
-        arguments: [ArgumentDefinition(name: "archive", help: "The archive."), ArgumentDefinition(name: "dest", help: "The folder to create.")],
-        options: [.flag("--force", help: "Replace DEST when it exists (it is swapped in one step)."), .maxSize, .maxRatio, .json, .quiet])
+        arguments: [archive.erased, destination.erased],
+        options: [force.erased] + ArchiveLimitOptions.declarations + [Shared.json.erased])
 
     var archive: String
     var destination: String
     var options: UnpackOptions
     var json: Bool
-    var quiet: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        archive = parsed.positionals[0]
-        destination = parsed.positionals[1]
-        options = UnpackOptions(limits: try parsed.archiveLimits(), replace: parsed.flag("--force"))
-        json = parsed.flag("--json")
-        quiet = parsed.flag("--quiet")
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        archive = try parsed.get(Self.archive)
+        destination = try parsed.get(Self.destination)
+        options = UnpackOptions(limits: try ArchiveLimitOptions(parsed).limits, replace: parsed.get(Self.force))
+        json = parsed.get(Shared.json)
     }
 
     struct Report: Encodable {
@@ -36,15 +36,15 @@ struct UnpackCommand: Command {
     }
 
     func run(_ console: Console) throws -> ExitCode {
-        let result = try FixtureArchive.unpack(archive, to: destination, options: options)
+        let result = try FixtureArchive.unpack(archive, to: destination, options: options, progress: console.work)
         let verification = result.contents.verification
         console.problems(verification, what: "unpack")
-        if result.replaced { console.message("\(result.destination): replaced the folder that was there") }
+        if result.replaced { console.info("\(result.destination): replaced the folder that was there") }
         for line in LockText.report(result.lock ?? [], lock: LockText.lockPath(besideFixture: result.destination)) { console.message(line) }
         if !result.extracted {
-            console.message("\(archive): \(console.styled("FAILED", .failed)) (\(Formatting.count(verification.problems.count, "problem"))): nothing was written")
-        } else if !quiet {
-            console.message("\(result.destination): \(console.styled("OK", .ok)) (\(Formatting.count(verification.verifiedFiles, "file")), \(Formatting.bytes(verification.verifiedBytes)))")
+            console.message("\(archive): \(failed: "FAILED") (\(Formatting.count(verification.problems.count, "problem"))): nothing was written")
+        } else {
+            console.info("\(result.destination): \(ok: "OK") (\(Formatting.count(verification.verifiedFiles, "file")), \(Formatting.bytes(verification.verifiedBytes)))")
         }
         if json {
             console.output(Formatting.json(Report(

@@ -2,6 +2,9 @@ import FixtureKit
 
 /// `fixturekit upgrade STORE --config FILE`: backup-before-migrate on a live store.
 struct UpgradeCommand: Command {
+    static let store = Argument<String>("store", help: "The store's main file, e.g. App.sqlite.")
+    static let backups = Option<String?>("--backups", value: "DIR", shownDefault: ".fixturekit-backups beside the store", help: "The backup folder.", completion: .folder)
+    static let noDataDiff = Flag("--no-data-diff", help: "Do not compare the migrated store's values with the backup's.")
     static let configuration = CommandConfiguration(
         name: "upgrade",
         abstract: "Migrate a live store to the current version, with a verified backup and automatic restore.",
@@ -21,34 +24,28 @@ struct UpgradeCommand: Command {
             is unknown or newer, no disk space, or the backup could not be written or restored;
             130 or 143 interrupted by SIGINT or SIGTERM.
             """,
-        arguments: [ArgumentDefinition(name: "store", help: "The store's main file, e.g. App.sqlite.")],
-        options: [
-            .option("--config", value: "FILE", help: "The corpus configuration: versions, stages, checks (required)."),
-            .option("--backups", value: "DIR", help: "The backup folder (default: .fixturekit-backups beside the store)."),
-            .option("--keep", value: "N", help: "Backups of the store kept (default 3)."),
-            .flag("--no-data-diff", help: "Do not compare the migrated store's values with the backup's."),
-            .json,
-        ])
+        arguments: [store.erased],
+        options: [Shared.requiredConfig.erased, backups.erased, Shared.keep.erased, noDataDiff.erased, Shared.json.erased])
 
     var store: String
     var config: String
     var options: UpgradeOptions
     var json: Bool
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        store = parsed.positionals[0]
-        guard let config = parsed.value("--config") else { throw UsageError("missing required option '--config <FILE>'") }
-        self.config = config
-        options = UpgradeOptions(backups: parsed.value("--backups"), keep: try parsed.keep(), compareValues: !parsed.flag("--no-data-diff"))
-        json = parsed.flag("--json")
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        store = try parsed.get(Self.store)
+        config = try parsed.get(Shared.requiredConfig)
+        options = UpgradeOptions(backups: try parsed.get(Self.backups), keep: try parsed.get(Shared.keep).value, compareValues: !parsed.get(Self.noDataDiff))
+        json = parsed.get(Shared.json)
     }
 
     func run(_ console: Console) throws -> ExitCode {
         let configuration = try CorpusConfiguration.load(config)
         if console.handlesSignals { Interruption.install() }
         let result = try Upgrade.upgrade(store: store, configuration: configuration, configurationPath: config, options: options)
-        for line in UpgradeText.lines(result) { console.message(line) }
+        for line in UpgradeText.lines(result) {
+            if line.hasPrefix("FAIL") || line.contains(": warning: ") || result.outcome == .restored { console.message(line) } else { console.info(line) }
+        }
         if let interrupted = result.interrupted {
             console.error("upgrade: \(store): interrupted: fixturekit received \(interrupted); the store set was restored from its backup")
         } else if let failure = result.failure {
@@ -58,14 +55,5 @@ struct UpgradeCommand: Command {
         if json { console.output(Formatting.json(result)) }
         if result.interrupted != nil { return .interrupted }
         return result.outcome == .restored ? .checkFailed : .success
-    }
-}
-
-extension ParsedArguments {
-    /// `--keep N` as a positive number; 3 when not given.
-    func keep() throws(UsageError) -> Int {
-        guard let text = value("--keep") else { return StoreBackup.defaultKeep }
-        guard let keep = Int(text), keep > 0 else { throw UsageError("'--keep' needs a positive number, not '\(text)'") }
-        return keep
     }
 }

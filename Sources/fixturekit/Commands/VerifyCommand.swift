@@ -2,6 +2,9 @@ import FixtureKit
 
 /// `fixturekit verify [PATH...]`: checks fixtures against their SHA256SUMS.
 struct VerifyCommand: Command {
+    static let paths = Arguments<String>(
+        "path", help: "What to verify.", whenEmpty: [Shared.defaultCorpus], shownDefault: Shared.defaultCorpus)
+    static let deep = Flag("--deep", help: "Also open a temporary copy of each store: integrity_check, foreign_key_check, schema and row counts against the manifest.")
     static let configuration = CommandConfiguration(
         name: "verify",
         abstract: "Check fixtures against their SHA256SUMS.",
@@ -15,26 +18,20 @@ struct VerifyCommand: Command {
             never opened in place.
             Exit status: 0 everything holds, 1 a check failed, 2 a path could not be read.
             """,
-        arguments: [ArgumentDefinition(name: "path", help: "What to verify (default: MigrationFixtures).", isOptional: true, isRepeating: true)],
-        options: [
-            .flag("--deep", help: "Also open a temporary copy of each store: integrity_check, foreign_key_check, schema and row counts against the manifest."),
-            .json, .quiet, .jobs,
-        ]
+        arguments: [paths.erased],
+        options: [deep.erased, Shared.json.erased, Shared.jobs.erased]
     )
 
     var paths: [String]
     var deep: Bool
     var json: Bool
-    var quiet: Bool
     var jobs: Int?
 
-    init(arguments: [String]) throws(UsageError) {
-        let parsed = try Self.configuration.parse(arguments)
-        paths = parsed.positionals.isEmpty ? ["MigrationFixtures"] : parsed.positionals
-        deep = parsed.flag("--deep")
-        json = parsed.flag("--json")
-        quiet = parsed.flag("--quiet")
-        jobs = try parsed.jobs()
+    init(_ parsed: ParsedArguments) throws(UsageError) {
+        paths = try parsed.get(Self.paths)
+        deep = parsed.get(Self.deep)
+        json = parsed.get(Shared.json)
+        jobs = try parsed.get(Shared.jobs)?.value
     }
 
     struct Report: Encodable {
@@ -59,7 +56,7 @@ struct VerifyCommand: Command {
         for path in paths {
             let results: [FolderVerification]
             do {
-                results = try Verifier.verify(path, deep: deep, threads: jobs)
+                results = try Verifier.verify(path, deep: deep, threads: jobs, progress: console.work)
             } catch {
                 console.error(error.description)
                 report.errors.append(error.description)
@@ -82,14 +79,13 @@ struct VerifyCommand: Command {
     private func print(_ result: FolderVerification, to console: Console) {
         console.problems(result, what: "verify")
         if result.passed {
-            if !quiet && result.source == .lock {
-                console.message("\(result.path): \(console.styled("OK", .ok)) (\(Formatting.count(result.verifiedFiles, "line")))")
-            } else if !quiet {
-                let files = Formatting.count(result.verifiedFiles, "file")
-                console.message("\(result.path): \(console.styled("OK", .ok)) (\(files), \(Formatting.bytes(result.verifiedBytes)))")
+            if result.source == .lock {
+                console.info("\(result.path): \(ok: "OK") (\(Formatting.count(result.verifiedFiles, "line")))")
+            } else {
+                console.info("\(result.path): \(ok: "OK") (\(Formatting.count(result.verifiedFiles, "file")), \(Formatting.bytes(result.verifiedBytes)))")
             }
         } else {
-            console.message("\(result.path): \(console.styled("FAILED", .failed)) (\(Formatting.count(result.problems.count, "problem")))")
+            console.message("\(result.path): \(failed: "FAILED") (\(Formatting.count(result.problems.count, "problem")))")
         }
     }
 }

@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension PatternIndex {
+    /// Sorts the patterns by bucket (keeping the order they were added in
+    /// within one) and drops the values equal to one added before them;
+    /// searching needs it. Every pass reads or writes in order, but for one
+    /// scattered write or read per pattern, which do not wait for each other.
+    mutating func build() {
+        guard !isBuilt else { return }
+        isBuilt = true
+        let dropped = duplicateLongValues()
+        let added = starts.count
+        // About four patterns a bucket: their shapes share a cache line.
+        bucketBits = max(4, Int.bitWidth - added.leadingZeroBitCount - 2)
+        let bucketCount = 1 << bucketBits
+        // Counting sort: each bucket's end, then every pattern placed from the last back.
+        offsets = [UInt32](repeating: 0, count: bucketCount + 1)
+        for high in hashes {
+            offsets[bucket(UInt64(high) << 32) + 1] += 1
+            let keyBit = Self.bit(UInt64(high) << 32)
+            keyFilter[keyBit >> 6] |= 1 << UInt64(keyBit & 63)
+        }
+        for index in 0..<bucketCount { offsets[index + 1] += offsets[index] }
+        // One array at a time, each freed once placed, so that only one is doubled at once.
+        var sortedStarts = Self.placed(&starts, hashes: hashes, ends: offsets, bucketBits: bucketBits)
+        var sortedShapes = Self.placed(&shapes, hashes: hashes, ends: offsets, bucketBits: bucketBits)
+        var sortedOwners = Self.placed(&owners, hashes: hashes, ends: offsets, bucketBits: bucketBits)
+        // Each bucket's start, at offsets[bucket + 1] until compacted.
+        for high in hashes { offsets[bucket(UInt64(high) << 32) + 1] -= 1 }
+        hashes = []
+        // Bucket by bucket: a short value whose shape and bytes an earlier one of
+        // its bucket has is dropped, and every window of a dropped long value;
+        // the patterns kept move down in place, and `offsets` is rewritten to
+        // their places.
+        var kept = 0
+        arena.withUnsafeBytes { arena in
+            for bucket in 0..<bucketCount {
+                let first = Int(offsets[bucket + 1]), end = bucket + 2 <= bucketCount ? Int(offsets[bucket + 2]) : added
+                offsets[bucket] = UInt32(kept)
+                let bucketStart = kept
+                for place in first..<end {
+                    let shape = sortedShapes[place]
+                    var duplicate = false
+                    if shape & Self.windowFlag != 0 {
+                        let long = Int(sortedOwners[place])
+                        duplicate = dropped[long >> 6] & (1 << UInt64(long & 63)) != 0
+                    } else {
+                        for earlier in bucketStart..<kept where sortedShapes[earlier] == shape {
+                            let length = Int(shape & Self.lengthMask)
+                            if memcmp(arena.baseAddress! + Int(sortedStarts[earlier]), arena.baseAddress! + Int(sortedStarts[place]), length) == 0 {
+                                duplicate = true
+                                break
+                            }
+                        }
+                    }
+                    guard !duplicate else { continue }
+                    sortedStarts[kept] = sortedStarts[place]
+                    sortedShapes[kept] = shape
+                    sortedOwners[kept] = sortedOwners[place]
+                    kept += 1
+                }
+            }
+        }
+        offsets[bucketCount] = UInt32(kept)
+        sortedStarts.removeSubrange(kept...)
+        sortedShapes.removeSubrange(kept...)
+        sortedOwners.removeSubrange(kept...)
+        starts = sortedStarts
+        shapes = sortedShapes
+        owners = sortedOwners
+        exemptions = Exemptions(count: kept)
+        longValueCount = longStarts.indices.reduce(0) { $0 + (dropped[$1 >> 6] & (1 << UInt64($1 & 63)) == 0 ? 1 : 0) }
+    }
+
+    /// `values` (one per pattern) in bucket order, the patterns of a bucket in
+    /// the order added; `values` is emptied. `ends[bucket + 1]` is where a bucket ends.
+    private static func placed(_ values: inout [UInt32], hashes: [UInt32], ends: [UInt32], bucketBits: Int) -> [UInt32] {
+        var cursors = ends
+        var sorted = [UInt32](repeating: 0, count: values.count)
+        for pattern in stride(from: values.count - 1, through: 0, by: -1) {
+            let bucket = Int(truncatingIfNeeded: (UInt64(hashes[pattern]) << 32) >> UInt64(64 - bucketBits))
+            cursors[bucket + 1] -= 1
+            sorted[Int(cursors[bucket + 1])] = values[pattern]
+        }
+        values = []
+        return sorted
+    }
+
+    /// The long values equal to one added before them, one bit each: their
+    /// hashes (read in order, as the values lie in the arena) sorted with their
+    /// index, and the values of equal hashes compared.
+    private func duplicateLongValues() -> [UInt64] {
+        let count = longStarts.count
+        var dropped = [UInt64](repeating: 0, count: (count + 63) / 64)
+        guard count > 1 else { return dropped }
+        // The high bits of the hash, then the index: equal hashes sort together, in the order added.
+        let indexBits = Int.bitWidth - count.leadingZeroBitCount
+        var keys = [UInt64](repeating: 0, count: count)
+        arena.withUnsafeBytes { arena in
+            for long in 0..<count {
+                let value = UnsafeRawBufferPointer(start: arena.baseAddress! + Int(longStarts[long]), count: Int(longLengths[long]))
+                keys[long] = (Self.hash(value) >> UInt64(indexBits)) << UInt64(indexBits) | UInt64(long)
+            }
+            keys.sort()
+            let indexMask = UInt64(1) << UInt64(indexBits) - 1
+            var groupStart = 0
+            for position in 1...count {
+                guard position == count || keys[position] & ~indexMask != keys[groupStart] & ~indexMask else { continue }
+                // keys[groupStart..<position] share a hash: each is compared with the kept ones before it.
+                if position - groupStart > 1 {
+                    var keptInGroup: [Int] = []
+                    for key in keys[groupStart..<position] {
+                        let long = Int(key & indexMask)
+                        let equal = keptInGroup.contains { other in
+                            longLengths[other] == longLengths[long]
+                                && memcmp(arena.baseAddress! + Int(longStarts[other]), arena.baseAddress! + Int(longStarts[long]), Int(longLengths[long])) == 0
+                        }
+                        if equal { dropped[long >> 6] |= 1 << UInt64(long & 63) } else { keptInGroup.append(long) }
+                    }
+                }
+                groupStart = position
+            }
+        }
+        return dropped
+    }
+}

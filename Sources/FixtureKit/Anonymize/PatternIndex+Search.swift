@@ -1,0 +1,132 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension PatternIndex {
+    // MARK: - Exemptions
+
+    /// The patterns found inside what the rules wrote or the schema, one bit
+    /// each, and for a window how far its run reached there, back and forward.
+    struct Exemptions {
+        private var bits: [UInt64]
+        private var reach: [UInt32: UInt16] = [:]
+
+        init(count: Int) { bits = [UInt64](repeating: 0, count: (count + 63) / 64) }
+
+        /// Marks a pattern found in `run` inside something the rules wrote (or
+        /// the schema): a run of the same value found elsewhere within as far is no leak.
+        mutating func mark(_ pattern: Int, run: Run, window: Bool) {
+            bits[pattern >> 6] |= 1 << UInt64(pattern & 63)
+            guard window else { return }
+            let old = reach[UInt32(pattern)] ?? 0
+            reach[UInt32(pattern)] = max(old >> 8, UInt16(run.back)) << 8 | max(old & 0xFF, UInt16(run.forward))
+        }
+
+        func contains(_ pattern: Int) -> Bool { bits[pattern >> 6] & (1 << UInt64(pattern & 63)) != 0 }
+
+        /// Whether a pattern found in `run` is no leak: a short value the rules
+        /// wrote, or a window whose run they wrote as far (or farther) both ways.
+        func covers(_ pattern: Int, run: Run, window: Bool) -> Bool {
+            guard contains(pattern) else { return false }
+            guard window, let reached = reach[UInt32(pattern)] else { return true }
+            return run.back <= Int(reached >> 8) && run.forward <= Int(reached & 0xFF)
+        }
+    }
+
+    func isExempt(_ pattern: Int, run: Run) -> Bool {
+        exemptions.covers(pattern, run: run, window: isWindow(pattern))
+    }
+
+    /// Whether a short value is exempt whole: `nil` for a window.
+    func isWhollyExempt(_ pattern: Int) -> Bool? {
+        isWindow(pattern) ? nil : exemptions.contains(pattern)
+    }
+
+    // MARK: - Searching
+
+    /// Where a pattern was found: the run of its value's bytes around it.
+    struct Run {
+        /// Where the run starts in the buffer searched.
+        var start: Int
+        var length: Int
+        /// Bytes of the run before the window, and after it (0 for a short value).
+        var back: Int
+        var forward: Int
+    }
+
+    /// Calls `found` with each pattern that occurs in `buffer` at a position
+    /// from `start` through `end`, and the run it is part of: a short value
+    /// whole, a window within a run of at least ``runBytes`` bytes of its value.
+    /// The bytes of `buffer` before `start` and after `end` are read to compare
+    /// runs and to match patterns that start at `end`.
+    func search(_ buffer: UnsafeRawBufferPointer, from start: Int = 0, through end: Int, _ found: (_ pattern: Int, _ run: Run) -> Void) {
+        precondition(isBuilt, "PatternIndex.search before build")
+        guard !starts.isEmpty, let base = buffer.baseAddress else { return }
+        let total = buffer.count
+        let last = min(end, total - 4)
+        guard last >= start else { return }
+        let longest = maximumLength
+        arena.withUnsafeBytes { arena in
+            pairFilter.withUnsafeBufferPointer { pairFilter in
+                prefixFilter.withUnsafeBufferPointer { prefixFilter in
+                    keyFilter.withUnsafeBufferPointer { keyFilter in
+                        let arenaBase = arena.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                        let bytes = base.assumingMemoryBound(to: UInt8.self)
+                        var position = max(start, 0)
+                        while position <= last {
+                            let prefix = (base + position).loadUnaligned(as: UInt32.self)
+                            guard Self.isSet(pairFilter, Int(UInt16(truncatingIfNeeded: prefix))),
+                                  Self.isSet(prefixFilter, Self.prefixBit(prefix)) else {
+                                position += 1
+                                continue
+                            }
+                            // Every key that starts here, in one pass over the bytes.
+                            let span = min(total - position, longest)
+                            var running = Self.initialHash
+                            var tail: UInt64 = 0
+                            for offset in 0..<span {
+                                let shift = UInt64(8 * (offset & 7))
+                                if shift == 0 && offset > 0 {
+                                    running = Self.step(running, tail)
+                                    tail = 0
+                                }
+                                tail |= UInt64(bytes[position + offset]) << shift
+                                let length = offset + 1
+                                guard lengthsPresent & (1 << UInt64(length)) != 0 else { continue }
+                                // A key of whole words has no tail: its last word is in the running hash.
+                                let hash = length & 7 == 0 ? Self.finish(Self.step(running, tail), 0, length: length) : Self.finish(running, tail, length: length)
+                                guard Self.isSet(keyFilter, Self.bit(hash)) else { continue }
+                                let wanted = Self.tag(hash) | UInt32(length)
+                                let bucket = bucket(hash)
+                                for pattern in Int(offsets[bucket])..<Int(offsets[bucket + 1]) {
+                                    let shape = shapes[pattern]
+                                    guard shape & ~Self.windowFlag == wanted,
+                                          memcmp(arenaBase + Int(starts[pattern]), base + position, length) == 0 else { continue }
+                                    guard shape & Self.windowFlag != 0 else {
+                                        found(pattern, Run(start: position, length: length, back: 0, forward: 0))
+                                        continue
+                                    }
+                                    // A window: the run around it, as far as the value's bytes go.
+                                    let long = Int(owners[pattern])
+                                    let valueStart = Int(longStarts[long])
+                                    let patternStart = Int(starts[pattern])
+                                    let before = patternStart - valueStart
+                                    let after = valueStart + Int(longLengths[long]) - patternStart - length
+                                    var back = 0
+                                    let maximumBack = min(before, Self.reach, position)
+                                    while back < maximumBack && bytes[position - back - 1] == arenaBase[patternStart - back - 1] { back += 1 }
+                                    var forward = 0
+                                    let maximumForward = min(after, Self.reach, total - position - length)
+                                    while forward < maximumForward && bytes[position + length + forward] == arenaBase[patternStart + length + forward] { forward += 1 }
+                                    guard back + length + forward >= Self.runBytes else { continue }
+                                    found(pattern, Run(start: position - back, length: back + length + forward, back: back, forward: forward))
+                                }
+                            }
+                            position += 1
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
