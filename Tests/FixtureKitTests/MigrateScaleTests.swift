@@ -31,7 +31,7 @@ import Testing
             let database = try Database(path: live + "/App.sqlite", options: .init(create: true))
             try database.execute(schema + fill)
             try database.close()
-            _ = try Capture.capture(store: live + "/App.sqlite", version: version, corpus: corpus, mode: .snapshot)
+            _ = try Capture.capture(store: live + "/App.sqlite", version: version, corpus: corpus, mode: .snapshot, anonymize: .synthetic)
         }
         try folder.write("MigrationFixtures/migrations/1.0.0-2.0.0.sql", stage)
         let config = """
