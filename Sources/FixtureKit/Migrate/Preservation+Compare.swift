@@ -46,11 +46,17 @@ extension PreservationCheck {
         // is the same value, as `IS` compares (`NOT` and `AND` cost far less
         // than the per-column sums below). When some differ, a second pass
         // counts each column's equal values.
-        // `IS` alone would take '01234' for 1234 (affinity): one storage class too.
+        // Between columns of one affinity, `IS` converts nothing. Between two
+        // (TEXT, then INTEGER) it would take '01234' for 1234: one storage class
+        // too (typeof on every row of every column costs the pass twice its time,
+        // so only there).
+        let afterTypes = Dictionary(after.columns.map { ($0.name.lowercased(), $0.type) }, uniquingKeysWith: { first, _ in first })
         let sameRow = compared.isEmpty ? "1" : compared.map { entry in
-            let s = "s.\(quotedIdentifier(entry.column.name))", m = "m.\(quotedIdentifier(targets[entry.column.name] ?? entry.column.name))"
-            return changes["\(name).\(entry.column.name)".lowercased()] == .derived
-                ? "(\(s) IS NULL OR \(m) IS NOT NULL)" : "(\(s) IS \(m) AND typeof(\(s)) = typeof(\(m)))"
+            let target = targets[entry.column.name] ?? entry.column.name
+            let s = "s.\(quotedIdentifier(entry.column.name))", m = "m.\(quotedIdentifier(target))"
+            if changes["\(name).\(entry.column.name)".lowercased()] == .derived { return "(\(s) IS NULL OR \(m) IS NOT NULL)" }
+            let sameAffinity = AnonymizationSchema.Affinity(declaredType: entry.column.type) == AnonymizationSchema.Affinity(declaredType: afterTypes[target.lowercased()] ?? "")
+            return sameAffinity ? "\(s) IS \(m)" : "(\(s) IS \(m) AND typeof(\(s)) = typeof(\(m)))"
         }.joined(separator: " AND ")
         var pairing = try RowPairing(
             database: database, schema: Self.schemaName, table: table, after: after, sourceSchema: self.source,
