@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CSQLite
 
 /// What the engine did to one store.
 struct EngineResult {
@@ -44,8 +43,10 @@ enum AnonymizationEngine {
     ///   - pristine: a folder holding the store set's files `names` as they were
     ///     copied, never opened: a second thread reads its own copy of them to
     ///     compute keyed outputs ahead (see ``KeyedPrefetch``).
+    ///   - acceleration: the fast path and the prefetch, on unless a test
+    ///     compares them with the plain path.
     /// - Throws: ``FixtureKitError``: exit 2 for rules that do not fit the store.
-    static func run(folder: String, storeName: String, output: String, rules: AnonymizationRules, key: AnonymizationKey, spoolFolder: String, display: String, pristine: (folder: String, names: [String])? = nil) throws(FixtureKitError) -> EngineResult {
+    static func run(folder: String, storeName: String, output: String, rules: AnonymizationRules, key: AnonymizationKey, spoolFolder: String, display: String, pristine: (folder: String, names: [String])? = nil, acceleration: AnonymizationSession.Acceleration = .all) throws(FixtureKitError) -> EngineResult {
         let path = folder.appendingPath(storeName)
         func sqlite(_ body: () throws(SQLiteError) -> Void) throws(FixtureKitError) {
             do { try body() } catch { throw FixtureKitError(what: "anonymize", path: display, why: error.description) }
@@ -61,7 +62,7 @@ enum AnonymizationEngine {
             try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA secure_delete = ON; PRAGMA foreign_keys = OFF; PRAGMA cache_size = -\(cacheKiB)")
             try disableTriggers(database)
         } catch {
-            throw FixtureKitError(what: "anonymize", path: display, why: error.description, hint: error.code == SQLITE_NOTADB ? "is it an SQLite store?" : nil)
+            throw FixtureKitError(what: "anonymize", path: display, why: error.description, hint: error.isNotADatabase ? "is it an SQLite store?" : nil)
         }
         let schema: AnonymizationSchema
         do { schema = try AnonymizationSchema(database: database) } catch {
@@ -74,8 +75,8 @@ enum AnonymizationEngine {
         }
         // Its second thread indexes the replaced values while they are spooled.
         let leakScan = LeakScan(spool: spool, schemaText: schema.schemaText)
-        let session = AnonymizationSession(key: key, rules: bound, spool: spool)
-        let prefetch = startPrefetch(session, schema: schema, key: key, storeName: storeName, pristine: pristine, folder: spoolFolder.appendingPath(".fixturekit-prefetch"))
+        let session = AnonymizationSession(key: key, rules: bound, spool: spool, acceleration: acceleration)
+        let prefetch = startPrefetch(session, schema: schema, key: key, storeName: storeName, pristine: acceleration.prefetch ? pristine : nil, folder: spoolFolder.appendingPath(".fixturekit-prefetch"))
         var rebuilt: [String] = []
         do {
             defer {
@@ -117,7 +118,7 @@ enum AnonymizationEngine {
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
         if isWAL { try keepWALMode(output, display: display) }
         let columns = bound.map { rule in
-            AnonymizationReport.ColumnChange(table: rule.table, column: rule.column, strategy: rule.rule.strategy.name, rowsChanged: session.changed[rule.index])
+            AnonymizationReport.ColumnChange(table: rule.table, column: rule.column, strategy: rule.strategy.name, rowsChanged: session.changed[rule.index])
         }
         return EngineResult(
             columns: columns, absent: absent, rebuiltIndexes: rebuilt, ruleNames: bound.map(\.name), schemaText: schema.schemaText,
@@ -131,7 +132,7 @@ enum AnonymizationEngine {
         do throws(SQLiteError) {
             let database = try Database(path: output, options: .init(busyTimeout: 0))
             guard try database.scalar("PRAGMA journal_mode = WAL")?.text?.lowercased() == "wal" else {
-                throw SQLiteError(code: SQLITE_ERROR, message: "the output did not switch to WAL mode", sql: "PRAGMA journal_mode = WAL")
+                throw SQLiteError(code: SQLiteError.genericError, message: "the output did not switch to WAL mode", sql: "PRAGMA journal_mode = WAL")
             }
             try database.close()
         } catch {
@@ -145,9 +146,7 @@ enum AnonymizationEngine {
     /// Turns triggers off for the connection: an app's triggers would copy old
     /// values into audit tables or touch `updated_at` columns.
     private static func disableTriggers(_ database: Database) throws(SQLiteError) {
-        var result: Int32 = 0
-        let code = fixturekit_sqlite_db_config_int(database.handle, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, &result)
-        guard code == SQLITE_OK else { throw SQLiteError(connection: database.handle, code: code) }
+        try database.setTriggersEnabled(false)
     }
 
     // MARK: - Binding
@@ -160,7 +159,7 @@ enum AnonymizationEngine {
         }
         var bound: [BoundRule] = []
         var absent: [String] = []
-        var cacheIDs: [[UInt8]: Int] = [:]
+        var owners = OutputCache.Owners()
         for (tableName, columnName, rule) in rules.orderedRules {
             let name = "\(tableName).\(columnName)"
             if schema.internalTables.contains(tableName) {
@@ -180,12 +179,12 @@ enum AnonymizationEngine {
             }
             let tag: DerivationTag?
             let domain: String
-            var cacheKey: [UInt8] = []
+            var parameters = ""
             switch rule.strategy {
             case .pseudonym(let format, let domainName, let length):
                 tag = .pseudonym
                 domain = domainName ?? "\(tableName).\(columnName)"
-                cacheKey = Array("\(format.rawValue)/\(length)".utf8)
+                parameters = "\(format.rawValue)/\(length)"
             case .fake(let kind):
                 tag = .fake
                 domain = kind.rawValue
@@ -195,7 +194,7 @@ enum AnonymizationEngine {
                 }
                 tag = .shiftDate
                 domain = domainName ?? ""
-                cacheKey = Array("\(maxDays)/\(unit.rawValue)".utf8)
+                parameters = "\(maxDays)/\(unit.rawValue)"
             case .noise:
                 tag = .noise
                 domain = name
@@ -204,11 +203,10 @@ enum AnonymizationEngine {
                 domain = name
             }
             let prefix = tag.map { AnonymizationSession.derivationPrefix($0, domain: domain) } ?? []
-            let cacheID = cacheIDs[prefix + [0] + cacheKey] ?? cacheIDs.count
-            cacheIDs[prefix + [0] + cacheKey] = cacheID
             bound.append(BoundRule(
                 index: bound.count, table: tableName, column: columnName, rule: rule, derivationPrefix: prefix,
-                cacheID: cacheID, mapTable: nil, columnUnique: column.unique))
+                outputs: owners.owner(OutputCache.Identity(derivationPrefix: prefix, parameters: parameters)),
+                mapTable: nil, columnUnique: column.unique))
         }
         if rules.strict {
             let uncovered = try uncoveredColumns(rules, schema: schema, database: database, display: display)
@@ -226,10 +224,7 @@ enum AnonymizationEngine {
         // so that every column of the domain gets the same unique pseudonyms.
         var domains: [[UInt8]: [Int]] = [:]
         for rule in bound {
-            switch rule.rule.strategy {
-            case .pseudonym, .fake: domains[rule.derivationPrefix, default: []].append(rule.index)
-            default: break
-            }
+            if rule.isKeyedText { domains[rule.derivationPrefix, default: []].append(rule.index) }
         }
         var mapNumber = 0
         for members in domains.values.sorted(by: { $0[0] < $1[0] }) where members.contains(where: { bound[$0].columnUnique }) {
@@ -292,15 +287,10 @@ enum AnonymizationEngine {
     /// Why `expression` is not one SQL expression on `table`, or `nil` when it is:
     /// SQLite compiles it; anything after it (a second statement) is refused.
     static func checkExpression(_ database: Database, table: String, _ expression: String) -> String? {
-        var statement: OpaquePointer?
-        var tail: UnsafePointer<CChar>?
-        let sql = "SELECT 1 FROM \(quotedIdentifier(table)) WHERE (\(expression))"
-        return sql.withCString { text -> String? in
-            let code = sqlite3_prepare_v3(database.handle, text, -1, 0, &statement, &tail)
-            defer { sqlite3_finalize(statement) }
-            guard code == SQLITE_OK else { return String(cString: sqlite3_errmsg(database.handle)) }
-            if let tail, !String(cString: tail).allSatisfy({ $0.isWhitespace }) { return "it is followed by more SQL" }
-            return nil
+        switch database.compileCheck("SELECT 1 FROM \(quotedIdentifier(table)) WHERE (\(expression))") {
+        case .oneStatement: nil
+        case .error(let message): message
+        case .followedByMore: "it is followed by more SQL"
         }
     }
 
@@ -369,7 +359,7 @@ enum AnonymizationEngine {
                 _ = try assign.step()
                 return
             } catch {
-                guard error.code == SQLITE_CONSTRAINT else {
+                guard error.isConstraintViolation else {
                     throw FixtureKitError(what: "anonymize", path: display, why: error.description)
                 }
             }
@@ -423,12 +413,7 @@ enum AnonymizationEngine {
         var statements: [KeyedPrefetch.Statement] = []
         for members in streamedStatements(session) {
             guard let first = members.first, first.rule.whereClause == nil, schema.tables[first.table]?.kind == .ordinary else { continue }
-            let keyed = members.filter { rule in
-                switch rule.plan {
-                case .pseudonym, .fake: true
-                default: false
-                }
-            }
+            let keyed = members.filter(\.isKeyedText)
             if !keyed.isEmpty { statements.append(KeyedPrefetch.Statement(table: first.table, rules: keyed)) }
         }
         guard !statements.isEmpty, let hmac = try? key.hmac.duplicate() else { return nil }
