@@ -80,8 +80,8 @@ extension AnonymizationEngine {
     /// shift-date rules first (they read group columns before any rule rewrites
     /// them), then the other streamed rules, grouped by table and `where` so that
     /// one statement rewrites several columns.
-    static func streamedStatements(_ session: AnonymizationSession) -> [[BoundRule]] {
-        let streamed = session.rules.filter { $0.mapTable == nil }
+    static func streamedStatements(_ rules: [BoundRule]) -> [[BoundRule]] {
+        let streamed = rules.filter { $0.mapTable == nil }
         let shifts = streamed.filter { if case .shiftDate = $0.rule.strategy { true } else { false } }
         let others = streamed.filter { if case .shiftDate = $0.rule.strategy { false } else { true } }
         var statements: [[BoundRule]] = []
@@ -105,7 +105,7 @@ extension AnonymizationEngine {
     /// The prefetch copies the store set once more: it is left out unless the
     /// file system of `folder` has room for that copy and the output, with
     /// ``prefetchSpareBytes`` to spare, so that it never takes the room the output needs.
-    static func startPrefetch(_ session: AnonymizationSession, schema: AnonymizationSchema, key: AnonymizationKey, storeName: String, pristine: (folder: String, names: [String])?, folder: String) -> KeyedPrefetch? {
+    static func startPrefetch(_ rules: [BoundRule], schema: AnonymizationSchema, key: AnonymizationKey, storeName: String, pristine: (folder: String, names: [String])?, folder: String) -> KeyedPrefetch? {
         // The fast path that takes the outputs works on UTF-8 stores.
         guard let pristine, !schema.isUTF16 else { return nil }
         var bytes: UInt64 = 0
@@ -116,17 +116,15 @@ extension AnonymizationEngine {
         guard let available = try? POSIX.availableSpace(at: AtomicFile.parentFolder(of: folder)),
               available >= 2 * bytes + prefetchSpareBytes else { return nil }
         var statements: [KeyedPrefetch.Statement] = []
-        for members in streamedStatements(session) {
+        for members in streamedStatements(rules) {
             guard let first = members.first, first.rule.whereClause == nil, schema.tables[first.table]?.kind == .ordinary else { continue }
             let keyed = members.filter(\.isKeyedText)
             if !keyed.isEmpty { statements.append(KeyedPrefetch.Statement(table: first.table, rules: keyed)) }
         }
         guard !statements.isEmpty, let hmac = try? key.hmac.duplicate() else { return nil }
-        let prefetch = KeyedPrefetch(
-            statements: statements, ruleCount: session.rules.count, hmac: hmac,
+        return KeyedPrefetch(
+            statements: statements, ruleCount: rules.count, hmac: hmac,
             source: pristine.folder, names: pristine.names, storeName: storeName, folder: folder)
-        session.attach(prefetch)
-        return prefetch
     }
 
     /// The UPDATE statements: the streamed ones (``streamedStatements(_:)``),
@@ -141,7 +139,7 @@ extension AnonymizationEngine {
                 throw FixtureKitError(what: "anonymize", path: display, why: why)
             }
         }
-        for members in streamedStatements(session) {
+        for members in streamedStatements(session.rules) {
             guard let first = members.first else { continue }
             let assignments = members.map { rule -> String in
                 var call = "fixturekit_anonymize(\(rule.index), \(quotedIdentifier(rule.column))"

@@ -75,12 +75,14 @@ enum AnonymizationEngine {
         }
         // Its second thread indexes the replaced values while they are spooled.
         let leakScan = LeakScan(spool: spool, schemaText: schema.schemaText)
-        let session = AnonymizationSession(key: key, rules: bound, spool: spool, acceleration: acceleration)
-        let prefetch = startPrefetch(session, schema: schema, key: key, storeName: storeName, pristine: acceleration.prefetch ? pristine : nil, folder: spoolFolder.appendingPath(".fixturekit-prefetch"))
+        // The fast path takes the outputs the prefetch computes.
+        let prefetch = acceleration.prefetch && acceleration.textFastPath
+            ? startPrefetch(bound, schema: schema, key: key, storeName: storeName, pristine: pristine, folder: spoolFolder.appendingPath(".fixturekit-prefetch"))
+            : nil
+        let session = AnonymizationSession(key: key, rules: bound, spool: spool, acceleration: acceleration, prefetch: prefetch)
         var rebuilt: [String] = []
         do {
             defer {
-                session.attach(nil)
                 prefetch?.stop()
                 session.finalizeStatements()
                 try? database.close()
@@ -94,7 +96,6 @@ enum AnonymizationEngine {
             // exemptions while the output is built. A write failure is thrown by the scan.
             try? spool.finish()
             session.releaseCache()
-            session.attach(nil)
             prefetch?.stop()
             rebuilt = try rebuildFullText(schema, database: database, display: display)
             try refreshStatistics(schema, database: database, display: display)

@@ -6,7 +6,7 @@ extension AnonymizationSession {
         let index = Int(arguments[0].int64)
         guard rules.indices.contains(index) else { return fail(result, nil, "fixturekit_anonymize: no rule \(index)") }
         let value = arguments[1]
-        if acceleration.textFastPath, arguments.count == 2, value.storageClass == .text, Self.anonymizeText(value, rule: index, result: result, scratch) { return }
+        if acceleration.textFastPath, arguments.count == 2, value.storageClass == .text, Self.anonymizeText(value, rule: index, result: result, scratch, key.hmac, spool, prefetch) { return }
         let rule = rules[index]
         guard let input = Input(value) else { return result.setNull() }
         let group = arguments.count >= 3 ? Input(arguments[2]) : nil

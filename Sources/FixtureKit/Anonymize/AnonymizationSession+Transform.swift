@@ -39,11 +39,11 @@ extension AnonymizationSession {
     /// The keyed stream of a rule's derivation prefix, `attempt` and `value`:
     /// the message is assembled in one buffer and hashed in one update.
     private func stream(_ prefix: [UInt8], attempt: UInt32, _ value: UnsafeRawBufferPointer) -> KeyedStream? {
-        prefix.withUnsafeBytes { Self.stream(scratch, prefix: $0, attempt: attempt, value) }
+        prefix.withUnsafeBytes { Self.stream(scratch, key.hmac, prefix: $0, attempt: attempt, value) }
     }
 
     @inline(__always)
-    static func stream(_ scratch: UnsafeMutablePointer<Scratch>, prefix: UnsafeRawBufferPointer, attempt: UInt32, _ value: UnsafeRawBufferPointer) -> KeyedStream? {
+    static func stream(_ scratch: UnsafeMutablePointer<Scratch>, _ hmac: HMACSHA256, prefix: UnsafeRawBufferPointer, attempt: UInt32, _ value: UnsafeRawBufferPointer) -> KeyedStream? {
         let length = prefix.count + 4 + value.count
         if scratch.pointee.message.count < length {
             scratch.pointee.message.deallocate()
@@ -54,7 +54,7 @@ extension AnonymizationSession {
         (message + prefix.count).storeBytes(of: attempt.bigEndian, as: UInt32.self)
         if let base = value.baseAddress { (message + prefix.count + 4).copyMemory(from: base, byteCount: value.count) }
         let digest = scratch.pointee.digest
-        guard scratch.pointee.hmac.authenticate(UnsafeRawBufferPointer(start: message, count: length), into: digest) else { return nil }
+        guard hmac.authenticate(UnsafeRawBufferPointer(start: message, count: length), into: digest) else { return nil }
         return KeyedStream(digest: digest)
     }
 

@@ -32,7 +32,8 @@ final class AnonymizationSession {
     struct Acceleration: Equatable {
         /// Text values of keyed rules and ASCII masks skip the general path.
         var textFastPath: Bool
-        /// Keyed outputs may come from a ``KeyedPrefetch`` (with the fast path only).
+        /// Keyed outputs may come from a ``KeyedPrefetch`` (with the fast path only:
+        /// the engine starts none without it).
         var prefetch: Bool
 
         static let all = Acceleration(textFastPath: true, prefetch: true)
@@ -44,6 +45,9 @@ final class AnonymizationSession {
     let rules: [BoundRule]
     let spool: LeakSpool
     let acceleration: Acceleration
+    /// Outputs computed ahead for the fast path; stopped by the engine once
+    /// the rows are rewritten (its outputs stay readable until it is freed).
+    let prefetch: KeyedPrefetch?
     /// The first error raised inside a callback, with the column it concerns.
     var failure: String?
 
@@ -61,15 +65,8 @@ final class AnonymizationSession {
         var changed: [Int]
         /// What the text fast path needs of each rule.
         let textRules: UnsafeMutableBufferPointer<TextRule>
-        /// The key's HMAC and the spool's files, which the session keeps alive:
-        /// unowned here, so that calling them costs no reference counting.
-        unowned(unsafe) let hmac: HMACSHA256
-        unowned(unsafe) let originals: SpoolFile
-        unowned(unsafe) let written: SpoolFile
         /// The spool keeps every value as it is (no UTF-16 forms to add).
         let spoolsBytesAsTheyAre: Bool
-        /// Outputs computed ahead, kept alive by the engine while it is attached.
-        unowned(unsafe) var prefetch: KeyedPrefetch?
         /// Per rule: the text values the fast path has seen, for ``prefetch``.
         var sequences: [Int]
 
@@ -112,8 +109,9 @@ final class AnonymizationSession {
     /// The connection the functions are registered on.
     private(set) var database: Database?
 
-    init(key: AnonymizationKey, rules: [BoundRule], spool: LeakSpool, acceleration: Acceleration = .all) {
+    init(key: AnonymizationKey, rules: [BoundRule], spool: LeakSpool, acceleration: Acceleration = .all, prefetch: KeyedPrefetch? = nil) {
         self.key = key
+        self.prefetch = acceleration.prefetch && acceleration.textFastPath ? prefetch : nil
         self.rules = rules
         self.spool = spool
         self.acceleration = acceleration
@@ -121,8 +119,7 @@ final class AnonymizationSession {
         let textRules = UnsafeMutableBufferPointer<TextRule>.allocate(capacity: rules.count)
         _ = textRules.initialize(from: rules.map(TextRule.init))
         scratch.initialize(to: Scratch(
-            changed: Array(repeating: 0, count: rules.count), textRules: textRules, hmac: key.hmac,
-            originals: spool.originals, written: spool.written, spoolsBytesAsTheyAre: !spool.utf16,
+            changed: Array(repeating: 0, count: rules.count), textRules: textRules, spoolsBytesAsTheyAre: !spool.utf16,
             sequences: Array(repeating: 0, count: rules.count)))
         scratch.pointee.output.reserveCapacity(4096)
         lookups = Array(repeating: nil, count: rules.count)
@@ -137,15 +134,9 @@ final class AnonymizationSession {
         scratch.deallocate()
     }
 
-    /// Makes the fast path take keyed outputs from `prefetch`, which the caller
-    /// keeps alive until it attaches `nil`.
-    func attach(_ prefetch: KeyedPrefetch?) {
-        scratch.pointee.prefetch = acceleration.prefetch && acceleration.textFastPath ? prefetch : nil
-    }
-
     /// Tells the prefetch that the statement rewriting `rules` is done.
     func finished(_ rules: [BoundRule]) {
-        scratch.pointee.prefetch?.finished(rules)
+        prefetch?.finished(rules)
     }
 
     /// Frees the output cache once no value is rewritten any more: its memory
