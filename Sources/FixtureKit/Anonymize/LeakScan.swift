@@ -163,7 +163,12 @@ final class LeakScan {
         guard !batch.index.isEmpty else { return }
         let index = batch.index
         var exemptions = index.exemptions
-        func mark(_ pattern: Int, _ run: PatternIndex.Run) { exemptions.mark(pattern, run: run, window: index.isWindow(pattern)) }
+        // `mark` is passed once per record: it captures the one array it reads, not
+        // the whole index (whose copy retained every one of its arrays each time).
+        let shapes = index.shapes
+        func mark(_ pattern: Int, _ run: PatternIndex.Run) {
+            exemptions.mark(pattern, run: run, window: shapes[pattern] & PatternIndex.windowFlag != 0)
+        }
         for text in schemaText {
             var bytes = Array(text.utf8)
             if spool.utf16 { bytes += LeakScanner.utf16Forms(text) }
