@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitArchiveIO
+@testable import FixtureKitCrypto
+@testable import FixtureKitModels
+@testable import FixtureKitSQLite
+@testable import FixtureKitSystem
 
 /// `capture`, `checkpoint` and `inspect` on live WAL stores built in the tests.
 @Suite struct CaptureTests {

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitArchiveIO
+@testable import FixtureKitCrypto
+@testable import FixtureKitModels
+@testable import FixtureKitSQLite
+@testable import FixtureKitSystem
 
 /// The SHA256SUMS format, both ways, against GNU coreutils and Perl's shasum.
 @Suite struct SHA256SumsTests {

@@ -1,6 +1,11 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitArchiveIO
+@testable import FixtureKitCrypto
+@testable import FixtureKitModels
+@testable import FixtureKitSQLite
+@testable import FixtureKitSystem
 
 /// The WAL reader and the store-set checks, on one good WAL built in the test and
 /// sliced and flipped in code into each bad case.

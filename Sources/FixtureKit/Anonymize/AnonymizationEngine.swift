@@ -2,6 +2,9 @@
 import Glibc
 #endif
 import CSQLite
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitModels
 
 /// What the engine did to one store.
 struct EngineResult {

@@ -2,6 +2,8 @@ import CSQLite
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
+import FixtureKitSQLite
 
 /// A rule bound to a column of the store being anonymized. A class: the SQL
 /// functions read it once per value, and a reference costs one retain.

@@ -1,4 +1,7 @@
 import CCrypto
+import FixtureKitSystem
+import FixtureKitCrypto
+import FixtureKitModels
 
 /// HMAC-SHA-256 under one key, through libcrypto's `EVP_MAC` interface.
 ///

@@ -1,4 +1,7 @@
 import CSQLite
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitModels
 
 /// Which table or index each page of a store belongs to, and what the page is,
 /// as SQLite's `dbstat` virtual table tells it

@@ -1,4 +1,6 @@
 import CSQLite
+import FixtureKitSystem
+import FixtureKitSQLite
 
 /// The logical pass of the leak scan: every value SQLite reads from a table,
 /// whole however SQLite cut it over pages, searched for the patterns of a

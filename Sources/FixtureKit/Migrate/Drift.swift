@@ -1,3 +1,6 @@
+import FixtureKitSystem
+import FixtureKitModels
+
 /// Structural schema comparison of a store with a fixture, for CI jobs that check
 /// that a shipped schema was not modified.
 public enum Drift {

@@ -1,3 +1,7 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitModels
+
 extension MigrationReport {
     /// The report as one self-contained HTML page: the matrix as a grid of paths
     /// (rows) against checks (columns), then each failure with the statement that

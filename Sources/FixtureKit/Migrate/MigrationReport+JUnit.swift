@@ -1,3 +1,6 @@
+import FixtureKitSystem
+import FixtureKitModels
+
 extension MigrationReport {
     /// The report as JUnit XML: one testsuite per source version, one testcase
     /// per path and check, failure messages that say what changed.

@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
+import FixtureKitModels
 
 extension MigrationRunner {
     /// Bytes written into the temporary folder to see that it takes them.

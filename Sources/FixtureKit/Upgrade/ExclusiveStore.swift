@@ -1,7 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CSQLite
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitModels
 
 /// A connection that holds a live store's exclusive lock for as long as it is
 /// open: no other connection, in this process or another, reads or writes the
@@ -98,7 +100,7 @@ final class ExclusiveStore {
                 try database.execute("COMMIT")
                 return database
             } catch {
-                guard error.code == SQLITE_BUSY || error.code == SQLITE_LOCKED, clock.now < deadline else { throw error }
+                guard error.isBusy, clock.now < deadline else { throw error }
             }
             usleep(pause)
             pause = min(pause * 2, 100_000)
@@ -112,16 +114,16 @@ final class ExclusiveStore {
 
     /// Whether an error of ``connect(_:timeout:)`` means another connection holds the store.
     static func isInUse(_ error: SQLiteError) -> Bool {
-        error.code == SQLITE_BUSY || error.code == SQLITE_LOCKED
+        error.isBusy
     }
 
     static func describe(_ error: SQLiteError, what: String, path: String) -> FixtureKitError {
         if isInUse(error) {
             return FixtureKitError(what: what, path: path, why: "in use by another process", hint: "close the app that uses the store, then try again")
         }
-        let hint: String? = switch error.code {
-        case SQLITE_NOTADB: "is it an SQLite store?"
-        case SQLITE_CANTOPEN, SQLITE_READONLY: "check the permissions of the store and of its folder"
+        let hint: String? = switch error.resultCode {
+        case .notADatabase: "is it an SQLite store?"
+        case .cantOpen, .readOnly: "check the permissions of the store and of its folder"
         default: nil
         }
         return FixtureKitError(what: what, path: path, why: error.description, hint: hint)

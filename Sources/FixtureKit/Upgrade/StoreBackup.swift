@@ -1,6 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
 
 /// One backup archive of a live store.
 public struct BackupArchive: Codable, Equatable, Sendable {

@@ -1,6 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
+import FixtureKitCrypto
+import FixtureKitModels
 
 /// What a restore put in place.
 public struct RestoreResult: Codable, Equatable, Sendable {
@@ -61,7 +64,7 @@ public enum StoreRestore {
             throw FixtureKitError(what: "\(what): \(error.operation)", path: error.path, why: error.reason)
         }
         if let existing, (existing.st_mode & S_IFMT) != S_IFREG {
-            throw FixtureKitError(what: what, path: storePath, why: FileHasher.kindDescription(existing.st_mode))
+            throw FixtureKitError(what: what, path: storePath, why: FileKind.describe(existing.st_mode))
         }
         let storeLock = try StoreLock.acquire(store: storePath, command: what, what: what)
         defer { storeLock?.release() }

@@ -1,6 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitModels
 
 extension Upgrade {
     /// The name of the check, as `migrate` calls it.

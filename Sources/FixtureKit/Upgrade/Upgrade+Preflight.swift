@@ -1,6 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitModels
 
 extension Upgrade {
     /// The store set, or a one-line error.

@@ -1,6 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitModels
 
 /// How ``Upgrade/upgrade(store:configuration:configurationPath:options:)`` works.
 public struct UpgradeOptions: Sendable {

@@ -1,4 +1,6 @@
 import Foundation
+import FixtureKitSystem
+import FixtureKitModels
 
 /// `App.sqlite.fixturekit-upgrade`, beside the store: an upgrade or a restore is
 /// in progress, and the backup that can bring the store set back.
