@@ -78,6 +78,12 @@ let package = Package(
             name: "FixtureKitTests",
             dependencies: ["FixtureKit", "FixtureKitTool"]
         ),
+        // A client of the library: imports FixtureKit without @testable, so that the
+        // public API (docs/library.md) is compiled and exercised as an app would use it.
+        .testTarget(
+            name: "FixtureKitClientTests",
+            dependencies: ["FixtureKit"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

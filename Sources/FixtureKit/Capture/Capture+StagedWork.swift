@@ -56,7 +56,7 @@ final class StagedStoreWork {
         do { try sync.wait() } catch {
             hashing.drain()
             if let error = error as? FileSystemError {
-                throw FixtureKitError(what: "sync: \(error.operation)", path: error.path, why: error.reason)
+                throw FixtureKitError(what: "sync", failed: error)
             }
             throw FixtureKitError(what: "sync", path: path, why: "\(error)")
         }

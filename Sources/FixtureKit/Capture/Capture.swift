@@ -76,7 +76,7 @@ public enum Capture {
         } catch let error as FixtureKitError {
             throw error
         } catch let error as FileSystemError {
-            throw FixtureKitError(what: "capture: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "capture", failed: error)
         } catch {
             throw FixtureKitError(what: "capture", path: target, why: "\(error)")
         }
@@ -318,7 +318,7 @@ public enum Capture {
         try beginImmediate(database, set)
         let result = try body(held)
         do { try database.execute("COMMIT") } catch {
-            throw FixtureKitError(what: "unlock", path: set.storePath, why: error.description)
+            throw FixtureKitError(what: "unlock", path: set.storePath, why: error.description, cause: error)
         }
         return result
     }
@@ -328,22 +328,14 @@ public enum Capture {
     /// for readers to finish, and a connection that waits for the write lock in
     /// its busy handler may be such a reader.
     private static func beginImmediate(_ database: Database, _ set: StoreSet) throws(FixtureKitError) {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .milliseconds(Int(lockTimeout))
-        var pause: useconds_t = 5_000
         database.setBusyTimeout(100)
         defer { database.setBusyTimeout(busyTimeout) }
-        while true {
-            do throws(SQLiteError) {
+        do throws(SQLiteError) {
+            try Database.retrying(for: .milliseconds(Int(lockTimeout)), maximumPause: 200_000, while: { $0.resultCode == .busy }) { () throws(SQLiteError) in
                 try database.execute("BEGIN IMMEDIATE")
-                return
-            } catch {
-                guard error.resultCode == .busy, clock.now < deadline else {
-                    throw FixtureKitError(what: "lock", path: set.storePath, why: error.description, hint: hint(for: error))
-                }
             }
-            usleep(pause)
-            pause = min(pause * 2, 200_000)
+        } catch {
+            throw FixtureKitError(what: "lock", path: set.storePath, why: error.description, hint: hint(for: error), cause: error)
         }
     }
 
@@ -366,12 +358,7 @@ public enum Capture {
     }
 
     private static func hint(for error: SQLiteError) -> String? {
-        switch error.resultCode {
-        case .busy, .locked: "another process holds the store; retry, or close the app"
-        case .notADatabase: "is it an SQLite store?"
-        case .cantOpen, .readOnly: "check the permissions of the store and of its folder"
-        default: nil
-        }
+        error.isBusy ? "another process holds the store; retry, or close the app" : StoreHint.opening(error)
     }
 }
 
@@ -379,6 +366,6 @@ public enum Capture {
 @discardableResult
 func wrap<T>(_ what: String, _ path: String, _ body: () throws(FileSystemError) -> T) throws(FixtureKitError) -> T {
     do { return try body() } catch {
-        throw FixtureKitError(what: "\(what): \(error.operation)", path: error.path, why: error.reason)
+        throw FixtureKitError(what: "\(what)", failed: error)
     }
 }

@@ -53,7 +53,7 @@ public enum Checkpoint {
         let foldedFrames = set.has(.wal) ? ((try? WALFile(path: set.path(of: .wal)))?.committedFrames ?? 0) : 0
         let staging: String
         do { staging = try FixtureFolder.prepareStaging(for: folder) } catch {
-            throw FixtureKitError(what: "checkpoint: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "checkpoint", failed: error)
         }
         do throws(FixtureKitError) {
             try wrap("copy", set.storePath) { () throws(FileSystemError) in try set.copyMembers(to: staging, sync: true) }
@@ -63,7 +63,7 @@ public enum Checkpoint {
                 _ = try database.checkpoint(.truncate)
                 try database.close()
             } catch {
-                throw FixtureKitError(what: "checkpoint", path: set.storePath, why: error.description)
+                throw FixtureKitError(what: "checkpoint", path: set.storePath, why: error.description, cause: error)
             }
             // Closing the last connection removes them; a copy that kept them must not.
             for sidecar in [StoreSet.Sidecar.wal, .shm] { unlink(staging.appendingPath(set.fileName(of: sidecar))) }
@@ -103,7 +103,7 @@ public enum Checkpoint {
     public static func checkpointLiveStore(_ storePath: String, busyTimeout: Int32 = 5000) throws(FixtureKitError) -> Database.CheckpointResult {
         // SQLite would take an empty or foreign file for an empty database.
         do { _ = try StoreSet(storePath: storePath).readHeader() } catch {
-            throw FixtureKitError(what: "checkpoint", path: storePath, why: error.why, hint: error.hint)
+            throw FixtureKitError(what: "checkpoint", path: storePath, why: error.why, hint: error.hint, cause: error)
         }
         let database: Database
         let counted: Database.CheckpointResult
@@ -111,13 +111,13 @@ public enum Checkpoint {
             database = try Database(path: storePath, options: .init(busyTimeout: busyTimeout))
             counted = try database.checkpoint(.passive)
         } catch {
-            throw FixtureKitError(what: "checkpoint", path: storePath, why: error.description)
+            throw FixtureKitError(what: "checkpoint", path: storePath, why: error.description, cause: error)
         }
         do {
             _ = try database.checkpoint(.truncate)
         } catch {
             guard error.resultCode == .busy, let now = try? database.checkpoint(.passive) else {
-                throw FixtureKitError(what: "checkpoint", path: storePath, why: error.description)
+                throw FixtureKitError(what: "checkpoint", path: storePath, why: error.description, cause: error)
             }
             throw FixtureKitError(
                 what: "checkpoint", path: storePath,

@@ -5,9 +5,9 @@ import FixtureKitSystem
 import FixtureKitModels
 
 /// Finds the store in what a user names: a store's main file, or a fixture folder.
-public enum FixtureLocator {
+package enum FixtureLocator {
     /// Whether `path` is a folder (links are not followed).
-    public static func isFolder(_ path: String) -> Bool {
+    package static func isFolder(_ path: String) -> Bool {
         guard let info = try? POSIX.lstatIfPresent(path) else { return false }
         return (info.st_mode & S_IFMT) == S_IFDIR
     }
@@ -15,7 +15,7 @@ public enum FixtureLocator {
     /// The store's main file in a fixture folder: the manifest's `store`, or else
     /// the only file in the folder that starts with SQLite's header.
     /// - Throws: ``FixtureKitError`` when there is none, or more than one.
-    public static func storePath(inFixture folder: String) throws(FixtureKitError) -> String {
+    package static func storePath(inFixture folder: String) throws(FixtureKitError) -> String {
         let manifestPath = folder.appendingPath(Manifest.fileName)
         if (try? POSIX.lstatIfPresent(manifestPath)) != nil {
             do {
@@ -28,14 +28,14 @@ public enum FixtureLocator {
             } catch let error as FixtureKitError {
                 throw error
             } catch let error as FileSystemError {
-                throw FixtureKitError(what: "read manifest", path: manifestPath, why: error.reason)
+                throw FixtureKitError(what: "read manifest", path: manifestPath, why: error.reason, cause: error)
             } catch {
                 throw FixtureKitError(what: "read manifest", path: manifestPath, why: JSONDecoderFactory.describe(error))
             }
         }
         let names: [[UInt8]]
         do { names = try POSIX.listDirectory(folder) } catch {
-            throw FixtureKitError(what: error.operation, path: folder, why: error.reason)
+            throw FixtureKitError(what: error.operation, path: folder, why: error.reason, cause: error)
         }
         let stores = names.map { String(pathBytes: $0) }.sorted().filter { name in
             let path = folder.appendingPath(name)

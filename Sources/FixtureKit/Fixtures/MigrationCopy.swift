@@ -16,7 +16,7 @@ final class MigrationCopy {
             scratch = try ScratchFolder()
             try set.copyMembers(to: scratch.path, sync: false)
         } catch {
-            throw FixtureKitError(what: "copy fixture: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "copy fixture", failed: error)
         }
         let storePath = scratch.path.appendingPath(store)
         self.storePath = storePath

@@ -17,13 +17,13 @@ public enum VerifiedCopy {
     public static func withCopy<T>(of fixture: String, _ body: (Database) throws -> T) throws -> T {
         let scratch: ScratchFolder
         do { scratch = try ScratchFolder() } catch {
-            throw FixtureKitError(what: "copy fixture: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "copy fixture", failed: error)
         }
         let storePath = try verifiedCopy(of: fixture, into: scratch.path.appendingPath("fixture"))
         // The store is opened where it was verified: the copy is this call's own.
         let database: Database
         do { database = try Database(path: storePath, options: .init(busyTimeout: 0)) } catch {
-            throw FixtureKitError(what: "open fixture copy", path: fixture, why: error.description)
+            throw FixtureKitError(what: "open fixture copy", path: fixture, why: error.description, cause: error)
         }
         return try withExtendedLifetime(scratch) { try body(database) }
     }
@@ -45,7 +45,7 @@ public enum VerifiedCopy {
             // A folder that cannot be copied (a link or a FIFO in it, a file that
             // vanished): verifying it in place says what is wrong with it.
             try requireVerified(fixture)
-            throw FixtureKitError(what: "copy fixture: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "copy fixture", failed: error)
         }
         try requireVerified(copy)
         return try FixtureLocator.storePath(inFixture: copy)

@@ -31,7 +31,7 @@ public enum ContentHash {
     static func ofStore(_ set: StoreSet, what: String) throws(FixtureKitError) -> SHA256Digest {
         // SQLite would take an empty file for an empty database: refuse it first.
         do { _ = try set.readHeader() } catch {
-            throw FixtureKitError(what: what, path: set.storePath, why: error.why, hint: error.hint)
+            throw FixtureKitError(what: what, path: set.storePath, why: error.why, hint: error.hint, cause: error)
         }
         let scratch = try ScratchStore(copying: set, what: what)
         return try digest(of: scratch.database, display: set.storePath, what: what)
@@ -41,14 +41,14 @@ public enum ContentHash {
     /// the caller owns and opened immutable).
     static func digest(of database: Database, display: String, what: String) throws(FixtureKitError) -> SHA256Digest {
         do { return try database.contentHash() } catch {
-            throw FixtureKitError(what: what, path: display, why: error.description)
+            throw FixtureKitError(what: what, path: display, why: error.description, cause: error)
         }
     }
 
     private static func ofArchive(_ archive: String) throws(FixtureKitError) -> SHA256Digest {
         let scratch: ScratchFolder
         do { scratch = try ScratchFolder() } catch {
-            throw FixtureKitError(what: "hash: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "hash", failed: error)
         }
         let folder = scratch.path.appendingPath("fixture")
         let result: UnpackResult

@@ -52,7 +52,7 @@ public enum CorpusInit {
         for path in [configurationPath] + (store == nil ? [] : [rulesPath]) {
             let existing: stat?
             do { existing = try POSIX.lstatIfPresent(path) } catch {
-                throw FixtureKitError(what: "init: \(error.operation)", path: error.path, why: error.reason)
+                throw FixtureKitError(what: "init", failed: error)
             }
             if existing != nil {
                 throw FixtureKitError(what: "init", path: path, why: "the file exists: init never overwrites", hint: "edit it, or remove it first")
@@ -92,7 +92,7 @@ public enum CorpusInit {
         let scratch = try ScratchStore(copying: set, what: "init")
         let schema: AnonymizationSchema
         do { schema = try AnonymizationSchema(database: scratch.database) } catch {
-            throw FixtureKitError(what: "init", path: store, why: error.description)
+            throw FixtureKitError(what: "init", path: store, why: error.description, cause: error)
         }
         return try AnonymizationEngine.textColumns(schema: schema, database: scratch.database, display: store).map { column in
             InitResult.Suggestion(table: column.table, column: column.column, rule: suggestion(for: column.column, affinity: column.affinity).label)

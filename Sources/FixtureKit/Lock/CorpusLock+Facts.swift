@@ -97,7 +97,7 @@ struct CorpusFacts {
         case .archiveSums(let archive):
             let metadata = try ArchiveMetadata.read(archive, what: "lock")
             do { return try SHA256.hash(metadata.sumsBytes) } catch {
-                throw FixtureKitError(what: "lock", path: archive, why: error.description)
+                throw FixtureKitError(what: "lock", path: archive, why: error.description, cause: error)
             }
         case .fixtureContent(let folder):
             return try ContentHash.of(folder)

@@ -85,7 +85,7 @@ extension CorpusLock {
         let path = corpus.appendingPath(fileName)
         let folder: Int32
         do { folder = try POSIX.open(corpus, O_RDONLY | O_DIRECTORY) } catch {
-            throw FixtureKitError(what: "write lock: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "write lock", failed: error)
         }
         defer { close(folder) }
         while flock(folder, LOCK_EX) != 0 {
@@ -109,7 +109,7 @@ extension CorpusLock {
         let bytes = lock.rendered()
         if (try? POSIX.readFile(path, limit: 16 << 20)) != bytes {
             do { try AtomicFile.write(bytes, to: path) } catch {
-                throw FixtureKitError(what: "write lock: \(error.operation)", path: error.path, why: error.reason)
+                throw FixtureKitError(what: "write lock", failed: error)
             }
         }
         // In the lock's own order.

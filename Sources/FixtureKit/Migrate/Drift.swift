@@ -35,7 +35,7 @@ public enum Drift {
         let scratch = try ScratchStore(copying: set, what: "drift")
         let schema: SchemaSnapshot
         do { schema = try SchemaSnapshot(database: scratch.database) } catch {
-            throw FixtureKitError(what: "drift", path: path, why: error.description)
+            throw FixtureKitError(what: "drift", path: path, why: error.description, cause: error)
         }
         return (schema, try ContentHash.digest(of: scratch.database, display: path, what: "drift").hex)
     }

@@ -45,7 +45,7 @@ extension MigrationRunner {
             close(fd)
             try POSIX.unlinkIfPresent(temporary)
         } catch {
-            throw FixtureKitError(what: "\(what): \(error.operation)", path: error.path, why: error.reason, hint: "nothing was run")
+            throw FixtureKitError(what: "\(what)", failed: error, hint: "nothing was run")
         }
     }
 }

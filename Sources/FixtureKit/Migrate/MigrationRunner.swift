@@ -346,7 +346,7 @@ public final class MigrationRunner: Sendable {
             copy = scratch.appendingPath(["", ".", ".."].contains(name) ? "fixture" : name)
             try FileCopy.copyFolder(from: folder, to: copy, sync: false)
         } catch {
-            return .failure(FixtureKitError(what: "copy fixture: \(error.operation)", path: error.path, why: error.reason))
+            return .failure(FixtureKitError(what: "copy fixture", failed: error))
         }
         return .success(copy)
     }
@@ -366,7 +366,7 @@ public final class MigrationRunner: Sendable {
                 try set.copyMembers(to: folder, sync: false)
                 path = folder.appendingPath(set.storeName)
             } catch {
-                throw FixtureKitError(what: "read fixture: copy: \(error.operation)", path: error.path, why: error.reason)
+                throw FixtureKitError(what: "read fixture: copy", failed: error)
             }
         }
         do {

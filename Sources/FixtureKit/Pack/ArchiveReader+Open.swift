@@ -11,7 +11,7 @@ extension ArchiveReader {
         do {
             return try ArchiveReader(path: archive)
         } catch let error as ArchiveError {
-            throw FixtureKitError(what: what, path: archive, why: error.reason)
+            throw FixtureKitError(what: what, path: archive, why: error.reason, cause: error)
         } catch let error as FileSystemError where error.errno == ENOENT {
             throw FixtureKitError(what: what, path: archive, why: "no such file")
         } catch {

@@ -19,10 +19,10 @@ public enum StoreQuery {
         try withCopy(of: path, progress: progress) { (store: String) throws(FixtureKitError) in
             let database: Database
             do throws(SQLiteError) { database = try Database(path: store, options: .init(busyTimeout: 0)) } catch {
-                throw FixtureKitError(what: "sql", path: path, why: error.description)
+                throw FixtureKitError(what: "sql", path: path, why: error.description, cause: error)
             }
             do throws(SQLiteError) { return try database.results(of: sql) } catch {
-                throw FixtureKitError(what: "sql", path: path, why: error.description)
+                throw FixtureKitError(what: "sql", path: path, why: error.description, cause: error)
             }
         }
     }
@@ -54,7 +54,7 @@ public enum StoreQuery {
     static func withCopy<T>(of path: String, progress: WorkProgress? = nil, _ body: (String) throws(FixtureKitError) -> T) throws(FixtureKitError) -> T {
         let scratch: ScratchFolder
         do { scratch = try ScratchFolder() } catch {
-            throw FixtureKitError(what: "sql: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "sql", failed: error)
         }
         let store: String
         if ArchiveFormat(fileName: path) != nil, !FixtureLocator.isFolder(path) {
@@ -75,7 +75,7 @@ public enum StoreQuery {
             if set.has(.journal) {
                 // A hot journal is rolled back in the copy, where SQLite may write.
                 do { try set.copyMembers(to: scratch.path, sync: false) } catch {
-                    throw FixtureKitError(what: "sql: copy: \(error.operation)", path: error.path, why: error.reason)
+                    throw FixtureKitError(what: "sql: copy", failed: error)
                 }
             } else {
                 do { try Capture.snapshot(set, to: store) } catch { throw error.within("sql") }

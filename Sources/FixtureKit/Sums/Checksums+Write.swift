@@ -46,7 +46,7 @@ extension Checksums {
         do {
             try AtomicFile.write(sums.rendered(), to: target)
         } catch {
-            throw FixtureKitError(what: "write SHA256SUMS: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "write SHA256SUMS", failed: error)
         }
         return sums
     }
@@ -61,7 +61,7 @@ extension Checksums {
         do {
             items = try FolderListing.items(below: folder)
         } catch {
-            throw FixtureKitError(what: error.operation, path: error.path, why: error.reason)
+            throw FixtureKitError(what: error.operation, path: error.path, why: error.reason, cause: error)
         }
         var files: [RelativePath] = []
         var sizes: [UInt64] = []

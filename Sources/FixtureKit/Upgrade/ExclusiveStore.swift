@@ -88,22 +88,13 @@ final class ExclusiveStore {
     /// documentation), retried for `timeout` milliseconds while another holds the store.
     /// - Throws: ``SQLiteError``: `SQLITE_BUSY` when the store stays in use.
     static func connect(_ storePath: String, timeout: Int32) throws(SQLiteError) -> Database {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .milliseconds(Int(timeout))
-        var pause: useconds_t = 5_000
-        while true {
-            do throws(SQLiteError) {
-                let database = try Database(path: storePath, options: .init(busyTimeout: min(timeout, retryBusyTimeout)))
-                try database.setCheckpointOnClose(false)
-                try database.execute("PRAGMA locking_mode = EXCLUSIVE")
-                try database.execute("BEGIN EXCLUSIVE")
-                try database.execute("COMMIT")
-                return database
-            } catch {
-                guard error.isBusy, clock.now < deadline else { throw error }
-            }
-            usleep(pause)
-            pause = min(pause * 2, 100_000)
+        try Database.retrying(for: .milliseconds(Int(timeout)), maximumPause: 100_000) { () throws(SQLiteError) in
+            let database = try Database(path: storePath, options: .init(busyTimeout: min(timeout, retryBusyTimeout)))
+            try database.setCheckpointOnClose(false)
+            try database.execute("PRAGMA locking_mode = EXCLUSIVE")
+            try database.execute("BEGIN EXCLUSIVE")
+            try database.execute("COMMIT")
+            return database
         }
     }
 
@@ -121,11 +112,6 @@ final class ExclusiveStore {
         if isInUse(error) {
             return FixtureKitError(what: what, path: path, why: "in use by another process", hint: "close the app that uses the store, then try again")
         }
-        let hint: String? = switch error.resultCode {
-        case .notADatabase: "is it an SQLite store?"
-        case .cantOpen, .readOnly: "check the permissions of the store and of its folder"
-        default: nil
-        }
-        return FixtureKitError(what: what, path: path, why: error.description, hint: hint)
+        return FixtureKitError(what: what, path: path, why: error.description, hint: StoreHint.opening(error), cause: error)
     }
 }

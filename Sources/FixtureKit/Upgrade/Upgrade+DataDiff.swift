@@ -47,14 +47,14 @@ extension Upgrade {
             // One file, which the migrated store's connection can attach.
             let opened: Database
             do { opened = try Database(path: source, options: .init(busyTimeout: 0)) } catch {
-                throw FixtureKitError(what: "open the backup's copy", path: source, why: error.description)
+                throw FixtureKitError(what: "open the backup's copy", path: source, why: error.description, cause: error)
             }
             contents = try StoreContents(database: opened)
             do {
                 _ = try opened.checkpoint(.truncate)
                 try opened.close()
             } catch {
-                throw FixtureKitError(what: "checkpoint the backup's copy", path: source, why: error.description)
+                throw FixtureKitError(what: "checkpoint the backup's copy", path: source, why: error.description, cause: error)
             }
         } catch {
             return cannot(error.descriptionWithoutHint)

@@ -62,7 +62,7 @@ struct UpgradeMarker: Codable, Equatable, Sendable {
             guard try POSIX.lstatIfPresent(path) != nil else { return nil }
             bytes = try POSIX.readFile(path, limit: 16 << 20)
         } catch {
-            throw FixtureKitError(what: "read upgrade marker: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "read upgrade marker", failed: error)
         }
         do {
             let marker = try JSONDecoderFactory.decoder().decode(UpgradeMarker.self, from: Data(bytes))

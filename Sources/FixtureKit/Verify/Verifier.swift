@@ -31,7 +31,7 @@ public enum Verifier {
         do {
             found = try POSIX.lstatIfPresent(path)
         } catch {
-            throw FixtureKitError(what: "verify: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "verify", failed: error)
         }
         guard let info = found else {
             throw FixtureKitError(what: "verify", path: path, why: "no such file or folder")
@@ -151,7 +151,7 @@ public enum Verifier {
         do {
             names = try POSIX.listDirectory(corpus)
         } catch {
-            throw FixtureKitError(what: "verify: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "verify", failed: error)
         }
         var fixtures: [String] = []
         for nameBytes in names {

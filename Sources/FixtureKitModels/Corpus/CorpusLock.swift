@@ -188,7 +188,7 @@ public struct CorpusLock: Sendable, Equatable {
         } catch let error as FixtureKitError {
             throw error
         } catch let error as FileSystemError {
-            throw FixtureKitError(what: "read lock", path: path, why: error.reason)
+            throw FixtureKitError(what: "read lock", path: path, why: error.reason, cause: error)
         } catch {
             throw FixtureKitError(what: "read lock", path: path, why: "\(error)")
         }

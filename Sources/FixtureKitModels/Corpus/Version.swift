@@ -14,13 +14,13 @@ import FixtureKitSystem
 ///
 /// Build metadata does not take part in precedence, as SemVer says; two labels
 /// that differ only there still sort, by their bytes, so that the order is total.
-public struct Version: Comparable, Hashable, Sendable, CustomStringConvertible {
-    public let label: String
+package struct Version: Comparable, Hashable, Sendable, CustomStringConvertible {
+    package let label: String
     /// MAJOR, MINOR and PATCH as their digits (any length: compared by length, then bytes).
     let numbers: [Substring]
     let prerelease: [Substring]
 
-    public init?(_ label: String) {
+    package init?(_ label: String) {
         // Only ASCII is ever valid; checking bytes keeps a NUL or a line feed out.
         guard !label.isEmpty, label.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
         var rest = Substring(label)
@@ -61,9 +61,9 @@ public struct Version: Comparable, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String { label }
+    package var description: String { label }
 
-    public static func < (lhs: Version, rhs: Version) -> Bool {
+    package static func < (lhs: Version, rhs: Version) -> Bool {
         for (left, right) in zip(lhs.numbers, rhs.numbers) where left != right {
             return numericallyPrecedes(left, right)
         }
@@ -94,8 +94,8 @@ public struct Version: Comparable, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public static func == (lhs: Version, rhs: Version) -> Bool { lhs.label == rhs.label }
-    public func hash(into hasher: inout Hasher) { hasher.combine(label) }
+    package static func == (lhs: Version, rhs: Version) -> Bool { lhs.label == rhs.label }
+    package func hash(into hasher: inout Hasher) { hasher.combine(label) }
 }
 
 extension Character {

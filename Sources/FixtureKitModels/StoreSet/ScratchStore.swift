@@ -21,14 +21,14 @@ package final class ScratchStore {
             scratch = try ScratchFolder()
             try set.copyMembers(to: scratch.path, sync: false)
         } catch {
-            throw FixtureKitError(what: "\(what): copy \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "\(what): copy \(error.operation)", path: error.path, why: error.reason, cause: error)
         }
         do {
             database = try Database(path: scratch.path.appendingPath(set.storeName), options: .init(busyTimeout: 0))
             // Reading the header now makes SQLite replay the copied WAL.
             _ = try database.scalar("SELECT count(*) FROM sqlite_schema")
         } catch {
-            throw FixtureKitError(what: what, path: set.storePath, why: error.description)
+            throw FixtureKitError(what: what, path: set.storePath, why: error.description, cause: error)
         }
     }
 }
@@ -43,7 +43,7 @@ extension ScratchStore {
             _ = try database.scalar("SELECT count(*) FROM sqlite_schema")
             return database
         } catch {
-            throw FixtureKitError(what: "read store", path: path, why: error.description)
+            throw FixtureKitError(what: "read store", path: path, why: error.description, cause: error)
         }
     }
 

@@ -45,7 +45,7 @@ public struct StoreContents: Codable, Equatable, Sendable {
             userVersion = Int(try database.scalar("PRAGMA user_version")?.integer ?? 0)
             foreignKeyViolations = try Self.countForeignKeyViolations(database, schema: schema)
         } catch {
-            throw FixtureKitError(what: "read store", path: database.path, why: error.description)
+            throw FixtureKitError(what: "read store", path: database.path, why: error.description, cause: error)
         }
         schemaHash = schema.structuralHash
         objectCount = schema.objectCount

@@ -98,9 +98,9 @@ public struct StoreInspection: Codable, Sendable {
             let journalStart = set.has(.journal) ? try Self.prefix(of: set.path(of: .journal), count: FileFormat.journalMagic.count) : []
             hotJournal = journalStart == FileFormat.journalMagic
         } catch let error as FixtureKitError {
-            throw FixtureKitError(what: "inspect", path: error.path, why: error.why, hint: error.hint)
+            throw FixtureKitError(what: "inspect", path: error.path, why: error.why, hint: error.hint, cause: error)
         } catch let error as FileSystemError {
-            throw FixtureKitError(what: "inspect: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "inspect", failed: error)
         } catch {
             throw FixtureKitError(what: "inspect", path: set.storePath, why: "\(error)")
         }
@@ -128,7 +128,7 @@ public struct StoreInspection: Codable, Sendable {
                 contents = try StoreContents(database: database)
                 if hashContent {
                     do throws(SQLiteError) { contents?.contentHash = try database.contentHash().hex } catch {
-                        throw FixtureKitError(what: "hash", path: set.storePath, why: error.description)
+                        throw FixtureKitError(what: "hash", path: set.storePath, why: error.description, cause: error)
                     }
                 }
             } catch {

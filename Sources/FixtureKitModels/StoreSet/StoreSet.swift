@@ -34,7 +34,7 @@ public struct StoreSet: Sendable, Equatable {
         self.storeName = String(storePath.split(separator: "/", omittingEmptySubsequences: true).last ?? Substring(storePath))
         let info: stat?
         do { info = try POSIX.lstatIfPresent(storePath) } catch {
-            throw FixtureKitError(what: error.operation, path: storePath, why: error.reason)
+            throw FixtureKitError(what: error.operation, path: storePath, why: error.reason, cause: error)
         }
         guard let info else { throw FixtureKitError(what: "open store", path: storePath, why: "no such file") }
         guard (info.st_mode & S_IFMT) == S_IFREG else {
@@ -94,10 +94,10 @@ public struct StoreSet: Sendable, Equatable {
             let reader = try SequentialReader(path: storePath)
             bytes.removeSubrange(reader.read(into: &bytes)...)
         } catch {
-            throw FixtureKitError(what: error.operation, path: storePath, why: error.reason)
+            throw FixtureKitError(what: error.operation, path: storePath, why: error.reason, cause: error)
         }
         do { return try DatabaseHeader(bytes: bytes) } catch {
-            throw FixtureKitError(what: "read header", path: storePath, why: error.description)
+            throw FixtureKitError(what: "read header", path: storePath, why: error.description, cause: error)
         }
     }
 

@@ -101,7 +101,7 @@ import Testing
     // MARK: - The published schema
 
     @Test func theSchemaTakesEveryConfigurationTheParserTakes() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = repositoryRoot
         expectMatchesSchema(root.appendingPathComponent("MigrationFixtures/fixturekit.json").path)
         let folder = try TemporaryFolder()
         for text in [

@@ -16,7 +16,7 @@ struct JSONSchema {
 
     /// docs/fixturekit.schema.json of this repository.
     static func configuration() throws -> JSONSchema {
-        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let path = repositoryRoot
             .appendingPathComponent("docs/fixturekit.schema.json").path
         return try JSONSchema(root: JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any])
     }

@@ -117,3 +117,7 @@ extension CaptureAnonymization {
     /// A test store of synthetic data: captured as it is (`--no-anonymize`).
     static var synthetic: CaptureAnonymization { CaptureAnonymization(optOut: true) }
 }
+
+/// The repository's root folder, found from this file's path (Tests/FixtureKitTests/Support/).
+let repositoryRoot = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -11,7 +11,7 @@ import Testing
 /// The README and docs/ say what the tool does: the five minutes run as
 /// written, every command's page ends with its --help.
 @Suite struct ReadmeTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = repositoryRoot
     static func read(_ path: String) throws -> String { try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8) }
 
     /// One command of a console block, with the output the README shows for it.

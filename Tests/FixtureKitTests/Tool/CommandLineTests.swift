@@ -177,7 +177,7 @@ import Testing
         let result = try run(["groff", "-man", "-Tutf8", "-ww", "-z", path])
         #expect(result.status == 0)
         #expect(result.standardError == "", "\(result.standardError)")
-        let makefile = try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Makefile").path, encoding: .utf8)
+        let makefile = try String(contentsOfFile: repositoryRoot.appendingPathComponent("Makefile").path, encoding: .utf8)
         #expect(makefile.contains("$(RELEASE_BIN) generate-manual > .build/fixturekit.1"))
         #expect(makefile.contains("$(DESTDIR)$(PREFIX)/share/man/man1/fixturekit.1"))
     }

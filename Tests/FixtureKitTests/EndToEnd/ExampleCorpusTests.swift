@@ -10,7 +10,7 @@ import Testing
 /// The example corpus committed in MigrationFixtures/: it verifies, it migrates,
 /// and its generator reproduces it byte for byte.
 @Suite struct ExampleCorpusTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let repository = repositoryRoot.path
     static let corpus = repository + "/MigrationFixtures"
 
     @Test func everyFixtureVerifiesDeeply() throws {
