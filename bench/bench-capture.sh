@@ -25,8 +25,10 @@
 #        source, destination without journal or sync, no hash, no fsync;
 #    (e) `openssl dgst -sha256 SRC`: the SHA-256 of the main file alone.
 #    Every output is removed (and `sync` run) before each run, outside the timing.
-#    Requirements: (a) at most 1.0x the time of (b), and at most 2x the time of (c).
-#    (d) and (e) are reported against (c), not required.
+#    Requirement: (a) at most 1.0x the time of (b). (a) against (c), and (d) and (e)
+#    against (c), are reported, not required: (c) is not a consistent capture (a
+#    writer between the three copies leaves a set that does not open as it was),
+#    and its requirement was retired.
 # 2. Peak memory (max RSS, from GNU time) of (a). Requirement: under 100 MiB.
 # 3. The source is left untouched: the SHA-256 of App.sqlite and App.sqlite-wal
 #    after every run equals the one taken when the store was built (snapshot mode
@@ -45,7 +47,6 @@ export LC_ALL=C # bytewise sort, `.` as the decimal point in awk and printf
 
 # The requirements.
 readonly max_ratio_vs_backup=1.0 # fixturekit capture time / (sqlite3 .backup + sha256sum) time
-readonly max_ratio_vs_cp=2.0     # fixturekit capture time / cp of the three files time
 readonly max_rss_mib=100         # fixturekit capture's peak RSS
 
 # How the measurements are taken.
@@ -456,7 +457,6 @@ ratio_alone_cp=$(ratio "$alone_s" "$cp_s")
 ratio_hash_cp=$(ratio "$hash_s" "$cp_s")
 peak_rss_mib=$(awk -v k="$peak_rss_kib" 'BEGIN { printf "%.1f", k / 1024 }')
 backup_verdict=$(verdict "$ratio_backup" "<=" "$max_ratio_vs_backup")
-cp_verdict=$(verdict "$ratio_cp" "<=" "$max_ratio_vs_cp")
 rss_verdict=$(verdict "$peak_rss_kib" "<" "$((max_rss_mib * 1024))")
 source_verdict=FAIL
 [[ $state_after_hyperfine == unchanged && $state_after_rss == unchanged ]] && source_verdict=PASS
@@ -483,8 +483,8 @@ figure() {
   echo "requirements:"
   printf '  %s  fixturekit capture vs sqlite3 .backup + sha256sum: %sx its time (required <= %sx)\n' \
     "$backup_verdict" "$ratio_backup" "$max_ratio_vs_backup"
-  printf '  %s  fixturekit capture vs cp of the three files: %sx its time (required <= %sx)\n' \
-    "$cp_verdict" "$ratio_cp" "$max_ratio_vs_cp"
+  printf '  info  fixturekit capture vs cp of the three files (not consistent; not required): %sx its time\n' \
+    "$ratio_cp"
   printf '  info  what bounds (a): the backup alone is %sx (c), the SHA-256 of App.sqlite alone %sx (c)\n' \
     "$ratio_alone_cp" "$ratio_hash_cp"
   printf '  %s  fixturekit capture peak RSS: %s MiB (required < %s MiB)\n' \
@@ -492,4 +492,4 @@ figure() {
   printf '  %s  source untouched: SHA-256 of App.sqlite and App.sqlite-wal as built, after every run\n' "$source_verdict"
 } | tee "$results/capture-summary.txt"
 
-[[ $backup_verdict == PASS && $cp_verdict == PASS && $rss_verdict == PASS && $source_verdict == PASS ]] || exit 1
+[[ $backup_verdict == PASS && $rss_verdict == PASS && $source_verdict == PASS ]] || exit 1

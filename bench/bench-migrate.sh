@@ -37,8 +37,9 @@
 #    (e) (b) followed by `PRAGMA integrity_check` and `PRAGMA foreign_key_check` of
 #        the migrated copy: what a careful user runs by hand, the checks the
 #        runner's issue puts on by default.
-#    Requirement (the migration runner's issue): (a) at most 1.5x the time of (b).
-#    (d) is reported against (b), and (a) against (e), not required.
+#    Requirement: (a) at most 0.8x the time of (e), the same checks by hand. (a)
+#    against (b) is reported, not required: (b) skips the checks (a) must run, and
+#    its requirement (at most 1.5x) was retired. (d) is reported against (b).
 # 2. From (a)'s reports, `paths[].seconds` and `paths[].preservationSeconds`: the
 #    split between the preservation diff and the rest; and (a)'s peak RSS.
 #    Requirements (the value-level preservation issue): the preservation diff at
@@ -54,7 +55,7 @@ set -euo pipefail
 export LC_ALL=C # bytewise sort, `.` as the decimal point in awk and printf
 
 # The requirements.
-readonly max_ratio_vs_baseline=1.5 # fixturekit migrate time / (cp + sqlite3 stage) time
+readonly max_ratio_vs_careful=0.8 # fixturekit migrate time / (cp + sqlite3 stage + the checks) time
 readonly max_ratio_diff_vs_stage=1.0 # preservation diff time / the stage's own time
 readonly max_rss_mib=200           # fixturekit migrate's peak RSS
 
@@ -325,7 +326,7 @@ ratio_without_diff=$(ratio "$without_diff_s" "$baseline_s")
 ratio_diff_stage=$(awk -v d="$diff_s" -v s="$stage_s" 'BEGIN { printf "%.2f", d / s }')
 diff_share=$(awk -v d="$diff_s" -v p="$path_s" 'BEGIN { printf "%.0f", 100 * d / p }')
 peak_rss_mib=$(awk -v k="$peak_rss_kib" 'BEGIN { printf "%.1f", k / 1024 }')
-total_verdict=$(verdict "$ratio_total" "<=" "$max_ratio_vs_baseline")
+careful_verdict=$(verdict "$ratio_careful" "<=" "$max_ratio_vs_careful")
 diff_verdict=$(verdict "$ratio_diff_stage" "<=" "$max_ratio_diff_vs_stage")
 rss_verdict=$(verdict "$peak_rss_kib" "<" "$((max_rss_mib * 1024))")
 
@@ -347,19 +348,18 @@ figure() { awk -v mean="$1" -v sd="$2" 'BEGIN { printf "%8.3f s ± %.3f s", mean
   echo "  uptime after the runs:  $uptime_after"
   echo
   echo "requirements:"
-  printf '  %s  fixturekit migrate vs cp + sqlite3 stage: %sx its time (required <= %sx)\n' \
-    "$total_verdict" "$ratio_total" "$max_ratio_vs_baseline"
-  printf '  info  (a) without its preservation diff, %s s - %s s = %s s: %sx the time of (b) (%s %sx; the runner issue predates the diff)\n' \
-    "$(printf "%.3f" "$migrate_s")" "$diff_s" "$without_diff_s" "$ratio_without_diff" \
-    "$(if [[ $(verdict "$ratio_without_diff" "<=" "$max_ratio_vs_baseline") == PASS ]]; then echo within; else echo over; fi)" "$max_ratio_vs_baseline"
+  printf '  %s  fixturekit migrate vs (e), cp + sqlite3 stage + integrity and foreign key checks by hand: %sx its time (required <= %sx)\n' \
+    "$careful_verdict" "$ratio_careful" "$max_ratio_vs_careful"
+  printf '  info  fixturekit migrate vs (b), cp + sqlite3 stage without the checks (not required): %sx its time\n' \
+    "$ratio_total"
+  printf '  info  (a) without its preservation diff, %s s - %s s = %s s: %sx the time of (b)\n' \
+    "$(printf "%.3f" "$migrate_s")" "$diff_s" "$without_diff_s" "$ratio_without_diff"
   printf '  info  what bounds (a): integrity_check(orders) alone, (d), is %sx the time of (b); (a) runs it after the stage, and the stage alone is (c)\n' \
     "$ratio_integrity"
-  printf '  info  (a) against (e), the same checks by hand (plus the preservation diff, which has no counterpart there): %sx its time\n' \
-    "$ratio_careful"
   printf '  %s  preservation diff vs the stage alone: %sx its time, %s s / %s s (required <= %sx)\n' \
     "$diff_verdict" "$ratio_diff_stage" "$diff_s" "$(printf '%.3f' "$stage_s")" "$max_ratio_diff_vs_stage"
   printf '  %s  fixturekit migrate peak RSS: %s MiB (required < %s MiB)\n' \
     "$rss_verdict" "$peak_rss_mib" "$max_rss_mib"
 } | tee "$results/migrate-summary.txt"
 
-[[ $total_verdict == PASS && $diff_verdict == PASS && $rss_verdict == PASS ]] || exit 1
+[[ $careful_verdict == PASS && $diff_verdict == PASS && $rss_verdict == PASS ]] || exit 1

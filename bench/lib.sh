@@ -88,3 +88,19 @@ sqlite_library_facts() {
     echo "${libsqlite:+$(basename "$libsqlite")}${libsqlite:-its own SQLite}, the CLI ${cli_libsqlite:+$(basename "$cli_libsqlite")}${cli_libsqlite:-its own SQLite}"
   fi
 }
+
+# Copies the binary under test into DIR and points $bin at the copy, so that a
+# rebuild of BIN while the benchmark runs (other work on the same tree) cannot
+# mix two builds into one set of figures. Sets $bin_sha256.
+private_binary() {
+  local dir=$1
+  bin_sha256=$(sha256sum <"$bin" | cut -c1-64)
+  mkdir -p -- "$dir"
+  cp -- "$bin" "$dir/fixturekit.partial" && mv -f -- "$dir/fixturekit.partial" "$dir/fixturekit" ||
+    die "cannot copy $bin_shown to $dir"
+  [[ $(sha256sum <"$dir/fixturekit" | cut -c1-64) == "$bin_sha256" ]] || die "$bin_shown changed while it was copied; run again"
+  bin=$(realpath -- "$dir/fixturekit")
+}
+
+# The load averages, for the record of a run on a shared machine.
+load_now() { cut -d' ' -f1-3 /proc/loadavg; }

@@ -15,6 +15,8 @@ enum MigrationText {
             add("\(status)  \(label(result).padding(toLength: width, withPad: " ", startingAt: 0))  \(Formatting.count(stages, "stage")), \(String(format: "%.2f", result.seconds)) s (data diff \(String(format: "%.2f", result.preservationSeconds)) s)", !result.passed)
             // A stage that passed may still have had to end processes it left.
             for check in result.checks where check.passed && check.message != nil { add("      \(check.name): \(check.message ?? "")", true) }
+            // Where the time went, after the failure's lines; an ordinary line, which --quiet leaves out.
+            defer { if let times = times(result) { add("      " + times) } }
             guard let failure = result.firstFailure else { continue }
             let message = (failure.message ?? "failed").split(separator: "\n", omittingEmptySubsequences: false)
             add("      \(failure.name): \(message.first ?? "")", true)
@@ -27,6 +29,31 @@ enum MigrationText {
         let couldNotRun = report.couldNotRunCount > 0 ? ", \(report.couldNotRunCount) could not run" : ""
         add("migrate: \(report.paths.count - report.failedCount) of \(report.paths.count) passed" + (failed > 0 ? ", \(failed) failed" : "") + couldNotRun, report.failedCount > 0)
         return lines
+    }
+
+    /// `time: verify and copy 0.01 s, stage 1.0.0 -> 2.0.0 0.02 s, ..., data diff 0.02 s`:
+    /// where the path's time went, in the order it was spent. The
+    /// configuration's checks are summed as `checks`; `user_version` and `row
+    /// counts` compare numbers already read and are left out (every check's
+    /// own time is in `--json`, JUnit and `--verbose`).
+    static func times(_ result: PathResult) -> String? {
+        var parts: [String] = []
+        var configured: Double?
+        let builtIn = ["integrity_check", "foreign_key_check", "user_version", "row counts", "data preserved"]
+        func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
+        for check in result.checks {
+            guard let time = check.seconds else { continue }
+            switch check.name {
+            case "fixture \(result.source) verifies": parts.append("verify and copy " + seconds(time))
+            case "data preserved": parts.append("data diff " + seconds(time))
+            case "user_version", "row counts": continue
+            case let name where name.hasPrefix("stage ") || builtIn.contains(name): parts.append("\(name) " + seconds(time))
+            case let name where name.hasPrefix("schema matches "): parts.append("schema " + seconds(time))
+            default: configured = (configured ?? 0) + time
+            }
+        }
+        if let configured { parts.append("checks " + seconds(configured)) }
+        return parts.isEmpty ? nil : "time: " + parts.joined(separator: ", ")
     }
 
     private static func label(_ result: PathResult) -> String {

@@ -69,7 +69,10 @@ public enum Checkpoint {
             for sidecar in [StoreSet.Sidecar.wal, .shm] { unlink(staging.appendingPath(set.fileName(of: sidecar))) }
             try wrap("sync", staged) { () throws(FileSystemError) in try POSIX.fsyncFile(staged) }
             let inspection = try StoreInspection(set: try StoreSet(storePath: staged), readContents: true, access: .ownedFileImmutable, hashContent: true)
-            let manifest = try Manifest(version: old.version, mode: old.capture.mode, inspection: inspection)
+            var manifest = try Manifest(version: old.version, mode: old.capture.mode, inspection: inspection)
+            // What the store's bytes cannot tell is carried over: how the fixture was anonymized.
+            manifest.anonymization = old.anonymization
+            manifest.backup = old.backup
             if let before = old.contentHash, let after = manifest.contentHash, before != after {
                 throw FixtureKitError(
                     what: "checkpoint", path: set.storePath, why: "the checkpointed store's content hash \(after.prefix(12))… differs from the manifest's \(before.prefix(12))…",

@@ -3,7 +3,8 @@ import FixtureKitModels
 
 extension MigrationReport {
     /// The report as JUnit XML: one testsuite per source version, one testcase
-    /// per path and check, failure messages that say what changed.
+    /// per path and check (with the check's `time`), failure messages that say
+    /// what changed.
     ///
     /// The files of several shards together hold every testcase of the matrix once.
     public func junitXML() -> String {
@@ -25,7 +26,8 @@ extension MigrationReport {
             xml += "  <testsuite name=\"\(Self.escape(source))\" tests=\"\(checks.count)\" failures=\"\(failed(results, couldNotRun: false))\"\(errors(failed(results, couldNotRun: true))) time=\"\(Self.seconds(time))\">\n"
             for (result, check) in checks {
                 let name = Self.escape("\(result.kind == .hop ? "hop " : "")\(result.id): \(check.name)")
-                let head = "    <testcase classname=\"\(Self.escape("migrate.\(source)"))\" name=\"\(name)\""
+                let time = check.seconds.map { " time=\"\(Self.seconds($0))\"" } ?? ""
+                let head = "    <testcase classname=\"\(Self.escape("migrate.\(source)"))\" name=\"\(name)\"\(time)"
                 if check.passed {
                     xml += head + "/>\n"
                 } else {

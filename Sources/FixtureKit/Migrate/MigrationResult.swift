@@ -9,6 +9,17 @@ public struct CheckResult: Codable, Equatable, Sendable {
     public var message: String?
     /// The statement that failed, when one did.
     public var statement: String?
+    /// What it took: for `fixture V verifies`, verifying the fixture (shared by
+    /// the paths from V) and copying it for this path; for a stage, the stage;
+    /// for `integrity_check`, from its start to its last thread's end (it runs
+    /// beside the other checks); for `data preserved`, the value-level diff.
+    public var seconds: Double?
+
+    /// The same outcome: name, result, message and statement; the time is not
+    /// part of it (two runs of one check never take the same time).
+    public static func == (lhs: CheckResult, rhs: CheckResult) -> Bool {
+        (lhs.name, lhs.passed, lhs.message, lhs.statement) == (rhs.name, rhs.passed, rhs.message, rhs.statement)
+    }
 }
 
 /// What happened on one migration path.
@@ -47,6 +58,18 @@ public struct MigrationReport: Codable, Equatable, Sendable {
     public var interrupted: String?
     /// The paths selected (those that ran, unless the run was interrupted).
     public var selected: Int?
+    /// The run at a glance.
+    public var summary: Summary?
+
+    public struct Summary: Codable, Equatable, Sendable {
+        public var passed: Int
+        public var failed: Int
+        /// Paths of the matrix this run left out: other shards' (`--shard`),
+        /// and those that do not start at `--from`.
+        public var skipped: Int
+        /// The whole run, from its start to its last path's end.
+        public var seconds: Double
+    }
 
     public var passed: Bool { paths.allSatisfy(\.passed) }
     public var failedCount: Int { paths.filter { !$0.passed }.count }

@@ -8,71 +8,91 @@ import FixtureKitSQLite
 import FixtureKitModels
 
 /// The pages a migration changed: the migrated store starts as a byte copy of
-/// the source's checkpointed store, so comparing the two files page by page
-/// says which pages the stages wrote.
+/// the source's checkpointed store, so comparing a page with the source's page
+/// of the same number says whether the stages wrote it. Only the pages asked
+/// about are read (the b-trees of the tables that may be unchanged), a run of
+/// consecutive pages at a time: a stage that rewrote most of the store costs
+/// no read of it.
 ///
-/// Both files are read front to back while no SQLite connection of this process
-/// has them open for writing: the migrated copy's stage connection is closed
-/// first, and the source copy is the runner's own read-only reference. (Closing
-/// a descriptor drops every fcntl lock the process holds on the file, which is
-/// harmless only when no connection relies on one.)
+/// The files are read while no SQLite connection of this process writes them:
+/// the migrated copy's stages are over, and the source copy is the runner's own
+/// read-only reference. (Closing a descriptor drops every fcntl lock the
+/// process holds on the file, which is harmless only when no connection relies
+/// on one to keep a writer out.)
 struct ChangedPages: Sendable {
-    /// One bit per page of the migrated store, page 1 first: set when the page
-    /// differs from the source's page of the same number, or the source has none.
-    private var bits: [UInt64]
-    private let pageCount: Int
+    let migrated: String
+    let source: String
+    let pageSize: Int
+    /// The pages of each file, when it was compared.
+    private let migratedPages: Int
+    private let sourcePages: Int
 
-    /// Compares `migrated` with `source`; `nil` when they cannot be compared
-    /// page for page (different page sizes, a file that cannot be read, a WAL
-    /// the migrated store still has).
+    /// Whether `migrated` can be compared with `source` page for page; `nil`
+    /// when it cannot (different page sizes, a file that cannot be read, a WAL
+    /// the migrated store has: its main file is not the whole store).
     static func compare(migrated: String, source: String) -> ChangedPages? {
-        guard (try? POSIX.lstatIfPresent(migrated + "-wal"))??.st_size ?? 0 == 0,
+        guard !hasWAL(migrated),
               let migratedFile = try? SequentialReader(path: migrated),
               let sourceFile = try? SequentialReader(path: source) else { return nil }
-        // 1 MiB at a time: a whole number of pages of every page size SQLite has.
-        var left = [UInt8](repeating: 0, count: 1 << 20)
+        var left = [UInt8](repeating: 0, count: FileFormat.databaseHeaderSize)
         var right = left
-        var leftCount = migratedFile.read(into: &left)
-        var rightCount = sourceFile.read(into: &right)
-        guard leftCount >= FileFormat.databaseHeaderSize, rightCount >= FileFormat.databaseHeaderSize,
-              let pageSize = try? DatabaseHeader(bytes: Array(left[0..<FileFormat.databaseHeaderSize])).pageSize,
-              pageSize == (try? DatabaseHeader(bytes: Array(right[0..<FileFormat.databaseHeaderSize])).pageSize)
+        guard migratedFile.read(into: &left) == left.count, sourceFile.read(into: &right) == right.count,
+              let pageSize = try? DatabaseHeader(bytes: left).pageSize, pageSize == (try? DatabaseHeader(bytes: right).pageSize)
         else { return nil }
-
-        let pageCount = Int(migratedFile.size) / pageSize
-        var bits = [UInt64](repeating: 0, count: (pageCount + 63) / 64)
-        var first = 0 // zero-based index of the chunk's first page
-        while first < pageCount {
-            let pages = min(leftCount / pageSize, pageCount - first)
-            let comparable = rightCount / pageSize
-            left.withUnsafeBytes { a in
-                right.withUnsafeBytes { b in
-                    for page in 0..<pages where page >= comparable
-                        || memcmp(a.baseAddress! + page * pageSize, b.baseAddress! + page * pageSize, pageSize) != 0 {
-                        let index = first + page
-                        bits[index >> 6] |= 1 << UInt64(index & 63)
-                    }
-                }
-            }
-            // A file that ends short of its size (it shrank meanwhile): its
-            // missing pages count as changed.
-            guard pages > 0 else {
-                for index in first..<pageCount { bits[index >> 6] |= 1 << UInt64(index & 63) }
-                break
-            }
-            first += pages
-            leftCount = migratedFile.read(into: &left)
-            rightCount = sourceFile.read(into: &right)
-        }
-        return ChangedPages(bits: bits, pageCount: pageCount)
+        return ChangedPages(
+            migrated: migrated, source: source, pageSize: pageSize,
+            migratedPages: Int(migratedFile.size) / pageSize, sourcePages: Int(sourceFile.size) / pageSize)
     }
 
-    /// Whether page `number` (SQLite's numbering, from 1) changed; a page past
-    /// the end of the migrated file counts as changed.
-    func changed(_ number: Int) -> Bool {
-        let index = number - 1
-        guard index >= 0, index < pageCount else { return true }
-        return bits[index >> 6] & (1 << UInt64(index & 63)) != 0
+    private static func hasWAL(_ store: String) -> Bool {
+        (try? POSIX.lstatIfPresent(store + "-wal"))??.st_size ?? 0 != 0
+    }
+
+    /// Whether any of `pages` (SQLite's numbering, from 1) differs from the
+    /// source's page of the same number: a page the source does not have, one
+    /// past the end of the migrated file, or one that cannot be read counts as
+    /// changed.
+    func changed(_ pages: [Int]) -> Bool {
+        guard !Self.hasWAL(migrated) else { return true }
+        let left = POSIX.retrying { open(migrated, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        let right = POSIX.retrying { open(source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        defer {
+            if left >= 0 { close(left) }
+            if right >= 0 { close(right) }
+        }
+        guard left >= 0, right >= 0 else { return true }
+        let sorted = Array(Set(pages)).sorted()
+        guard let first = sorted.first, first >= 1, let last = sorted.last, last <= min(migratedPages, sourcePages) else { return true }
+        // Runs of consecutive pages, at most 1 MiB each.
+        let perRead = max(1, (1 << 20) / pageSize)
+        var a = [UInt8](repeating: 0, count: perRead * pageSize)
+        var b = a
+        var index = 0
+        while index < sorted.count {
+            var end = index + 1
+            while end < sorted.count, end - index < perRead, sorted[end] == sorted[end - 1] + 1 { end += 1 }
+            let count = (end - index) * pageSize
+            let offset = off_t(sorted[index] - 1) * off_t(pageSize)
+            let same = a.withUnsafeMutableBytes { x in
+                b.withUnsafeMutableBytes { y in
+                    Self.readFully(left, x.baseAddress!, count, offset) && Self.readFully(right, y.baseAddress!, count, offset)
+                        && memcmp(x.baseAddress!, y.baseAddress!, count) == 0
+                }
+            }
+            guard same else { return true }
+            index = end
+        }
+        return false
+    }
+
+    private static func readFully(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, _ offset: off_t) -> Bool {
+        var done = 0
+        while done < count {
+            let got = POSIX.retrying { pread(fd, buffer + done, count - done, offset + off_t(done)) }
+            guard got > 0 else { return false }
+            done += got
+        }
+        return true
     }
 }
 
@@ -103,15 +123,13 @@ enum UnchangedTables {
             // An ordinary table (a virtual table has root page 0), described
             // exactly as before, with every page of its b-trees unchanged.
             guard group == after[table], group.contains(where: { $0[0] == "table" && $0[3] != "0" }) else { continue }
-            var same = true
-            for object in group where same {
+            var numbers: [Int] = []
+            for object in group {
                 try pages.bind([.text(object[1])])
-                while same, try pages.step() {
-                    if changedPages.changed(Int(pages.column(0).integer ?? 0)) { same = false }
-                }
+                while try pages.step() { numbers.append(Int(pages.column(0).integer ?? 0)) }
                 pages.reset()
             }
-            if same { unchanged.insert(table) }
+            if !changedPages.changed(numbers) { unchanged.insert(table) }
         }
         return unchanged
     }

@@ -8,17 +8,18 @@ package enum ExpectedResult {
     /// A scalar is compared with the first column of the first row; an array of
     /// arrays with all rows; an array of scalars with a one-column result.
     /// Numbers compare by value (`3` equals `3.0`), `true`/`false` as 1/0.
-    package static func mismatch(_ rows: [[SQLiteValue]], expect: JSONValue) -> String? {
+    /// - Parameter more: the query returned more rows than `rows` holds.
+    package static func mismatch(_ rows: [[SQLiteValue]], expect: JSONValue, more: Bool = false) -> String? {
         switch expect {
         case .array(let expectedRows):
             let expected: [[JSONValue]] = expectedRows.map { row in
                 if case .array(let columns) = row { return columns }
                 return [row]
             }
-            let same = rows.count == expected.count && zip(rows, expected).allSatisfy { row, expectedRow in
+            let same = !more && rows.count == expected.count && zip(rows, expected).allSatisfy { row, expectedRow in
                 row.count == expectedRow.count && zip(row, expectedRow).allSatisfy { matches($0, $1) }
             }
-            return same ? nil : "expected \(expect), got \(render(rows))"
+            return same ? nil : "expected \(expect), got \(render(rows, more: more))"
         default:
             let actual = rows.first?.first
             guard let actual else { return "expected \(expect), got no row" }
@@ -45,7 +46,8 @@ package enum ExpectedResult {
         }
     }
 
-    static func render(_ rows: [[SQLiteValue]]) -> String {
-        "[" + rows.map { "[" + $0.map(render).joined(separator: ", ") + "]" }.joined(separator: ", ") + "]"
+    /// `[[1, "a"], [2, "b"]]`; `more` adds `, ...` for rows not read.
+    static func render(_ rows: [[SQLiteValue]], more: Bool = false) -> String {
+        "[" + (rows.map { "[" + $0.map(render).joined(separator: ", ") + "]" } + (more ? ["..."] : [])).joined(separator: ", ") + "]"
     }
 }

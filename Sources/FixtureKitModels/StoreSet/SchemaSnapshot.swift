@@ -77,6 +77,28 @@ public struct SchemaSnapshot: Codable, Equatable, Sendable {
 }
 
 extension SchemaSnapshot {
+    /// Whether SQLite finds the rows of `table` with given values of `columns`
+    /// through an index rather than a scan: the rowid (an INTEGER PRIMARY KEY),
+    /// or a whole index (a WITHOUT ROWID table's PRIMARY KEY among them) that
+    /// starts with those columns, in any order, each with the collation given
+    /// (the column's own, for `column = value`).
+    public func findsRows(of table: String, by columns: [String], collations: [String]) -> Bool {
+        guard !columns.isEmpty, let described = tables.first(where: { $0.name.caseInsensitiveCompare(table) == .orderedSame }) else { return false }
+        let wanted = Dictionary(zip(columns.map { $0.lowercased() }, collations.map { $0.uppercased() }), uniquingKeysWith: { first, _ in first })
+        let primaryKey = described.columns.filter { $0.primaryKey > 0 }
+        if !described.withoutRowID, columns.count == 1, primaryKey.count == 1, primaryKey[0].type == "INTEGER",
+           primaryKey[0].name.caseInsensitiveCompare(columns[0]) == .orderedSame {
+            return true
+        }
+        return indexes.contains { index in
+            guard index.table.caseInsensitiveCompare(table) == .orderedSame, !index.partial, index.columns.count >= columns.count else { return false }
+            let leading = index.columns.prefix(columns.count)
+            let names = Set(leading.compactMap { $0.name?.lowercased() })
+            return names.count == columns.count && names == Set(wanted.keys)
+                && leading.allSatisfy { column in column.name.map { wanted[$0.lowercased()] == column.collation.uppercased() } ?? false }
+        }
+    }
+
     /// Reads the structure of the `main` schema of `database`.
     ///
     /// Internal tables (`sqlite_sequence`, `sqlite_stat1`, ...) are left out: they

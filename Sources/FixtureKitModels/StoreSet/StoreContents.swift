@@ -33,8 +33,11 @@ public struct StoreContents: Codable, Equatable, Sendable {
     }
 
     /// Reads everything from an open connection.
+    /// - Parameter countingForeignKeys: `false` leaves ``foreignKeyViolations``
+    ///   at 0 without looking (one look-up per row of every child table), for a
+    ///   reader that does not use it.
     /// - Throws: ``FixtureKitError``.
-    public init(database: Database) throws(FixtureKitError) {
+    public init(database: Database, countingForeignKeys: Bool = true) throws(FixtureKitError) {
         do {
             schema = try SchemaSnapshot(database: database)
             var counts: [String: Int] = [:]
@@ -43,7 +46,7 @@ public struct StoreContents: Codable, Equatable, Sendable {
             }
             tables = counts
             userVersion = Int(try database.scalar("PRAGMA user_version")?.integer ?? 0)
-            foreignKeyViolations = try Self.countForeignKeyViolations(database, schema: schema)
+            foreignKeyViolations = countingForeignKeys ? try Self.countForeignKeyViolations(database, schema: schema) : 0
         } catch {
             throw FixtureKitError(what: "read store", path: database.path, why: error.description, cause: error)
         }
@@ -53,9 +56,15 @@ public struct StoreContents: Codable, Equatable, Sendable {
     }
 
     /// The rows `PRAGMA foreign_key_check` would report, counted with one
-    /// `NOT EXISTS` query per single-column key (SQLite plans these far better
-    /// than the pragma on large tables); composite keys, keys to a missing table
-    /// and keys to a table's primary key by omission go through the pragma.
+    /// anti-join per single-column key (SQLite plans these far better than the
+    /// pragma on large tables); composite keys, keys to a missing table and keys
+    /// to a table's primary key by omission go through the pragma.
+    ///
+    /// A child value is compared as the pragma compares it: the parent column's
+    /// affinity applied to it, and the parent column's collation (`p.x = +c.y`),
+    /// so the parent's index finds it. A parent column without such an index (a
+    /// key SQLite itself would call a mismatch) is not looked up row by row: its
+    /// values are gathered once (`IN` builds a temporary index of them).
     static func countForeignKeyViolations(_ database: Database, schema: SchemaSnapshot) throws(SQLiteError) -> Int {
         let tables = Dictionary(schema.tables.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         var total = 0
@@ -69,11 +78,14 @@ public struct StoreContents: Codable, Equatable, Sendable {
             }
             for key in table.foreignKeys {
                 guard let parentColumn = key.to[0] else { continue }
-                let child = quotedIdentifier(key.from[0])
-                let sql = """
-                    SELECT count(*) FROM \(quotedIdentifier(table.name)) AS c WHERE c.\(child) IS NOT NULL
-                    AND NOT EXISTS (SELECT 1 FROM \(quotedIdentifier(key.table)) AS p WHERE p.\(quotedIdentifier(parentColumn)) = c.\(child))
-                    """
+                let child = "c." + quotedIdentifier(key.from[0])
+                let parent = quotedIdentifier(key.table)
+                let column = quotedIdentifier(parentColumn)
+                let collation = try database.collation(of: parentColumn, in: key.table)
+                let missing = schema.findsRows(of: key.table, by: [parentColumn], collations: [collation])
+                    ? "NOT EXISTS (SELECT 1 FROM \(parent) AS p WHERE p.\(column) = +\(child))"
+                    : "(+\(child)) COLLATE \(quotedIdentifier(collation)) NOT IN (SELECT p.\(column) FROM \(parent) AS p WHERE p.\(column) IS NOT NULL)"
+                let sql = "SELECT count(*) FROM \(quotedIdentifier(table.name)) AS c WHERE \(child) IS NOT NULL AND \(missing)"
                 total += Int(try database.scalar(sql)?.integer ?? 0)
             }
         }

@@ -18,7 +18,10 @@ struct MigrateCommand: Command {
             For every supported version, its fixture is verified, copied into a temporary folder and
             taken through the chain of stages to the current version; every stage is also run on its
             own. Each copy is then checked: integrity_check, foreign_key_check, user_version, the schema
-            against the current version's fixture, row counts, and the configuration's own checks.
+            against the current version's fixture, row counts, every value by key, and the configuration's
+            own checks. The summary gives each path's time and where it went; --verbose prints each phase
+            as it ends. Paths start most expensive first; --shard deals them out by expected cost
+            (fixture size times stages), so the shares take about the same time.
             --html writes the matrix as one HTML page (no script, no network): a grid of paths against
             checks, and each failure with its statement, schema differences and data findings.
             A stage runs at most its "timeout" (default 600 s); every process it starts ends with it.
@@ -58,6 +61,10 @@ struct MigrateCommand: Command {
             throw FixtureKitError(what: "write JSON report", path: "stdout", why: "not open", hint: "nothing was run")
         }
         if console.handlesSignals { Interruption.install() }
+        if console.verbosity == .verbose {
+            // Each phase of each path as it ends, under the shared --verbose.
+            options.phases = MigrationProgress { [console] in console.detail("migrate: " + $0) }
+        }
         let report = runner.run(options)
         for (line, isProblem) in MigrationText.lines(report, config: config) {
             if isProblem { console.message(line) } else { console.info(line) }

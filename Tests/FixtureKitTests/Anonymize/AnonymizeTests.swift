@@ -458,6 +458,9 @@ func files(below folder: String) -> [String] {
         #expect(manifest.tables == ["badges": 3000, "orders": 5, "users": 41])
         #expect(fixturekit("verify", "--deep", fixture).status == 0)
         #expect(try run(["sha256sum", "-c", "--quiet", "SHA256SUMS"], in: fixture).status == 0)
+        // A checkpoint of the anonymized fixture keeps the record of its anonymization.
+        #expect(fixturekit("checkpoint", fixture).status == 0)
+        #expect(try Manifest.decode(try folder.read("corpus/1.0.0/manifest.json")).anonymization == manifest.anonymization)
     }
 
     @Test func anOutputThatIsTheInputOrExistsIsRefused() throws {

@@ -194,6 +194,8 @@ import Testing
         #expect(manifest.sidecars == [])
         #expect(manifest.wal == nil)
         #expect(manifest.tables == ["notes": 50])
+        // The record of the capture's anonymization choice is kept.
+        #expect(manifest.anonymization == Manifest.Anonymization(mode: "opted-out"))
         #expect(fixturekit("verify", "--deep", folder.url("corpus/1.0.0")).status == 0)
         #expect(try run(["sha256sum", "-c", "--quiet", "SHA256SUMS"], in: folder.url("corpus/1.0.0")).status == 0)
     }

@@ -59,6 +59,25 @@ import Testing
         #expect(try unchanged(nothing.source, nothing.migrated) == ["small", "big", "other"])
     }
 
+    /// Only the pages asked about are compared: those of an untouched table
+    /// are the same, a rewritten one's differ, a page that is not in both files
+    /// counts as changed.
+    @Test func theComparisonSaysWhichPagesDiffer() throws {
+        let (folder, source, migrated) = try stores("UPDATE big SET body = 'changed' WHERE id = 2999")
+        defer { withExtendedLifetime(folder) {} }
+        let pages = try #require(ChangedPages.compare(migrated: migrated, source: source))
+        let database = try Database(path: migrated, options: .init(readOnly: true))
+        func numbers(_ name: String) throws -> [Int] {
+            try database.rows("SELECT pageno FROM dbstat('main') WHERE name = ?1", [.text(name)]).map { Int($0[0].integer ?? 0) }
+        }
+        let small = try numbers("small"), big = try numbers("big"), other = try numbers("other")
+        #expect(big.count > 10 && !small.isEmpty)
+        #expect(!pages.changed(small) && !pages.changed(other))
+        #expect(pages.changed(big) && pages.changed(small + big))
+        let count = Int(try database.scalar("PRAGMA page_count")?.integer ?? 0)
+        #expect(pages.changed([0]) && pages.changed([count + 1]) && pages.changed([]))
+    }
+
     @Test func storesThatCannotBeComparedPageByPageAreNot() throws {
         let resized = try stores("PRAGMA page_size = 8192; VACUUM")
         #expect(ChangedPages.compare(migrated: resized.migrated, source: resized.source) == nil)

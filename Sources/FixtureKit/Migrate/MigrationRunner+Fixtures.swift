@@ -1,0 +1,169 @@
+import Foundation
+import Synchronization
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
+extension MigrationRunner {
+    /// A version's fixture: verified once, its contents read once from a copy,
+    /// whichever paths ask for it at the same time (the others wait for the
+    /// first). When the corpus has no folder for it but its archive
+    /// (`App-1.0.0.tar.zst`, as `pack` names it), the archive is unpacked,
+    /// verified on the way, into a temporary folder.
+    func fixture(_ version: String) -> FixtureState {
+        let slot = fixtures.withLock { slots in
+            if let slot = slots[version] { return slot }
+            let slot = FixtureSlot()
+            slots[version] = slot
+            return slot
+        }
+        return slot.resolve { readFixture(version) }
+    }
+
+    private func readFixture(_ version: String) -> FixtureState {
+        var state = FixtureState(folder: configuration.resolve(version))
+        var isOwnCopy = false
+        if !FixtureLocator.isFolder(state.folder) {
+            if let archive = configuration.archivePath(of: version) {
+                do {
+                    let scratch = try ScratchFolder.create()
+                    temporaryFolders.withLock { $0.append(scratch) }
+                    let folder = scratch.appendingPath(version)
+                    let result = try FixtureArchive.unpack(archive, to: folder)
+                    if let first = result.contents.verification.problems.first {
+                        state.problem = "\(archive) does not verify: \(first.file): \(first.summary)"
+                    }
+                    state.folder = folder
+                    isOwnCopy = true
+                } catch let error as FileSystemError {
+                    state.problem = error.description
+                } catch let error as FixtureKitError {
+                    state.problem = error.description
+                } catch {
+                    state.problem = "\(error)"
+                }
+            } else {
+                state.problem = "no fixture of \(version): \(state.folder) does not exist, nor its archive"
+            }
+        }
+        if state.problem == nil {
+            let folder = state.folder
+            do throws(FixtureKitError) {
+                // The paths read a copy that is verified as it was copied: a fixture
+                // that changes afterwards (another process, a stage program) cannot
+                // change what they migrate.
+                let copy = isOwnCopy ? .success(folder) : privateCopy(of: folder)
+                // The copy's contents are read on a second thread while it is
+                // verified; they are used only once it verifies.
+                let reading = BackgroundStage()
+                let read = ReadSlot()
+                if case .success(let own) = copy {
+                    let store = own.appendingPath(configuration.store)
+                    reading.start { [self] in read.result = Result { () throws(FixtureKitError) in try readCopy(of: StoreSet(storePath: store)) } }
+                }
+                defer { reading.drain() }
+                let problems = try Verifier.verify((try? copy.get()) ?? folder).flatMap(\.problems)
+                reading.drain()
+                if let first = problems.first {
+                    state.problem = "\(folder) does not verify: \(first.file): \(first.summary)" + (problems.count > 1 ? " (and \(problems.count - 1) more)" : "")
+                } else {
+                    let verified = try copy.get()
+                    guard let result = read.result else { throw FixtureKitError(what: "read fixture", path: verified, why: "not read") }
+                    let (contents, reference) = try result.get()
+                    state.folder = verified
+                    // What was verified must be what the lock records of the version.
+                    if let problem = history?.fixtureProblem(version, verifiedFolder: verified, archive: isOwnCopy ? configuration.archivePath(of: version) : nil) {
+                        state.problem = problem
+                    } else {
+                        state.contents = contents
+                        state.copy = reference
+                        state.keys = SourceKeys(reference: reference, schema: contents.schema, keys: configuration.keys ?? [:])
+                    }
+                }
+            } catch {
+                state.problem = error.description
+            }
+        }
+        return state
+    }
+
+    /// ``readCopy(of:)``'s result, written by the reading thread before its
+    /// stage is left and read after waiting on it.
+    private final class ReadSlot: @unchecked Sendable {
+        var result: Result<(StoreContents, String), FixtureKitError>?
+    }
+
+    /// Copies a fixture folder into a folder of the runner's, under its own name.
+    /// A folder holding something else than files and folders (a link, a FIFO),
+    /// or a file that vanishes meanwhile, cannot be copied: verifying the
+    /// fixture itself then says what is wrong with it.
+    private func privateCopy(of folder: String) -> Result<String, FixtureKitError> {
+        let copy: String
+        do throws(FileSystemError) {
+            let scratch = try ScratchFolder.create()
+            temporaryFolders.withLock { $0.append(scratch) }
+            let name = folder.trimmingTrailingSlashes.split(separator: "/").last.map(String.init) ?? ""
+            copy = scratch.appendingPath(["", ".", ".."].contains(name) ? "fixture" : name)
+            try FileCopy.copyFolder(from: folder, to: copy, sync: false)
+        } catch {
+            return .failure(FixtureKitError(what: "copy fixture", failed: error))
+        }
+        return .success(copy)
+    }
+
+    /// Copies a fixture's store set into a folder of the runner's, reads its
+    /// contents there and folds its WAL in, so that the copy is one file that
+    /// the paths can attach.
+    private func readCopy(of set: StoreSet) throws(FixtureKitError) -> (StoreContents, String) {
+        // A lone main file in rollback mode, in the runner's own verified copy
+        // of the fixture, is already what the paths need: read it there.
+        let inPlace = set.memberNames == [set.storeName] && (try? set.readHeader())?.writeVersion == FileFormat.legacyFormatVersion
+        var path = set.storePath
+        if !inPlace {
+            do {
+                let folder = try ScratchFolder.create()
+                temporaryFolders.withLock { $0.append(folder) }
+                try set.copyMembers(to: folder, sync: false)
+                path = folder.appendingPath(set.storeName)
+            } catch {
+                throw FixtureKitError(what: "read fixture: copy", failed: error)
+            }
+        }
+        do {
+            let database = try Database(path: path, options: .init(readOnly: inPlace, busyTimeout: 0))
+            // The source's foreign-key violations are not compared with anything.
+            let contents = try StoreContents(database: database, countingForeignKeys: false)
+            if inPlace {
+                try? database.close()
+            } else {
+                _ = try database.checkpoint(.truncate)
+                try database.close()
+            }
+            return (contents, path)
+        } catch let error as FixtureKitError {
+            throw error
+        } catch {
+            throw FixtureKitError(what: "read fixture", path: set.storePath, why: "\(error)")
+        }
+    }
+}
+
+/// One version's ``MigrationRunner/FixtureState``, made by the first path that
+/// needs it while the others wait.
+final class FixtureSlot: Sendable {
+    private let state = Mutex<MigrationRunner.FixtureState?>(nil)
+
+    /// The state, once made.
+    var made: MigrationRunner.FixtureState? { state.withLock { $0 } }
+
+    func resolve(_ make: () -> MigrationRunner.FixtureState) -> MigrationRunner.FixtureState {
+        state.withLock { known in
+            if let known { return known }
+            let made = make()
+            known = made
+            return made
+        }
+    }
+}
