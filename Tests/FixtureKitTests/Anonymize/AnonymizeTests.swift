@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// A store holding planted personal data everywhere SQLite keeps bytes: live
 /// rows, a second table joined on e-mail, an FTS5 index over the personal text,

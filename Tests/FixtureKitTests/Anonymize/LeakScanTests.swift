@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// Distinctive text of `count` bytes that no other call gives: words of
 /// letters drawn from a generator seeded by `seed`, with a non-ASCII letter now

@@ -2,11 +2,6 @@ import Foundation
 import Synchronization
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// An `sqlite3` process fed statements in a loop from a thread, until stopped.
 final class FeedingProcess: @unchecked Sendable {

@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// Inputs that are not what they seem: FIFOs, hot journals, sidecars a reader
 /// left, a replacement that fails half-way.

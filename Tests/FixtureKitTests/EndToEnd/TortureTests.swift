@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// `kill -9` at random moments of every command that writes (fixed seed): no
 /// file half-written under a final name, the next run cleans up, no store lost.

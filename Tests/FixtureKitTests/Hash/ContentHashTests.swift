@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// The content hash (`fixturekit hash`): the same whatever the page layout, different
 /// when any value changes, computed on copies only, and exactly the documented encoding.

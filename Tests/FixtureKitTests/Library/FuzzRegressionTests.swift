@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// Replays the inputs the fuzzer kept (Fuzz/regressions/<target>/) and the
 /// example corpus' files through every parser of outside bytes: none may crash.

@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// `fixturekit.lock`: shipped history cannot change silently. Every test plays the
 /// one who changes it: by hand, by re-blessing with the tools, by replacing files.

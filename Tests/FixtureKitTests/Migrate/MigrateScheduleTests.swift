@@ -2,11 +2,6 @@ import Foundation
 import Synchronization
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// Where a path's time goes, and how the matrix is scheduled and shared.
 @Suite struct MigrateScheduleTests {

@@ -4,11 +4,6 @@ import FoundationXML
 #endif
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// The migration matrix on a Notes corpus built in code.
 @Suite struct MigrateTests {

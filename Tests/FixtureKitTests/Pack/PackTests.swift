@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// `pack`: byte-reproducible archives that the usual tools read.
 @Suite struct PackTests {

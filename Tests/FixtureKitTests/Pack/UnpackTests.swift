@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 @testable import FixtureKitTool
 
 /// `unpack`, `verify FILE`, `inspect FILE` and `list FILE`: safe, verified reading.

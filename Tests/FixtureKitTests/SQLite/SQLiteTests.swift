@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// The SQLite wrapper: errors, the online backup and the checkpoint APIs.
 @Suite struct SQLiteTests {

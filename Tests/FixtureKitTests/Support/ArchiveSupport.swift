@@ -2,11 +2,6 @@ import CArchive
 import Foundation
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// One entry of an archive built in a test, good or hostile.
 enum TestEntry {

@@ -1,10 +1,5 @@
 import Foundation
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// A run of the `fixturekit` executable in a process of its own: what signals
 /// and a second concurrent run need.

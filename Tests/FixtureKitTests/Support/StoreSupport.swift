@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// A WAL store whose commits stay in its `-wal`: the writer's connection is held
 /// open, automatic checkpoints are off, and closing never checkpoints.

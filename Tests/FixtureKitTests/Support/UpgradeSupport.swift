@@ -1,10 +1,5 @@
 import Foundation
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// The journal modes a live store of the tests is built in.
 enum JournalMode: String, CaseIterable, Sendable {

@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// Every command on the inputs users feed it from the field: one line on stderr,
 /// `fixturekit: <what>: <path>: <why>`, and a documented exit code; never a crash.

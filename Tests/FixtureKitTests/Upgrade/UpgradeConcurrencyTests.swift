@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// One `upgrade`, `backup` or `restore` of a store at a time: two upgrades of one
 /// store started a moment apart, again and again; each of the other commands

@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// SIGTERM and SIGINT sent to fixturekit while a stage runs: the stage's
 /// processes end, `upgrade` restores the backup before it exits, `migrate`

@@ -1,11 +1,6 @@
 import Foundation
 import Testing
 @testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
-@testable import FixtureKitSystem
 
 /// Every process a stage starts ends with the stage, in `upgrade` and in
 /// `migrate`: one that detaches (`setsid`, its descriptors closed), one that
