@@ -14,17 +14,7 @@ import PackagePlugin
 struct LayerCheck: BuildToolPlugin {
     /// Files still allowed to import a C module, each with the reason. Empty it
     /// as the files move their C calls down into the primitives.
-    static let allowed: [String] = [
-        // Anonymize's SQL functions and page reads still call SQLite and libcrypto
-        // themselves, until the SQL-function bridge in FixtureKitSQLite and the
-        // HMAC in FixtureKitCrypto take them over.
-        "Sources/FixtureKit/Anonymize/AnonymizationEngine.swift",
-        "Sources/FixtureKit/Anonymize/AnonymizationSession.swift",
-        "Sources/FixtureKit/Anonymize/HMACSHA256.swift",
-        "Sources/FixtureKit/Anonymize/KeyedPrefetch.swift",
-        "Sources/FixtureKit/Anonymize/StorePageMap.swift",
-        "Sources/FixtureKit/Anonymize/TableScan.swift",
-    ]
+    static let allowed: [String] = []
 
     /// A line that imports a C module, whatever its attributes, access and kind.
     static let pattern = #"^[[:space:]]*(@[A-Za-z_]+(\([^)]*\))?[[:space:]]+)*((public|package|internal|fileprivate|private)[[:space:]]+)?import[[:space:]]+((typealias|struct|class|enum|protocol|let|var|func)[[:space:]]+)?(CSQLite|CArchive|CCrypto|CSystem)([[:space:].]|$)"#

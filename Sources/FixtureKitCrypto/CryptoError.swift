@@ -1,4 +1,5 @@
 import CCrypto
+import FixtureKitSystem
 
 /// A failure inside libcrypto, with OpenSSL's own reason when it gave one.
 public struct CryptoError: Error, CustomStringConvertible, Sendable {

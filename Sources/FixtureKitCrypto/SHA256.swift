@@ -1,4 +1,5 @@
 import CCrypto
+import FixtureKitSystem
 
 /// A SHA-256 digest: 32 bytes, shown as 64 lowercase hexadecimal digits.
 public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {

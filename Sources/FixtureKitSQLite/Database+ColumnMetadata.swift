@@ -1,4 +1,5 @@
 import CSQLite
+import FixtureKitSystem
 
 extension Database {
     /// The collating sequence a column was declared with (`BINARY` when none was),

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
 
 extension Database {
     /// Runs `attempt` again while it fails with an error `retryable` accepts (another

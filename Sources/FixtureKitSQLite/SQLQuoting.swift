@@ -1,4 +1,5 @@
 import Foundation
+import FixtureKitSystem
 
 /// Quotes an SQL identifier: `"name"`, with inner quotes doubled.
 package func quotedIdentifier(_ name: String) -> String {

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CSQLite
 import Synchronization
 import FixtureKitSystem
 import FixtureKitSQLite
@@ -207,30 +206,28 @@ final class KeyedPrefetch: @unchecked Sendable {
             while (try? select.step()) == true {
                 if stopping.load(ordering: .relaxed) { return }
                 for (column, ring) in rings.enumerated() {
-                    let value = sqlite3_column_value(select.handle, Int32(column))
-                    guard sqlite3_value_type(value) == SQLITE_TEXT else { continue }
+                    guard select.columnStorageClass(column) == .text else { continue }
                     let sequence = sequences[column]
                     sequences[column] += 1
                     // The SQL function is past it already.
                     guard sequence >= seen(ring).pointee.load(ordering: .relaxed) else { continue }
-                    let pointer = sqlite3_value_text(value)
-                    let input = UnsafeBufferPointer(start: pointer, count: pointer == nil ? 0 : Int(sqlite3_value_bytes(value)))
+                    let input = select.columnText(column)
                     guard !input.isEmpty, input.count <= Self.maximumBytes else { continue }
                     let plan = plans[column]
                     output.removeAll(keepingCapacity: true)
-                    if let slot = cache.lookup(owner: plan.cacheOwner, input) {
+                    if let slot = cache.lookup(plan.outputs, input) {
                         output.append(contentsOf: cache.output(slot))
                     } else {
                         guard var stream = Self.stream(hmac, prefix: plan.prefix, input: input, message: &message, digest: &digest) else { return }
-                        switch plan.kind {
-                        case .pseudonym(let format, let length):
+                        switch plan.strategy {
+                        case .pseudonym(let format, _, let length):
                             ValueTransforms.pseudonym(format, length: length, attempt: 0, input: input, stream: &stream, into: &output)
                         case .fake(let kind):
                             ValueTransforms.fake(kind, input: input, stream: &stream, into: &output)
                         default:
                             continue
                         }
-                        output.withUnsafeBufferPointer { cache.store(owner: plan.cacheOwner, input, output: $0) }
+                        output.withUnsafeBufferPointer { cache.store(plan.outputs, input, output: $0) }
                     }
                     guard output.count <= Self.maximumBytes else { continue }
                     // Wait for room, unless the SQL function gets past this value meanwhile.

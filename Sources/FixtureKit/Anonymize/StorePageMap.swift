@@ -1,6 +1,7 @@
-import CSQLite
 import FixtureKitSystem
 import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
 import FixtureKitModels
 
 /// Which table or index each page of a store belongs to, and what the page is,
@@ -52,9 +53,7 @@ struct StorePageMap {
         var lastName: [UInt8] = []
         var current = -1
         while try statement.step() {
-            let handle = statement.handle
-            let count = Int(sqlite3_column_bytes(handle, 0))
-            let name = UnsafeBufferPointer(start: sqlite3_column_text(handle, 0), count: count)
+            let name = statement.columnText(0)
             if current < 0 || !lastName.elementsEqual(name) {
                 lastName = Array(name)
                 let text = String(decoding: name, as: UTF8.self)
@@ -66,8 +65,8 @@ struct StorePageMap {
                     trees.append(try Self.tree(text, schema: schema, database: database))
                 }
             }
-            let page = Int(sqlite3_column_int64(handle, 1))
-            let typeText = sqlite3_column_text(handle, 2).map { String(cString: $0) } ?? ""
+            let page = Int(statement.columnInt64(1))
+            let typeText = String(decoding: statement.columnText(2), as: UTF8.self)
             let type: PageType = typeText == "overflow" ? .overflow : typeText == "leaf" ? .leaf : .interior
             if type == .overflow { trees[current].overflows = true }
             if page >= 1 && page <= pageCount { pages[page - 1] = type.rawValue << 30 | UInt32(current + 1) }

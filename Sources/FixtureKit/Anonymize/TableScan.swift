@@ -1,6 +1,8 @@
-import CSQLite
 import FixtureKitSystem
 import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
 
 /// The logical pass of the leak scan: every value SQLite reads from a table,
 /// whole however SQLite cut it over pages, searched for the patterns of a
@@ -51,29 +53,21 @@ enum TableScan {
             }
         }
         let statement = try database.prepare("SELECT \(select.joined(separator: ", ")) FROM \(quotedIdentifier(table))")
-        let handle = statement.handle
         var any = false
         var row = 0
         while try statement.step() {
             row += 1
             for (place, name) in names.enumerated() {
-                let column = Int32(place)
-                let type = sqlite3_column_type(handle, column)
-                guard type == SQLITE_TEXT || type == SQLITE_BLOB else { continue }
-                let pointer: UnsafeRawPointer?
-                let count: Int
-                if type == SQLITE_BLOB {
-                    pointer = sqlite3_column_blob(handle, column)
-                    count = Int(sqlite3_column_bytes(handle, column))
-                } else if utf16 {
-                    pointer = sqlite3_column_text16(handle, column)
-                    count = Int(sqlite3_column_bytes16(handle, column))
-                } else {
-                    pointer = sqlite3_column_text(handle, column).map { UnsafeRawPointer($0) }
-                    count = Int(sqlite3_column_bytes(handle, column))
+                let column = place
+                let value: UnsafeRawBufferPointer
+                switch statement.columnStorageClass(column) {
+                case .blob: value = statement.columnBlob(column)
+                case .text where utf16: value = statement.columnText16(column)
+                case .text: value = UnsafeRawBufferPointer(statement.columnText(column))
+                default: continue
                 }
-                guard let pointer, count >= PatternIndex.minimumBytes else { continue }
-                let value = UnsafeRawBufferPointer(start: pointer, count: count)
+                let count = value.count
+                guard value.baseAddress != nil, count >= PatternIndex.minimumBytes else { continue }
                 // The first run of each value found here; the longest is reported (several
                 // replaced values may share their first bytes: the whole one is named).
                 var candidates: [Int: (pattern: Int, run: PatternIndex.Run)] = [:]
@@ -85,7 +79,7 @@ enum TableScan {
                 var best: Hit?
                 for (pattern, run) in candidates.values {
                     let full = index.fullRun(pattern, in: value, at: run)
-                    let hit = Hit(pattern: pattern, length: full.length, whole: full.whole, column: name, rowid: identity.rowid(handle), key: identity.key(handle, row: row))
+                    let hit = Hit(pattern: pattern, length: full.length, whole: full.whole, column: name, rowid: identity.rowid(statement), key: identity.key(statement, row: row))
                     if let current = best, (current.whole ? 1 : 0, current.length, -current.pattern) >= (hit.whole ? 1 : 0, hit.length, -hit.pattern) { continue }
                     best = hit
                 }
@@ -122,19 +116,19 @@ enum TableScan {
         /// Only the row's place (a rowid table whose every rowid alias is a column's name).
         case ordinal
 
-        func rowid(_ handle: OpaquePointer) -> Int64? {
+        func rowid(_ statement: Statement) -> Int64? {
             guard case .rowid(let place) = self else { return nil }
-            return sqlite3_column_int64(handle, Int32(place))
+            return statement.columnInt64(place)
         }
 
         /// The key when it is made of integers (never text: it could be the personal data itself).
-        func key(_ handle: OpaquePointer, row: Int) -> String? {
+        func key(_ statement: Statement, row: Int) -> String? {
             switch self {
             case .rowid: return nil
             case .ordinal: return "row \(row)"
             case .key(let places):
-                guard !places.isEmpty, places.allSatisfy({ sqlite3_column_type(handle, Int32($0)) == SQLITE_INTEGER }) else { return "row \(row)" }
-                return places.map { String(sqlite3_column_int64(handle, Int32($0))) }.joined(separator: ", ")
+                guard !places.isEmpty, places.allSatisfy({ statement.columnStorageClass($0) == .integer }) else { return "row \(row)" }
+                return places.map { String(statement.columnInt64($0)) }.joined(separator: ", ")
             }
         }
     }

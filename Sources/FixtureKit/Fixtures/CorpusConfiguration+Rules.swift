@@ -1,4 +1,9 @@
 import FixtureKitModels
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
 
 extension CorpusConfiguration {
     /// Reads and checks `fixturekit.json`, and the anonymization rules it names.

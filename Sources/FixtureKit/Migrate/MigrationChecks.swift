@@ -39,12 +39,11 @@ enum MigrationChecks {
     /// - Throws: ``SQLiteError`` when the pragma cannot run at all.
     static func foreignKeys(_ database: Database, baseline: Int = 0) throws(SQLiteError) -> CheckResult {
         let name = "foreign_key_check"
-        let violations = try database.rows("PRAGMA foreign_key_check")
-        guard violations.count > baseline else { return CheckResult(name: name, passed: true) }
-        let lines = violations.prefix(5).map { "\($0[0]) rowid \($0[1]) -> \($0[2])" }
-        var message = "\(violations.count) \(violations.count == 1 ? "row violates" : "rows violate") a foreign key"
-        if baseline > 0 { message += " (\(baseline) before the migration)" }
-        return CheckResult(name: name, passed: false, message: message + ": " + lines.joined(separator: "; "), statement: "PRAGMA foreign_key_check")
+        let violations = try ForeignKeyFindings.find(database)
+        guard violations.reduce(0, { $0 + $1.count }) > baseline else { return CheckResult(name: name, passed: true) }
+        var result = CheckResult(name: name, passed: false, message: ForeignKeyFindings.message(violations, baseline: baseline), statement: "PRAGMA foreign_key_check")
+        result.foreignKeyViolations = violations
+        return result
     }
 
     /// Tables whose row count changed without the configuration saying it may.
@@ -52,11 +51,13 @@ enum MigrationChecks {
     ///   - source: the version the counts `before` were taken at, for messages.
     ///   - atCurrent: whether the migration ends at the current version, where a
     ///     table declared `dropped` must be gone.
-    static func countProblems(rules: [String: CorpusConfiguration.CountRule], source: String, before: [String: Int], after: [String: Int], atCurrent: Bool) -> [String] {
+    ///   - renamed: the new name of each table declared renamed (by its old
+    ///     name, lowercased): its rows are counted under it.
+    static func countProblems(rules: [String: CorpusConfiguration.CountRule], source: String, before: [String: Int], after: [String: Int], atCurrent: Bool, renamed: [String: String] = [:]) -> [String] {
         var problems: [String] = []
         for (table, count) in before.sorted(by: { $0.key < $1.key }) {
             let rule = rules[table] ?? .preserved
-            switch (after[table], rule) {
+            switch (after[table] ?? renamed[table.lowercased()].flatMap { after[$0] }, rule) {
             case (nil, .dropped), (_, .changes):
                 continue
             case (nil, .preserved):
@@ -73,40 +74,9 @@ enum MigrationChecks {
     }
 
     /// The row-count check as one result.
-    static func counts(rules: [String: CorpusConfiguration.CountRule], source: String, before: [String: Int], after: [String: Int], atCurrent: Bool) -> CheckResult {
-        let problems = countProblems(rules: rules, source: source, before: before, after: after, atCurrent: atCurrent)
+    static func counts(rules: [String: CorpusConfiguration.CountRule], source: String, before: [String: Int], after: [String: Int], atCurrent: Bool, renamed: [String: String] = [:]) -> CheckResult {
+        let problems = countProblems(rules: rules, source: source, before: before, after: after, atCurrent: atCurrent, renamed: renamed)
         return CheckResult(name: "row counts", passed: problems.isEmpty, message: problems.isEmpty ? nil : problems.joined(separator: "\n"))
-    }
-
-    /// The configuration's own checks: each query against the result it must give.
-    /// A query is read only as far as `expect` needs (its first row for a
-    /// scalar, one row more than it lists for an array), so a query that
-    /// returns a whole table costs no memory.
-    static func configured(_ checks: [CorpusConfiguration.Check], on database: Database) -> [CheckResult] {
-        checks.map { check in
-            let start = ContinuousClock.now
-            var result = configured(check, on: database)
-            result.seconds = start.secondsSince
-            return result
-        }
-    }
-
-    private static func configured(_ check: CorpusConfiguration.Check, on database: Database) -> CheckResult {
-        do throws(SQLiteError) {
-            let statement = try database.prepare(check.sql)
-            var wanted = 1
-            if case .array(let rows) = check.expect { wanted = rows.count + 1 }
-            var rows: [[SQLiteValue]] = []
-            while rows.count < wanted, try statement.step() { rows.append(statement.row()) }
-            var more = false
-            if rows.count == wanted, wanted > 1 { more = try statement.step() }
-            if let mismatch = ExpectedResult.mismatch(rows, expect: check.expect, more: more) {
-                return CheckResult(name: check.name, passed: false, message: mismatch, statement: check.sql)
-            }
-            return CheckResult(name: check.name, passed: true)
-        } catch {
-            return CheckResult(name: check.name, passed: false, message: error.description, statement: check.sql)
-        }
     }
 }
 

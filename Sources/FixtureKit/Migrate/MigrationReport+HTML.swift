@@ -114,6 +114,7 @@ private struct HTMLReport {
             <title>\(HTML.escape("fixturekit migrate to \(report.current): \(verdict)"))</title>
             <style>
             \(Self.css)
+            \(MigrationReport.dataDiffCSS)
             </style>
             </head>
             <body>
@@ -123,6 +124,7 @@ private struct HTMLReport {
         html += "<main>\n"
         html += grid()
         html += failures()
+        html += report.dataDiffHTML()
         html += "</main>\n"
         html += "<footer><p>Written by fixturekit \(HTML.escape(FixtureKitLibrary.version)). Each path ran on temporary copies of the fixtures; the fixtures were not touched.</p></footer>\n"
         html += "</body>\n</html>\n"

@@ -14,6 +14,12 @@ public struct CheckResult: Codable, Equatable, Sendable {
     /// for `integrity_check`, from its start to its last thread's end (it runs
     /// beside the other checks); for `data preserved`, the value-level diff.
     public var seconds: Double?
+    /// For `foreign_key_check`: the rows that violate a foreign key, per table.
+    public var foreignKeyViolations: [ForeignKeyViolations]?
+
+    public init(name: String, passed: Bool, message: String? = nil, statement: String? = nil, seconds: Double? = nil) {
+        (self.name, self.passed, self.message, self.statement, self.seconds) = (name, passed, message, statement, seconds)
+    }
 
     /// The same outcome: name, result, message and statement; the time is not
     /// part of it (two runs of one check never take the same time).

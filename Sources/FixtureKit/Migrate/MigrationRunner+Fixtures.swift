@@ -139,6 +139,9 @@ extension MigrationRunner {
                 try? database.close()
             } else {
                 _ = try database.checkpoint(.truncate)
+                // Out of WAL mode: the checks attach it read-only, which a
+                // WAL store without its -shm cannot be.
+                try database.execute("PRAGMA journal_mode = DELETE")
                 try database.close()
             }
             return (contents, path)

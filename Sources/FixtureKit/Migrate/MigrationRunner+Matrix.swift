@@ -6,7 +6,8 @@ extension MigrationRunner {
     ///
     /// - Throws: ``FixtureKitError``: the configuration cannot be read or is
     ///   wrong (exit 2: a name in `counts`, `keys` or `changes` that no fixture
-    ///   has included), or `options.from` starts no path (a usage error).
+    ///   has included, and a move or rename whose column no fixture has), or
+    ///   `options.from` starts no path (a usage error).
     public static func runMatrix(config: String, options: Options = Options()) throws(FixtureKitError) -> MigrationReport {
         try prepareMatrix(config: config, options: options).run(options)
     }
@@ -20,6 +21,8 @@ extension MigrationRunner {
         if let from = options.from, !configuration.supported.contains(from), !configuration.stages.contains(where: { $0.from == from }) {
             throw FixtureKitError(what: "migrate", path: config, why: "no path starts at \(from)", category: .usage)
         }
-        return MigrationRunner(configuration: configuration)
+        let runner = MigrationRunner(configuration: configuration)
+        try runner.checkDeclarations(configurationPath: config)
+        return runner
     }
 }

@@ -265,7 +265,7 @@ public final class MigrationRunner: Sendable {
         let counting = ContinuousClock.now
         var counts = MigrationChecks.counts(
             rules: configuration.counts ?? [:], source: path.source, before: sourceCounts, after: migrated.tables,
-            atCurrent: path.target == configuration.current)
+            atCurrent: path.target == configuration.current, renamed: configuration.renamedTables)
         counts.seconds = counting.secondsSince
         run.append(counts)
         checkPreservation(path, database: database, migrated: migrated, changedPages: changedPages, pagesSeconds: pagesSeconds, into: &run)
@@ -275,7 +275,9 @@ public final class MigrationRunner: Sendable {
         // for its readers.
         guard path.target == configuration.current else { return }
         finishIntegrity(&run)
-        for result in MigrationChecks.configured(configuration.checks ?? [], on: database) { run.append(result) }
+        // The source fixture's private copy is attached read-only as `source`.
+        let checks = ConfiguredChecks.run(configuration.checks ?? [], from: path.source, on: database, source: fixture(path.source).copy, personal: personalColumns)
+        for result in checks { run.append(result) }
     }
 
     /// Every surviving value, by key, against the source fixture's copy.
@@ -290,7 +292,7 @@ public final class MigrationRunner: Sendable {
             let check = PreservationCheck(
                 database: database, keys: configuration.keys ?? [:], changes: configuration.declaredChanges, source: schema, migrated: migrated.schema,
                 sourceCounts: source.contents?.tables ?? [:], migratedCounts: migrated.tables, sourceKeys: source.keys,
-                personal: personalColumns)
+                personal: personalColumns, renames: configuration.renameMap, moves: configuration.declaredMoves)
             run.preservation = try check.run(sourcePath: reference, changedPages: changedPages)
         } catch {
             run.preservationSeconds = pagesSeconds + start.secondsSince

@@ -21,11 +21,15 @@ extension PreservationCheck {
         // Which columns are compared, and how.
         var results: [ColumnPreservation] = []
         var compared: [(column: SchemaSnapshot.Column, equal: String)] = []
+        var targets: [String: String] = [:]
         for column in table.columns where column.hidden == 0 {
             let label = "\(name).\(column.name)"
             let declared = changes[label.lowercased()]
+            // Moved columns are followed to their new place (Preservation+Moves.swift).
+            if moves[label.lowercased()] != nil { continue }
             let quoted = quotedIdentifier(column.name)
-            guard afterColumns.contains(column.name.lowercased()) else {
+            let target = migratedName(of: column.name, in: table, afterColumns: afterColumns)
+            guard afterColumns.contains(target.lowercased()) else {
                 let held = Int(try database.scalar("SELECT count(*) FROM \(source) WHERE \(quoted) IS NOT NULL")?.integer ?? 0)
                 let failed = held > 0 && declared != .dropped
                 results.append(ColumnPreservation(
@@ -35,7 +39,8 @@ extension PreservationCheck {
                 continue
             }
             if declared == .dropped { continue }
-            let s = "s.\(quoted)", m = "m.\(quoted)"
+            targets[column.name] = target
+            let s = "s.\(quoted)", m = "m.\(quotedIdentifier(target))"
             switch declared {
             case .derived: compared.append((column, "(CASE WHEN \(s) IS NULL OR \(m) IS NOT NULL THEN 1 ELSE 0 END)"))
             case .unordered: compared.append((column, "(CASE WHEN \(s) IS \(m) THEN 1 WHEN \(Self.sortedJSON(s)) IS \(Self.sortedJSON(m)) THEN 1 ELSE 0 END)"))
@@ -47,10 +52,17 @@ extension PreservationCheck {
         // is the same value, as `IS` compares (`NOT` and `AND` cost far less
         // than the per-column sums below). When some differ, a second pass
         // counts each column's equal values.
+        // Between columns of one affinity, `IS` converts nothing. Between two
+        // (TEXT, then INTEGER) it would take '01234' for 1234: one storage class
+        // too (typeof on every row of every column costs the pass twice its time,
+        // so only there).
+        let afterTypes = Dictionary(after.columns.map { ($0.name.lowercased(), $0.type) }, uniquingKeysWith: { first, _ in first })
         let sameRow = compared.isEmpty ? "1" : compared.map { entry in
-            let quoted = quotedIdentifier(entry.column.name)
-            return changes["\(name).\(entry.column.name)".lowercased()] == .derived
-                ? "(s.\(quoted) IS NULL OR m.\(quoted) IS NOT NULL)" : "s.\(quoted) IS m.\(quoted)"
+            let target = targets[entry.column.name] ?? entry.column.name
+            let s = "s.\(quotedIdentifier(entry.column.name))", m = "m.\(quotedIdentifier(target))"
+            if changes["\(name).\(entry.column.name)".lowercased()] == .derived { return "(\(s) IS NULL OR \(m) IS NOT NULL)" }
+            let sameAffinity = AnonymizationSchema.Affinity(declaredType: entry.column.type) == AnonymizationSchema.Affinity(declaredType: afterTypes[target.lowercased()] ?? "")
+            return sameAffinity ? "\(s) IS \(m)" : "(\(s) IS \(m) AND typeof(\(s)) = typeof(\(m)))"
         }.joined(separator: " AND ")
         var pairing = try RowPairing(
             database: database, schema: Self.schemaName, table: table, after: after, sourceSchema: self.source,
@@ -80,7 +92,8 @@ extension PreservationCheck {
 
         for (index, (column, equalExpression)) in compared.enumerated() {
             let equal = counts[1 + index]
-            let label = "\(name).\(column.name)"
+            let target = targets[column.name] ?? column.name
+            let label = "\(name).\(column.name)" + (target == column.name ? "" : " -> \(target)")
             guard equal < matched else {
                 results.append(ColumnPreservation(
                     table: name, column: column.name, compared: matched, equal: equal, lost: 0, nulled: 0, emptied: 0, truncated: 0, changed: 0,
@@ -88,11 +101,10 @@ extension PreservationCheck {
                 continue
             }
             // A column with differences: what kind, and the first keys.
-            let quoted = quotedIdentifier(column.name)
-            let s = "s.\(quoted)", m = "m.\(quoted)"
+            let s = "s.\(quotedIdentifier(column.name))", m = "m.\(quotedIdentifier(target))"
             // In a value, SQLite evaluates both sides of AND and OR; CASE stops
             // at the first WHEN that holds, so the date functions run only where needed.
-            let differs = "WHEN \(s) IS \(m) THEN 0 WHEN \(equalExpression) THEN 0"
+            let differs = "WHEN \(equalExpression) THEN 0"
             let kinds = [
                 "coalesce(sum(CASE \(differs) WHEN \(s) IS NOT NULL AND \(m) IS NULL THEN 1 ELSE 0 END), 0)",
                 "coalesce(sum(CASE \(differs) WHEN typeof(\(s)) = 'text' AND \(s) <> '' AND \(m) = '' THEN 1 ELSE 0 END), 0)",
@@ -113,5 +125,12 @@ extension PreservationCheck {
                 finding: "\(label): \(parts.joined(separator: ", ")) of \(matched) values\(Self.keysNote(examples))"))
         }
         return results
+    }
+
+    /// The migrated name of a source column: its own when the migrated table
+    /// has it, else its declared new name.
+    func migratedName(of column: String, in table: SchemaSnapshot.Table, afterColumns: Set<String>) -> String {
+        if afterColumns.contains(column.lowercased()) { return column }
+        return renames["\(table.name).\(column)".lowercased()] ?? column
     }
 }

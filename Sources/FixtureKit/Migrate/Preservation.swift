@@ -8,9 +8,10 @@ import FixtureKitModels
 ///
 /// SQLite does the work: the source copy is attached to the migrated store and
 /// each table is compared in one join, so memory stays bounded whatever the
-/// fixture's size. Values compare as SQLite compares them (`IS`, with column
-/// affinity: `'42'` in a TEXT column equals 42 after a change to INTEGER, 3.0
-/// equals 3); date text equals the same instant in INTEGER seconds.
+/// fixture's size. A value is preserved when it reads back as the same value
+/// (``LossyConversion``): `'42'` in a TEXT column equals 42 after a change to
+/// INTEGER, `'01234'` does not; 3.0 equals 3; date text equals the same instant
+/// in INTEGER seconds.
 public struct ColumnPreservation: Codable, Equatable, Sendable {
     public var table: String
     /// The column, or `nil` for the table's rows as a whole.
@@ -27,6 +28,10 @@ public struct ColumnPreservation: Codable, Equatable, Sendable {
     public var changed: Int
     /// The first keys of rows that were lost or changed (never the values).
     public var exampleKeys: [String]
+    /// For a column declared moved: `table.column` its values went to, and
+    /// how many arrived there (``equal`` counts them too).
+    public var movedTo: String? = nil
+    public var moved: Int? = nil
     public var passed: Bool
     /// Why it failed, in plain words.
     public var finding: String?
@@ -51,6 +56,11 @@ struct PreservationCheck {
     /// Columns (`table.column`, lowercased) whose values the report never shows
     /// (the anonymization rules' personal columns); `nil`: every column.
     var personal: Set<String>? = []
+    /// Renamed tables and columns: the new name, by the old lowercased `table`
+    /// or `table.column` (``CorpusConfiguration/renameMap``).
+    var renames: [String: String] = [:]
+    /// Columns declared moved, by lowercased source `table.column`.
+    var moves: [String: ChangeDeclaration.Move] = [:]
     static let schemaName = "fixturekit_source"
     static let examples = 3
     /// The page cache of the attached source and of the temporary tables, in
@@ -74,7 +84,9 @@ struct PreservationCheck {
         for table in source.tables where table.kind == "table" {
             let declared = changes[table.name.lowercased()]
             if declared == .excluded { continue }
-            guard let after = migratedTables[table.name.lowercased()] else {
+            let after = migratedTables[table.name.lowercased()] ?? renames[table.name.lowercased()].flatMap { migratedTables[$0.lowercased()] }
+            results += try followMoves(of: table)
+            guard let after else {
                 // A table that went away: a loss unless declared, when it held rows.
                 let rows = try count(table.name)
                 let failed = rows > 0 && declared != .dropped
@@ -170,15 +182,12 @@ struct PreservationCheck {
         keys.isEmpty ? "" : " (keys \(keys.joined(separator: "; ")))"
     }
 
-    /// Equal as SQLite compares (`IS`, with affinity), or the same instant as date
-    /// text on one side and INTEGER seconds on the other.
+    /// The same value (see LossyConversion.swift): of one storage class and
+    /// equal as `IS` compares; numbers of equal value; text and a number that
+    /// reads back as that very text; or date text and INTEGER seconds of the
+    /// same instant.
     static func sameValue(_ s: String, _ m: String) -> String {
-        """
-        (CASE WHEN \(s) IS \(m) THEN 1 \
-        WHEN typeof(\(s)) = 'text' AND typeof(\(m)) = 'integer' THEN coalesce(strftime('%s', \(s)) = CAST(\(m) AS TEXT), 0) \
-        WHEN typeof(\(s)) = 'integer' AND typeof(\(m)) = 'text' THEN coalesce(strftime('%s', \(m)) = CAST(\(s) AS TEXT), 0) \
-        ELSE 0 END)
-        """
+        LossyConversion.sameValue(s, m)
     }
 
     /// A JSON array with its elements sorted, or the value itself when it is not one.

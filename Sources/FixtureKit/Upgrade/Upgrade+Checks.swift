@@ -7,7 +7,8 @@ extension Upgrade {
     /// foreign keys (no more violations than before the migration), the version,
     /// the schema against the current version's fixture when the corpus has one,
     /// row counts against those before, and the configuration's own checks.
-    static func checks(_ database: Database, configuration: CorpusConfiguration, from source: String, marker: UpgradeMarker) -> [CheckResult] {
+    /// The backup is attached read-only as `source` for the checks that name it.
+    static func checks(_ database: Database, configuration: CorpusConfiguration, from source: String, marker: UpgradeMarker, storePath: String) -> [CheckResult] {
         let current = configuration.current
         var results: [CheckResult] = []
         do {
@@ -41,8 +42,8 @@ extension Upgrade {
                 results.append(CheckResult(name: name, passed: false, message: reference.problem ?? "the fixture of \(current) cannot be read"))
             }
         }
-        results.append(MigrationChecks.counts(rules: configuration.counts ?? [:], source: source, before: marker.tables ?? [:], after: contents.tables, atCurrent: true))
-        results += MigrationChecks.configured(configuration.checks ?? [], on: database)
+        results.append(MigrationChecks.counts(rules: configuration.counts ?? [:], source: source, before: marker.tables ?? [:], after: contents.tables, atCurrent: true, renamed: configuration.renamedTables))
+        results += configuredChecks(database, configuration: configuration, from: source, backup: marker.backup, storePath: storePath)
         return results
     }
 }

@@ -3,6 +3,8 @@ import Glibc
 #endif
 import FixtureKitSystem
 import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
 import FixtureKitModels
 
 extension Upgrade {
@@ -36,35 +38,17 @@ extension Upgrade {
         let source: String
         let contents: StoreContents
         do throws(FixtureKitError) {
-            ScratchFolder.remove(folder)
-            try wrap("create folder", folder) { () throws(FileSystemError) in try POSIX.makeFolder(folder, mode: 0o700) }
-            let copy = folder.appendingPath("set")
-            let unpacked = try FixtureArchive.unpack(backup, to: copy)
-            guard unpacked.extracted else {
-                return cannot("the backup \(backup) fails its SHA256SUMS: " + FixtureArchive.summary(of: unpacked.contents.verification.problems))
-            }
-            source = try FixtureLocator.storePath(inFixture: copy)
-            // One file, which the migrated store's connection can attach.
-            let opened: Database
-            do { opened = try Database(path: source, options: .init(busyTimeout: 0)) } catch {
-                throw FixtureKitError(what: "open the backup's copy", path: source, why: error.description, cause: error)
-            }
-            contents = try StoreContents(database: opened)
-            do {
-                _ = try opened.checkpoint(.truncate)
-                try opened.close()
-            } catch {
-                throw FixtureKitError(what: "checkpoint the backup's copy", path: source, why: error.description, cause: error)
-            }
+            (source, contents) = try extractBackup(backup, into: folder)
         } catch {
-            return cannot(error.descriptionWithoutHint)
+            return cannot(error.what == backupFails ? error.why : error.descriptionWithoutHint)
         }
         let columns: [ColumnPreservation]
         do {
             let migrated = try SchemaSnapshot(database: database)
             let check = PreservationCheck(
                 database: database, keys: configuration.keys ?? [:], changes: configuration.declaredChanges, source: contents.schema,
-                migrated: migrated, sourceCounts: contents.tables, personal: configuration.personalColumns)
+                migrated: migrated, sourceCounts: contents.tables, personal: configuration.personalColumns,
+                renames: configuration.renameMap, moves: configuration.declaredMoves)
             columns = try check.run(sourcePath: source)
         } catch {
             return cannot(error.description)
@@ -74,5 +58,36 @@ extension Upgrade {
             ? CheckResult(name: dataCheckName, passed: true)
             : CheckResult(name: dataCheckName, passed: false, message: findings.joined(separator: "\n"))
         return (check, columns, elapsed())
+    }
+
+    static let backupFails = "verify the backup"
+
+    /// Extracts and verifies the backup archive into `folder` (made anew, mode
+    /// 0700), and checkpoints its store into one file that a connection can
+    /// attach: the store's path, and its contents.
+    /// - Throws: ``FixtureKitError`` saying why the backup cannot serve.
+    static func extractBackup(_ backup: String, into folder: String) throws(FixtureKitError) -> (store: String, contents: StoreContents) {
+        ScratchFolder.remove(folder)
+        try wrap("create folder", folder) { () throws(FileSystemError) in try POSIX.makeFolder(folder, mode: 0o700) }
+        let copy = folder.appendingPath("set")
+        let unpacked = try FixtureArchive.unpack(backup, to: copy)
+        guard unpacked.extracted else {
+            throw FixtureKitError(what: backupFails, path: backup, why: "the backup \(backup) fails its SHA256SUMS: " + FixtureArchive.summary(of: unpacked.contents.verification.problems))
+        }
+        let source = try FixtureLocator.storePath(inFixture: copy)
+        let opened: Database
+        do { opened = try Database(path: source, options: .init(busyTimeout: 0)) } catch {
+            throw FixtureKitError(what: "open the backup's copy", path: source, why: error.description)
+        }
+        let contents = try StoreContents(database: opened)
+        do {
+            _ = try opened.checkpoint(.truncate)
+            // Out of WAL mode: a read-only connection could not open it without a -shm.
+            try opened.execute("PRAGMA journal_mode = DELETE")
+            try opened.close()
+        } catch {
+            throw FixtureKitError(what: "checkpoint the backup's copy", path: source, why: error.description)
+        }
+        return (source, contents)
     }
 }

@@ -234,7 +234,7 @@ public enum Upgrade {
                 let migrated = try stages.open()
                 // SIGINT or SIGTERM interrupts the checks' statements.
                 let (checked, _) = migrated.withWatchdog(deadline: nil) { () -> [CheckResult] in
-                    var checked = checks(migrated, configuration: configuration, from: version, marker: marker)
+                    var checked = checks(migrated, configuration: configuration, from: version, marker: marker, storePath: storePath)
                     if options.compareValues, checked.allSatisfy(\.passed), Interruption.received == nil {
                         let comparison = compareValues(migrated, storePath: storePath, backup: backup.path, configuration: configuration)
                         checked.append(comparison.check)

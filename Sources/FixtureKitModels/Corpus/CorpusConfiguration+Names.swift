@@ -1,7 +1,7 @@
 import FixtureKitSystem
 
 extension CorpusConfiguration {
-    /// The names in `counts`, `keys` and `changes` that name a table no fixture
+    /// The names in `counts`, `keys`, `changes` and `renames` that name a table no fixture
     /// has: a misspelt name would silently check nothing.
     ///
     /// - Parameter tables: the tables of each fixture, lower-cased.
@@ -16,6 +16,9 @@ extension CorpusConfiguration {
         check("counts", Array((counts ?? [:]).keys)) { $0 }
         check("keys", Array((keys ?? [:]).keys)) { $0 }
         check("changes", Array((changes ?? [:]).keys)) { name in
+            String(name.split(separator: ".", maxSplits: 1).first ?? Substring(name))
+        }
+        check("renames", Array((renames ?? [:]).keys)) { name in
             String(name.split(separator: ".", maxSplits: 1).first ?? Substring(name))
         }
         return messages

@@ -39,8 +39,14 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     public struct Check: Codable, Equatable, Sendable {
         public var name: String
         public var sql: String
-        /// A scalar (the first column of the first row) or an array of rows.
-        public var expect: JSONValue
+        /// A scalar (the first column of the first row), an array of rows, or
+        /// `"empty"`: no row may come back. Exactly one of it and ``expectSQL``.
+        public var expect: JSONValue?
+        /// A query whose rows the check's must equal, row for row (the source
+        /// fixture is attached as `source`): see ``ConfiguredChecks``.
+        public var expectSQL: String?
+        /// Only the paths from these versions run it; every path when absent.
+        public var from: [String]?
     }
 
     /// The store's file name in every fixture: `App.sqlite`.
@@ -60,7 +66,10 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     /// Business keys per table, for matching rows across a migration: `{"notes": ["uuid"]}`.
     public var keys: [String: [String]]?
     /// Declared column changes: `{"notes.created_at": "derived", "notes.legacy": "dropped"}`.
-    public var changes: [String: String]?
+    /// A column may also be moved: `{"contacts.phone": {"movedTo": "phones.number", "key": "phones.contact_id"}}`.
+    public var changes: [String: ChangeDeclaration]?
+    /// Renamed tables and columns: `{"tags": "labels", "contacts.fullname": "contacts.name"}`.
+    public var renames: [String: String]?
     /// `user_version` of each version, for `upgrade`.
     public var userVersions: [String: Int]?
     /// An SQL query returning a store's version label, for `upgrade`.
@@ -68,7 +77,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
 
     static let knownKeys: Set<String> = [
         "store", "current", "supported", "stages", "counts", "checks", "anonymize", "keys", "changes",
-        "userVersions", "versionQuery", "$schema",
+        "renames", "userVersions", "versionQuery", "$schema",
     ]
 
     /// The largest `timeout` a stage may have: 30 days, in seconds.
@@ -78,12 +87,11 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     public var folder: String = "."
 
     enum CodingKeys: String, CodingKey {
-        case store, current, supported, stages, counts, checks, anonymize, keys, changes, userVersions, versionQuery
+        case store, current, supported, stages, counts, checks, anonymize, keys, changes, renames, userVersions, versionQuery
     }
 
-    /// The keys of each entry of `stages` and of `checks`: any other is refused too.
+    /// The keys of each entry of `stages` (and of `checks`, ``checkEntryKeys``): any other is refused too.
     static let stageKeys: Set<String> = ["from", "to", "sql", "exec", "timeout"]
-    static let checkKeys: Set<String> = ["name", "sql", "expect"]
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -95,7 +103,8 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         checks = try container.decodeIfPresent([Check].self, forKey: .checks)
         anonymize = try container.decodeIfPresent(AnonymizeSetting.self, forKey: .anonymize)
         keys = try container.decodeIfPresent([String: [String]].self, forKey: .keys)
-        changes = try container.decodeIfPresent([String: String].self, forKey: .changes)
+        changes = try container.decodeIfPresent([String: ChangeDeclaration].self, forKey: .changes)
+        renames = try container.decodeIfPresent([String: String].self, forKey: .renames)
         userVersions = try container.decodeIfPresent([String: Int].self, forKey: .userVersions)
         versionQuery = try container.decodeIfPresent(String.self, forKey: .versionQuery)
     }
@@ -127,14 +136,14 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         if let unknown = dictionary.keys.filter({ !knownKeys.contains($0) }).sorted().first {
             throw fail("unknown key \"\(unknown)\"")
         }
-        for (list, known) in [("stages", stageKeys), ("checks", checkKeys)] {
-            for (index, entry) in ((dictionary[list] as? [Any]) ?? []).enumerated() {
-                guard let entry = entry as? [String: Any] else { throw fail("\(list)[\(index)] must be an object") }
-                if let unknown = entry.keys.filter({ !known.contains($0) }).sorted().first {
-                    throw fail("\(list)[\(index)]: unknown key \"\(unknown)\" (one of \(known.sorted().joined(separator: ", ")))")
-                }
+        for (index, entry) in ((dictionary["stages"] as? [Any]) ?? []).enumerated() {
+            guard let entry = entry as? [String: Any] else { throw fail("stages[\(index)] must be an object") }
+            if let unknown = entry.keys.filter({ !stageKeys.contains($0) }).sorted().first {
+                throw fail("stages[\(index)]: unknown key \"\(unknown)\" (one of \(stageKeys.sorted().joined(separator: ", ")))")
             }
         }
+        // The entries of `checks`, and the moves of `changes` (CorpusConfiguration+Declarations.swift).
+        try checkDeclarationKeys(dictionary, fail)
         var configuration: CorpusConfiguration
         do {
             configuration = try JSONDecoderFactory.decoder().decode(CorpusConfiguration.self, from: Data(bytes))
@@ -182,9 +191,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         for (table, columns) in (keys ?? [:]).sorted(by: { $0.key < $1.key }) where columns.isEmpty {
             throw fail("keys[\"\(table)\"] is empty: name the columns of the business key")
         }
-        for (name, change) in (changes ?? [:]).sorted(by: { $0.key < $1.key }) where DeclaredChange(rawValue: change) == nil {
-            throw fail("changes[\"\(name)\"] is \"\(change)\"; it must be derived, dropped, unordered or excluded")
-        }
+        try validateDeclarations(fail)
     }
 
     /// A path of the configuration, resolved against its folder.
@@ -224,7 +231,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     /// The declared changes, by lower-cased `table.column` or `table`; a table
     /// whose count is declared `dropped` is a dropped table too.
     package var declaredChanges: [String: DeclaredChange] {
-        var declared = Dictionary((changes ?? [:]).compactMap { key, value in DeclaredChange(rawValue: value).map { (key.lowercased(), $0) } }, uniquingKeysWith: { first, _ in first })
+        var declared = Dictionary((changes ?? [:]).compactMap { key, value in value.declared.map { (key.lowercased(), $0) } }, uniquingKeysWith: { first, _ in first })
         for (table, rule) in counts ?? [:] where rule == .dropped && declared[table.lowercased()] == nil {
             declared[table.lowercased()] = .dropped
         }

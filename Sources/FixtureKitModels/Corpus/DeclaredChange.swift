@@ -1,3 +1,8 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+
 /// What the configuration declares about a column or a table.
 package enum DeclaredChange: String, CaseIterable {
     /// The stage computes the column: only check that it is not NULL where the source was not.

@@ -38,7 +38,7 @@ package enum ExpectedResult {
         }
     }
 
-    static func render(_ value: SQLiteValue) -> String {
+    package static func render(_ value: SQLiteValue) -> String {
         switch value {
         case .text(let text): "\"\(text)\""
         case .null: "null"

@@ -1,4 +1,8 @@
 import FixtureKitSQLite
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
 
 /// The hints a failure to open or read a store gets, written once.
 package enum StoreHint {

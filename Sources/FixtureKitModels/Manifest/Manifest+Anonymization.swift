@@ -1,3 +1,8 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+
 extension Manifest {
     /// How a fixture was anonymized: never the key, only what tells keys apart.
     public struct Anonymization: Codable, Equatable, Sendable {

@@ -121,7 +121,7 @@ import Testing
         ]
         let clock = ContinuousClock()
         let start = clock.now
-        let results = MigrationChecks.configured(checks, on: database)
+        let results = ConfiguredChecks.run(checks, from: "1.0.0", on: database, source: nil, personal: [])
         #expect(clock.now - start < .seconds(5))
         #expect(results.map(\.passed) == [true, false, false])
         #expect(results[1].message == "expected [1, 2], got [[1], [2], [3], ...]")

@@ -1,0 +1,70 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
+/// The text fast path: an acceleration of ``AnonymizationSession/anonymize(_:_:)``
+/// for its common case, a text value under a keyed rule (pseudonym, fake) or a
+/// mask by a one-byte character of ASCII text, without the general path's
+/// enums, closures and reference counting; keyed outputs may come from a
+/// ``KeyedPrefetch``. It gives the same outputs, counts and spool records as
+/// ``AnonymizationSession/transform(_:_:group:attempt:)`` (the reference), which
+/// `AnonymizationAccelerationTests` checks on random stores.
+extension AnonymizationSession {
+    /// Rewrites a text value of rule `index`. The objects it calls are
+    /// arguments (borrowed from the session), so that calling them costs no
+    /// reference counting; the rule is read in place, not copied.
+    /// - Returns: `false` when the general path must handle the value.
+    static func anonymizeText(_ value: SQLiteValueRef, rule index: Int, result: DatabaseFunction.Result, _ scratch: UnsafeMutablePointer<Scratch>, _ hmac: HMACSHA256, _ spool: LeakSpool, _ prefetch: KeyedPrefetch?) -> Bool {
+        guard scratch.pointee.spoolsBytesAsTheyAre else { return false }
+        let rule = scratch.pointee.textRules.baseAddress! + index
+        let input = value.textBytes
+        scratch.pointee.output.removeAll(keepingCapacity: true)
+        switch rule.pointee.strategy {
+        case .mask(let keepFirst, let keepLast, _):
+            guard let character = rule.pointee.maskByte, !input.contains(where: { $0 >= 0x80 }) else { return false }
+            ValueTransforms.mask(keepFirst: keepFirst, keepLast: keepLast, fill: character, input: input, into: &scratch.pointee.output)
+        case .pseudonym, .fake:
+            // Every text value counts in the sequence the prefetch follows.
+            let sequence = scratch.pointee.sequences[index]
+            scratch.pointee.sequences[index] = sequence + 1
+            prefetch?.skip(rule: index, sequence: sequence)
+            guard !input.isEmpty else { return false }
+            if let slot = scratch.pointee.cache.lookup(rule.pointee.outputs, input) {
+                let cached = scratch.pointee.cache.output(slot)
+                if !equalBytes(input, cached) { scratch.pointee.changed[index] += 1 }
+                result.setText(cached)
+                return true
+            }
+            let prefetched = prefetch?.take(rule: index, sequence: sequence, input: input, into: &scratch.pointee.output) ?? false
+            if !prefetched {
+                guard var stream = stream(scratch, hmac, prefix: rule.pointee.prefix, attempt: 0, UnsafeRawBufferPointer(input)) else { return false }
+                if case .pseudonym(let format, _, let length) = rule.pointee.strategy {
+                    ValueTransforms.pseudonym(format, length: length, attempt: 0, input: input, stream: &stream, into: &scratch.pointee.output)
+                } else if case .fake(let kind) = rule.pointee.strategy {
+                    ValueTransforms.fake(kind, input: input, stream: &stream, into: &scratch.pointee.output)
+                }
+            }
+            scratch.pointee.output.withUnsafeMutableBufferPointer { scratch.pointee.cache.store(rule.pointee.outputs, input, output: UnsafeBufferPointer($0)) }
+        default:
+            return false
+        }
+        // (The mutable form only borrows the array: the other one would retain it.)
+        let isChanged = scratch.pointee.output.withUnsafeMutableBufferPointer { output in
+            let output = UnsafeBufferPointer(output)
+            result.setText(output)
+            guard !equalBytes(input, output) else { return false }
+            if output.count >= PatternIndex.minimumBytes {
+                spool.written.appendValue(nil, UnsafeRawBufferPointer(output))
+            }
+            return true
+        }
+        guard isChanged else { return true }
+        scratch.pointee.changed[index] += 1
+        if input.count >= PatternIndex.minimumBytes {
+            spool.originals.appendValue(UInt32(index), UnsafeRawBufferPointer(input))
+        }
+        return true
+    }
+}

@@ -1,0 +1,152 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
+/// The SQL functions' bodies, through ``DatabaseFunction``.
+extension AnonymizationSession {
+    /// `fixturekit_anonymize(rule, value [, group])`: the value rewritten by the rule.
+    func anonymize(_ arguments: DatabaseFunction.Arguments, _ result: DatabaseFunction.Result) {
+        guard arguments.count >= 2 else { return fail(result, nil, "fixturekit_anonymize: wrong arguments") }
+        let index = Int(arguments[0].int64)
+        guard rules.indices.contains(index) else { return fail(result, nil, "fixturekit_anonymize: no rule \(index)") }
+        let value = arguments[1]
+        if acceleration.textFastPath, arguments.count == 2, value.storageClass == .text, Self.anonymizeText(value, rule: index, result: result, scratch, key.hmac, spool, prefetch) { return }
+        let rule = rules[index]
+        guard let input = Input(value) else { return result.setNull() }
+        let group = arguments.count >= 3 ? Input(arguments[2]) : nil
+        // Keyed strategies on text: the same input gives the same output, so a
+        // repeated value is taken from the cache, and was recorded the first time.
+        let scratch = scratch
+        var cacheable = false
+        if case .text(let bytes) = input, rule.isKeyedText {
+            cacheable = true
+            if let slot = scratch.pointee.cache.lookup(rule.outputs, bytes) {
+                let cached = scratch.pointee.cache.output(slot)
+                if !equalBytes(bytes, cached) { scratch.pointee.changed[index] += 1 }
+                return result.setText(cached)
+            }
+        }
+        switch transform(rule, input, group: group) {
+        case .failure(let failure):
+            fail(result, rule, failure.description)
+        case .success(let output):
+            if cacheable, output == .text, case .text(let bytes) = input {
+                scratch.pointee.output.withUnsafeBufferPointer { scratch.pointee.cache.store(rule.outputs, bytes, output: $0) }
+            }
+            finish(result, rule, input, output)
+        }
+    }
+
+    /// Sets the function's result (without one, only counts), counts a
+    /// change and spools what was replaced.
+    func finish(_ result: DatabaseFunction.Result?, _ rule: BoundRule, _ input: Input, _ output: Output) {
+        let scratch = scratch
+        var isChanged = true
+        switch output {
+        case .unchanged:
+            isChanged = false
+            if let result { Self.set(result, input) }
+        case .null:
+            result?.setNull()
+        case .integer(let value):
+            if case .integer(let old) = input, old == value { isChanged = false }
+            result?.setInteger(value)
+        case .real(let value):
+            if case .real(let old) = input, old == value { isChanged = false }
+            result?.setReal(value)
+        case .text, .blob:
+            scratch.pointee.output.withUnsafeBufferPointer { bytes in
+                switch input {
+                case .text(let old) where output == .text: isChanged = !equalBytes(old, bytes)
+                case .blob(let old) where output == .blob: isChanged = !equalBytes(old, bytes)
+                default: break
+                }
+                if let result { Self.set(result, output == .text ? .text(bytes) : .blob(bytes)) }
+                if isChanged { spool.addWritten(UnsafeRawBufferPointer(bytes), isText: output == .text) }
+            }
+        }
+        guard isChanged else { return }
+        scratch.pointee.changed[rule.index] += 1
+        switch input {
+        case .text(let bytes): spool.addOriginal(column: rule.index, UnsafeRawBufferPointer(bytes), isText: true)
+        case .blob(let bytes): spool.addOriginal(column: rule.index, UnsafeRawBufferPointer(bytes), isText: false)
+        default: break
+        }
+    }
+
+    static func set(_ result: DatabaseFunction.Result, _ input: Input) {
+        switch input {
+        case .text(let bytes): result.setText(bytes)
+        case .blob(let bytes): result.setBlob(UnsafeRawBufferPointer(bytes))
+        case .integer(let value): result.setInteger(value)
+        case .real(let value): result.setReal(value)
+        }
+    }
+
+    /// `fixturekit_mapped(rule, value, pending)`: the value's unique pseudonym from
+    /// the rule's map; with `pending` 1, a placeholder that names it instead.
+    func mapped(_ arguments: DatabaseFunction.Arguments, _ result: DatabaseFunction.Result) {
+        guard arguments.count == 3 else { return fail(result, nil, "fixturekit_mapped: wrong arguments") }
+        let index = Int(arguments[0].int64)
+        guard rules.indices.contains(index), let table = rules[index].mapTable else { return fail(result, nil, "fixturekit_mapped: no rule \(index)") }
+        let rule = rules[index]
+        guard let input = Input(arguments[1]) else { return result.setNull() }
+        let pending = arguments[2].int64 == 1
+        guard let statement = prepared(&lookups[index], "SELECT pseudonym, rowid FROM temp.\(quotedIdentifier(table)) WHERE original = ?1", result, rule) else { return }
+        statement.reset()
+        defer { statement.reset() }
+        guard (try? statement.bind(arguments[1], at: 1)) != nil, (try? statement.step()) == true, let value = Input(statement.columnValue(0)) else {
+            // Values the map leaves out (empty ones) stay as they are.
+            return Self.set(result, input)
+        }
+        let scratch = scratch
+        scratch.pointee.output.removeAll(keepingCapacity: true)
+        let output: Output
+        switch value {
+        case .text(let bytes): scratch.pointee.output.append(contentsOf: bytes); output = .text
+        case .blob(let bytes): scratch.pointee.output.append(contentsOf: bytes); output = .blob
+        case .integer(let number): output = .integer(number)
+        case .real(let number): output = .real(number)
+        }
+        let mapRow = statement.columnInt64(1)
+        if pending {
+            // Count and spool as the final value, then write the placeholder.
+            finish(nil, rule, input, output)
+            let placeholder = Array((Self.pendingPrefix + String(mapRow)).utf8)
+            placeholder.withUnsafeBufferPointer { result.setText($0) }
+        } else {
+            finish(result, rule, input, output)
+        }
+    }
+
+    /// `fixturekit_unpend(rule, placeholder)`: the pseudonym a placeholder names.
+    func unpend(_ arguments: DatabaseFunction.Arguments, _ result: DatabaseFunction.Result) {
+        guard arguments.count == 2 else { return fail(result, nil, "fixturekit_unpend: wrong arguments") }
+        let index = Int(arguments[0].int64)
+        guard rules.indices.contains(index), let table = rules[index].mapTable,
+              case .text(let bytes)? = Input(arguments[1]) else { return fail(result, nil, "fixturekit_unpend: wrong arguments") }
+        let prefix = Array(Self.pendingPrefix.utf8)
+        guard bytes.starts(with: prefix), let mapRow = Int64(String(decoding: bytes[prefix.count...], as: UTF8.self)) else {
+            return result.setText(bytes)
+        }
+        guard let statement = prepared(&unpendLookups[index], "SELECT pseudonym FROM temp.\(quotedIdentifier(table)) WHERE rowid = ?1", result, rules[index]) else { return }
+        statement.reset()
+        defer { statement.reset() }
+        guard (try? statement.bind(mapRow, at: 1)) != nil, (try? statement.step()) == true else {
+            return fail(result, rules[index], "a placeholder names no pseudonym")
+        }
+        result.setValue(statement.columnValue(0))
+    }
+
+    private func prepared(_ slot: inout Statement?, _ sql: String, _ result: DatabaseFunction.Result, _ rule: BoundRule) -> Statement? {
+        if let slot { return slot }
+        guard let database, let statement = try? database.prepare(sql) else {
+            fail(result, rule, "cannot read its pseudonym map")
+            return nil
+        }
+        slot = statement
+        return statement
+    }
+}
