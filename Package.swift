@@ -1,6 +1,19 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The library is built in layers, each a target that depends only on those below:
+//
+//   primitives         FixtureKitSystem, FixtureKitSQLite, FixtureKitCrypto, FixtureKitArchiveIO
+//                      (the only targets that import the C modules)
+//   models, formats    FixtureKitModels (store sets, manifests, SHA256SUMS, corpus configuration)
+//   operations         FixtureKit (capture, anonymize, pack, verify, migrate, upgrade, ...)
+//   the tool           FixtureKitTool
+//
+// A target cannot import one above it. SwiftPM hands every C module map to every
+// target that depends on a primitive, so the `LayerCheck` plugin, applied to every
+// target above the primitives, fails the build when one of their files imports a C module.
+let layerCheck: [Target.PluginUsage] = [.plugin(name: "LayerCheck")]
+
 let package = Package(
     name: "fixturekit",
     products: [
@@ -8,6 +21,7 @@ let package = Package(
         .executable(name: "fixturekit", targets: ["FixtureKitTool"]),
     ],
     targets: [
+        // MARK: - C modules
         .systemLibrary(
             name: "CSQLite",
             pkgConfig: "sqlite3",
@@ -23,20 +37,52 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // The code a stage's process runs between fork() and exec().
+        .systemLibrary(name: "CSystem"),
+
+        // MARK: - Primitives
+        .target(name: "FixtureKitSystem", dependencies: ["CSystem"]),
+        .target(name: "FixtureKitSQLite", dependencies: ["CSQLite", "FixtureKitSystem", "FixtureKitCrypto"]),
+        .target(name: "FixtureKitCrypto", dependencies: ["CCrypto", "FixtureKitSystem"]),
+        .target(name: "FixtureKitArchiveIO", dependencies: ["CArchive", "FixtureKitSystem", "FixtureKitCrypto"]),
+
+        // MARK: - Models and formats
+        .target(
+            name: "FixtureKitModels",
+            dependencies: ["FixtureKitSystem", "FixtureKitSQLite", "FixtureKitCrypto", "FixtureKitArchiveIO"],
+            plugins: layerCheck
+        ),
+
+        // MARK: - Operations: the library product
         .target(
             name: "FixtureKit",
-            dependencies: ["CSQLite", "CArchive", "CCrypto"]
+            dependencies: ["FixtureKitModels", "FixtureKitSystem", "FixtureKitSQLite", "FixtureKitCrypto", "FixtureKitArchiveIO"],
+            plugins: layerCheck
         ),
+
+        // MARK: - The tool
         // The tool's module is not called `fixturekit`: a module name that differs
         // from the library's only by case would collide on case-insensitive disks.
         .executableTarget(
             name: "FixtureKitTool",
             dependencies: ["FixtureKit"],
-            path: "Sources/fixturekit"
+            path: "Sources/fixturekit",
+            plugins: layerCheck
         ),
+
+        // MARK: - The layer check
+        .plugin(name: "LayerCheck", capability: .buildTool()),
+
+        // MARK: - Tests
         .testTarget(
             name: "FixtureKitTests",
             dependencies: ["FixtureKit", "FixtureKitTool"]
+        ),
+        // A client of the library: imports FixtureKit without @testable, so that the
+        // public API (docs/library.md) is compiled and exercised as an app would use it.
+        .testTarget(
+            name: "FixtureKitClientTests",
+            dependencies: ["FixtureKit"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,9 +1,10 @@
-// The libFuzzer entry point: built only by `make fuzz`, with the library's
-// sources in the same module (see the Makefile). The target is chosen by the
+// The libFuzzer entry point: built only by `make fuzz` (scripts/fuzz.sh), over
+// the library's modules built with the fuzzer's instrumentation. The target is chosen by the
 // environment variable FIXTUREKIT_FUZZ_TARGET: wal, sums, config or archive.
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKit
 
 nonisolated(unsafe) let fuzzTarget: String = getenv("FIXTUREKIT_FUZZ_TARGET").map { String(cString: $0) } ?? "wal"
 

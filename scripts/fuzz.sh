@@ -18,13 +18,27 @@ targets=("$@")
 binary=.build/fuzz/fixturekit-fuzz
 export SWIFT_BACKTRACE=enable=no # the backtracer stalls on each crash otherwise
 
-mkdir -p .build/fuzz
-sources=(Sources/FixtureKit/*/*.swift Fuzz/FuzzMain.swift)
-if [[ ! -x $binary ]] || [[ -n $(find "${sources[@]}" -newer "$binary" | head -1) ]]; then
+mkdir -p .build/fuzz/modules
+# The library's targets, each below the ones that use it (see Package.swift).
+modules=(FixtureKitSystem FixtureKitCrypto FixtureKitSQLite FixtureKitArchiveIO FixtureKitModels FixtureKit)
+sources=(Sources/FixtureKit*/ Fuzz/FuzzMain.swift)
+if [[ ! -x $binary ]] || [[ -n $(find "${sources[@]}" -name '*.swift' -newer "$binary" | head -1) ]]; then
   echo "fuzz: building $binary" >&2
-  swiftc -sanitize=fuzzer,address -parse-as-library -module-name FixtureKit -O \
-    -I Sources/CSQLite -I Sources/CArchive -I Sources/CCrypto \
-    "${sources[@]}" -lsqlite3 -larchive -lcrypto -o "$binary" 2> .build/fuzz/build.log || {
+  flags=(-sanitize=fuzzer,address -parse-as-library -O -wmo -package-name fixturekit
+    -I .build/fuzz/modules -I Sources/CSQLite -I Sources/CArchive -I Sources/CCrypto -I Sources/CSystem)
+  objects=()
+  : > .build/fuzz/build.log
+  for module in "${modules[@]}"; do
+    mapfile -t files < <(find "Sources/$module" -name '*.swift' | sort)
+    swiftc "${flags[@]}" -module-name "$module" -emit-module -emit-module-path ".build/fuzz/modules/$module.swiftmodule" \
+      -c "${files[@]}" -o ".build/fuzz/$module.o" 2>> .build/fuzz/build.log || {
+        echo "fuzz: the build of $module failed; see .build/fuzz/build.log" >&2
+        exit 2
+      }
+    objects+=(".build/fuzz/$module.o")
+  done
+  swiftc "${flags[@]}" -module-name FuzzMain Fuzz/FuzzMain.swift "${objects[@]}" \
+    -lsqlite3 -larchive -lcrypto -o "$binary" 2>> .build/fuzz/build.log || {
       echo "fuzz: the build failed; see .build/fuzz/build.log" >&2
       exit 2
     }

@@ -1,3 +1,9 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
 /// What the engine does after the rows are rewritten: the FTS indexes rebuilt,
 /// the statistics refreshed, the foreign keys checked.
 extension AnonymizationEngine {

@@ -1,3 +1,9 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
 /// The secret key, read from the environment variable the rules name.
 struct AnonymizationKey {
     /// Shorter keys are refused: a key that can be guessed gives the originals back.

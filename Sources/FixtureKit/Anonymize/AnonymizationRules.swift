@@ -1,4 +1,7 @@
 import Foundation
+import FixtureKitSystem
+import FixtureKitCrypto
+import FixtureKitModels
 
 /// The anonymization rules file: which column of which table is rewritten, and how.
 ///

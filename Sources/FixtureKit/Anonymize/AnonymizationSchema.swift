@@ -1,3 +1,6 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+
 /// What anonymization needs to know of a store's schema, as SQLite's pragmas
 /// tell it: tables and their columns, which columns must stay unique, and the
 /// full-text indexes to rebuild. No SQL is parsed here.

@@ -1,3 +1,9 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
 /// The text fast path: an acceleration of ``AnonymizationSession/anonymize(_:_:)``
 /// for its common case, a text value under a keyed rule (pseudonym, fake) or a
 /// mask by a one-byte character of ASCII text, without the general path's

@@ -1,3 +1,9 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
 /// The SQL functions' bodies, through ``DatabaseFunction``.
 extension AnonymizationSession {
     /// `fixturekit_anonymize(rule, value [, group])`: the value rewritten by the rule.

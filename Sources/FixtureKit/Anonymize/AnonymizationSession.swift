@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
+import FixtureKitSQLite
 
 /// Whether two byte sequences are equal, with memcmp.
 @inline(__always)

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import Foundation
+import FixtureKitSystem
+import FixtureKitModels
 
 /// `capture`'s side of anonymization: whether the corpus has rules, and the
 /// opt-out for stores that hold synthetic data only.

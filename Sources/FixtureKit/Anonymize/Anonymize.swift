@@ -2,6 +2,10 @@
 import Glibc
 #endif
 import Foundation
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitModels
 
 /// What `anonymize` did.
 public struct AnonymizationReport: Codable, Equatable, Sendable {
@@ -29,33 +33,6 @@ public struct AnonymizationReport: Codable, Equatable, Sendable {
     public var leakScan: LeakScanReport
     /// The lines of `fixturekit.lock` rewritten (`--force` on a locked fixture).
     public var lock: [LockEdit]? = nil
-}
-
-extension Manifest {
-    /// How a fixture was anonymized: never the key, only what tells keys apart.
-    public struct Anonymization: Codable, Equatable, Sendable {
-        /// The corpus' rules were applied.
-        public static let rulesMode = "rules"
-        /// `capture --no-anonymize`: the user declared the store synthetic.
-        public static let optedOutMode = "opted-out"
-
-        /// `rules` or `opted-out`.
-        public var mode: String
-        /// SHA-256 of the rules file's bytes.
-        public var rules: String?
-        /// The first 8 bytes of HMAC-SHA-256("fixturekit key check v1") under the
-        /// key, in hex: fixtures anonymized with one key can be told from others.
-        public var keyCheck: String?
-        /// The strategy of each column with a rule: `{"users.email": "pseudonym"}`.
-        public var columns: [String: String]?
-
-        public init(mode: String, rules: String? = nil, keyCheck: String? = nil, columns: [String: String]? = nil) {
-            self.mode = mode
-            self.rules = rules
-            self.keyCheck = keyCheck
-            self.columns = columns
-        }
-    }
 }
 
 /// `fixturekit anonymize`: a store into a new file, or a fixture folder in place,

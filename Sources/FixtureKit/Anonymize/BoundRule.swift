@@ -1,3 +1,9 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
 /// A rule bound to a column of the store being anonymized. A class: the SQL
 /// functions read it once per value, and a reference costs one retain.
 final class BoundRule {

@@ -1,3 +1,5 @@
+import FixtureKitSystem
+
 /// Moving ISO-8601 dates by whole days, in their own text: only the date part
 /// changes, the time of day, fraction and zone are kept byte for byte.
 ///

@@ -1,3 +1,5 @@
+import FixtureKitSystem
+
 /// The built-in lists `fake` and the `name` pseudonym format draw from: common
 /// given names and surnames of many languages, and the words of "lorem ipsum",
 /// which no real record is made of.

@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import Synchronization
+import FixtureKitSystem
+import FixtureKitSQLite
 
 /// Keyed outputs computed ahead on a second thread, from a second copy of the store.
 ///

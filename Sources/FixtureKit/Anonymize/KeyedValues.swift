@@ -1,3 +1,5 @@
+import FixtureKitSystem
+
 /// What a keyed derivation is for: the first byte of every HMAC message, so that
 /// no two uses of the key ever hash the same message.
 enum DerivationTag: UInt8 {

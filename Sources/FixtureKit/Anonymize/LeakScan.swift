@@ -2,6 +2,9 @@
 import Glibc
 #endif
 import Synchronization
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitModels
 
 /// The leak scan of an anonymized output: proof that no replaced value, and no
 /// run of ``PatternIndex/runBytes`` bytes of one, is left in it.

@@ -1,3 +1,5 @@
+import FixtureKitSystem
+
 /// One place where a replaced value, or a run of one, was found.
 ///
 /// A hit in a value SQLite reads names the table, the column and the row

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
 
 /// The raw pass of the leak scan: every byte of a file, searched for the
 /// patterns of a ``PatternIndex``, wherever SQLite put them (an overflow page,

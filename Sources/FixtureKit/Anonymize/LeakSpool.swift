@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import Synchronization
+import FixtureKitSystem
 
 /// Where the values replaced during a run wait for the leak scan: two files
 /// unlinked as soon as they are created, so that nothing of them is left even

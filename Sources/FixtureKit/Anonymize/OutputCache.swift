@@ -1,6 +1,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
 
 /// A direct-mapped cache of keyed outputs: real data repeats (names, cities,
 /// the e-mail of every order of one customer), and a repeated value then costs

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
 
 extension PatternIndex {
     /// Sorts the patterns by bucket (keeping the order they were added in

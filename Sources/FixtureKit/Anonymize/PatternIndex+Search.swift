@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
 
 extension PatternIndex {
     // MARK: - Exemptions

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
 
 /// The replaced values of a leak scan, searched for at once in one pass over
 /// the bytes, so that any run of ``runBytes`` bytes of one of them is found.

@@ -1,3 +1,9 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
 /// Which table or index each page of a store belongs to, and what the page is,
 /// as SQLite's `dbstat` virtual table tells it
 /// (<https://www.sqlite.org/dbstat.html>): the leak scan names a hit in the

@@ -1,3 +1,9 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
 /// The logical pass of the leak scan: every value SQLite reads from a table,
 /// whole however SQLite cut it over pages, searched for the patterns of a
 /// ``PatternIndex``, so that a hit is named by table, column and row.

@@ -1,4 +1,9 @@
 import Foundation
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
 
 /// The configuration's own checks: each query against the result it must
 /// give (`expect`), against another query's rows (`expectSQL`), or against no

@@ -1,3 +1,6 @@
+import FixtureKitSystem
+import FixtureKitModels
+
 /// Structural schema comparison of a store with a fixture, for CI jobs that check
 /// that a shipped schema was not modified.
 public enum Drift {
@@ -32,7 +35,7 @@ public enum Drift {
         let scratch = try ScratchStore(copying: set, what: "drift")
         let schema: SchemaSnapshot
         do { schema = try SchemaSnapshot(database: scratch.database) } catch {
-            throw FixtureKitError(what: "drift", path: path, why: error.description)
+            throw FixtureKitError(what: "drift", path: path, why: error.description, cause: error)
         }
         return (schema, try ContentHash.digest(of: scratch.database, display: path, what: "drift").hex)
     }

@@ -1,3 +1,9 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
 /// The rows of one table that violate a foreign key, as `PRAGMA
 /// foreign_key_check` names them (GRDB's `ForeignKeyViolation` is the model):
 /// the first few with their rowid, parent table and foreign key, and how many

@@ -1,3 +1,9 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
 /// When a value that changed its storage class is still the same value.
 ///
 /// A value is preserved when it reads back as the same value. Comparing with

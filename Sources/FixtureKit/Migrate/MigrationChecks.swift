@@ -1,5 +1,8 @@
 import Foundation
 import Synchronization
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitModels
 
 /// The checks a migrated store must pass, shared by the migration matrix (on
 /// temporary copies) and `upgrade` (on the live store, under its lock).

@@ -1,3 +1,6 @@
+import FixtureKitSystem
+import FixtureKitModels
+
 /// One run of the matrix: a fixture of `source` taken through `stages` to `target`.
 public struct MigrationPath: Sendable, Hashable, Codable {
     public enum Kind: String, Sendable, Codable {

@@ -1,3 +1,9 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
 extension MigrationReport {
     /// The HTML report's data diff: per path, per table and column, how many
     /// values were equal, lost, NULLed, changed (emptied and truncated values

@@ -1,3 +1,7 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitModels
+
 extension MigrationReport {
     /// The report as one self-contained HTML page: the matrix as a grid of paths
     /// (rows) against checks (columns), then each failure with the statement that
@@ -17,7 +21,7 @@ extension MigrationReport {
     /// Writes ``html(configuration:)`` to `path` atomically (`path.tmp`, fsync, rename).
     public func writeHTML(to path: String, configuration: String? = nil) throws(FixtureKitError) {
         do { try AtomicFile.write(Array(html(configuration: configuration).utf8), to: path) } catch {
-            throw FixtureKitError(what: "write HTML report: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "write HTML report", failed: error)
         }
     }
 }

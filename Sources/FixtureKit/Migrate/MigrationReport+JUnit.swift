@@ -1,3 +1,6 @@
+import FixtureKitSystem
+import FixtureKitModels
+
 extension MigrationReport {
     /// The report as JUnit XML: one testsuite per source version, one testcase
     /// per path and check (with the check's `time`), failure messages that say
@@ -74,7 +77,7 @@ extension MigrationReport {
     /// Writes the JUnit XML to `path` atomically.
     public func writeJUnit(to path: String) throws(FixtureKitError) {
         do { try AtomicFile.write(Array(junitXML().utf8), to: path) } catch {
-            throw FixtureKitError(what: "write JUnit report: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "write JUnit report", failed: error)
         }
     }
 }

@@ -1,3 +1,5 @@
+import FixtureKitSystem
+
 /// One check of one migration path, passed or not.
 public struct CheckResult: Codable, Equatable, Sendable {
     /// `fixture 1.0.0 verifies`, `stage 1.0.0 -> 2.0.0`, `integrity_check`, a configured check's name.

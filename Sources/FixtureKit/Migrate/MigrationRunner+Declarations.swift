@@ -1,3 +1,9 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
 extension MigrationRunner {
     /// Checks, before the matrix runs, that what `changes` moves and `renames`
     /// renames exists: the old table or column in a supported version's

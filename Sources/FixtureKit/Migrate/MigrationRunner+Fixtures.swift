@@ -1,5 +1,10 @@
 import Foundation
 import Synchronization
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
 
 extension MigrationRunner {
     /// A version's fixture: verified once, its contents read once from a copy,
@@ -103,7 +108,7 @@ extension MigrationRunner {
             copy = scratch.appendingPath(["", ".", ".."].contains(name) ? "fixture" : name)
             try FileCopy.copyFolder(from: folder, to: copy, sync: false)
         } catch {
-            return .failure(FixtureKitError(what: "copy fixture: \(error.operation)", path: error.path, why: error.reason))
+            return .failure(FixtureKitError(what: "copy fixture", failed: error))
         }
         return .success(copy)
     }
@@ -123,7 +128,7 @@ extension MigrationRunner {
                 try set.copyMembers(to: folder, sync: false)
                 path = folder.appendingPath(set.storeName)
             } catch {
-                throw FixtureKitError(what: "read fixture: copy: \(error.operation)", path: error.path, why: error.reason)
+                throw FixtureKitError(what: "read fixture: copy", failed: error)
             }
         }
         do {

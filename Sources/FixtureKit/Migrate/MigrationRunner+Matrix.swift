@@ -1,3 +1,6 @@
+import FixtureKitSystem
+import FixtureKitModels
+
 extension MigrationRunner {
     /// Reads the configuration at `config` and runs its matrix (or the part `options` selects).
     ///

@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
+import FixtureKitModels
 
 extension MigrationRunner {
     /// Bytes written into the temporary folder to see that it takes them.
@@ -43,7 +45,7 @@ extension MigrationRunner {
             close(fd)
             try POSIX.unlinkIfPresent(temporary)
         } catch {
-            throw FixtureKitError(what: "\(what): \(error.operation)", path: error.path, why: error.reason, hint: "nothing was run")
+            throw FixtureKitError(what: "\(what)", failed: error, hint: "nothing was run")
         }
     }
 }

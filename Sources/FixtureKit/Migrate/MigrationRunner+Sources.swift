@@ -1,3 +1,6 @@
+import FixtureKitSystem
+import FixtureKitModels
+
 /// What the corpus' fixtures say about the plan, read from their manifests: which
 /// versions share a schema version, and which fixtures hold the same content.
 struct SourceFacts: Sendable {

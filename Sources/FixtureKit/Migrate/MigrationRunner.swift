@@ -1,6 +1,10 @@
 import Dispatch
 import Foundation
 import Synchronization
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitModels
 
 /// Runs the migration matrix of a corpus: every supported version's fixture,
 /// copied into a fresh temporary folder, taken through its stages to the

@@ -1,3 +1,9 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
 /// Which paths of the matrix a run takes (`--shard`), and in what order they
 /// start (`--jobs`): by each path's expected cost, so that the shares of a
 /// split matrix take about the same time, and parallel workers finish together.

@@ -1,4 +1,9 @@
 import Synchronization
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
 
 /// The running record of one path.
 struct PathRun {

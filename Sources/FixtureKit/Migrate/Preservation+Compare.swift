@@ -1,3 +1,9 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
 extension PreservationCheck {
     /// Compares one table present in both stores: its rows paired by key
     /// (``RowPairing``), then every column present in both, value by value.

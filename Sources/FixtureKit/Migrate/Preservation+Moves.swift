@@ -1,3 +1,9 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
 extension PreservationCheck {
     /// The migrated rows of a move's target, copied once with their key:
     /// `(k, v)`, indexed on `k`.

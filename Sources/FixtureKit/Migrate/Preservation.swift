@@ -1,3 +1,7 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitModels
+
 /// Value-level data preservation: after a migration, every row of every table
 /// present in both the source fixture and the migrated store is matched by key,
 /// and every column present in both compared, value by value.
@@ -34,18 +38,6 @@ public struct ColumnPreservation: Codable, Equatable, Sendable {
     /// `true` when the table's pages were byte-identical to the source's, so
     /// its rows were known equal without a join (``UnchangedTables``).
     public var identicalPages: Bool?
-}
-
-/// What the configuration declares about a column or a table.
-enum DeclaredChange: String, CaseIterable {
-    /// The stage computes the column: only check that it is not NULL where the source was not.
-    case derived
-    /// The column (or table) goes away on purpose.
-    case dropped
-    /// A JSON array whose order carries no meaning: compared after sorting.
-    case unordered
-    /// A table whose rows were split or merged: not compared.
-    case excluded
 }
 
 struct PreservationCheck {

@@ -1,3 +1,9 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
 /// The rows of a source table paired with the rows of the same key after the
 /// migration, with no quadratic path whatever the two stores' indexes: a join
 /// on a key that has no index on its looked-up side makes SQLite scan that

@@ -1,5 +1,10 @@
 import Foundation
 import Synchronization
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
 
 /// Whether each table's key is unique in a fixture's reference copy, found once
 /// for every path that compares with it, on a thread of its own while the first

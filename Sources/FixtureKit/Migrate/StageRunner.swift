@@ -1,5 +1,7 @@
 import Foundation
-import CSQLite
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitModels
 
 /// Runs migration stages on one store: SQL stages through a connection kept
 /// open between them, exec stages as programs that have the store to themselves.
@@ -106,7 +108,7 @@ final class StageRunner {
         case .signal(let signal)?:
             return Failure(message: "interrupted: fixturekit received \(Interruption.name(signal))", statement: error.sql)
         case nil:
-            let machine = error.code == SQLITE_FULL || error.code == SQLITE_IOERR || error.code == SQLITE_CANTOPEN
+            let machine = error.resultCode == .full || error.resultCode == .ioError || error.resultCode == .cantOpen
             return Failure(message: "SQLite error \(error.code): \(error.message)", statement: error.sql, infrastructure: machine)
         }
     }

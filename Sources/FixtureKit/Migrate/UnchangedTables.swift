@@ -3,6 +3,9 @@ import Glibc
 #elseif canImport(Musl)
 import Musl
 #endif
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitModels
 
 /// The pages a migration changed: the migrated store starts as a byte copy of
 /// the source's checkpointed store, so comparing a page with the source's page

@@ -1,3 +1,7 @@
+import FixtureKitSystem
+import FixtureKitArchiveIO
+import FixtureKitModels
+
 /// What one streaming pass over a fixture archive found, with the bytes of the
 /// two small files that describe the fixture: its `SHA256SUMS` and its
 /// `manifest.json`. Nothing is extracted; every other file is hashed and dropped.

@@ -1,3 +1,8 @@
+import FixtureKitSystem
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
 extension CorpusStatus {
     /// Reads the configuration at `path`, then the status of its corpus.
     /// - Throws: ``FixtureKitError`` when the configuration or the corpus folder

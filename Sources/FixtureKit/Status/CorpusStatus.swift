@@ -1,3 +1,6 @@
+import FixtureKitSystem
+import FixtureKitModels
+
 /// The corpus at a glance: every version that the configuration names or the
 /// corpus folder holds, what is there for it, and what is wrong, in plain words.
 ///

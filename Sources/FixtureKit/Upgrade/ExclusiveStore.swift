@@ -1,7 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import CSQLite
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitModels
 
 /// A connection that holds a live store's exclusive lock for as long as it is
 /// open: no other connection, in this process or another, reads or writes the
@@ -86,22 +88,13 @@ final class ExclusiveStore {
     /// documentation), retried for `timeout` milliseconds while another holds the store.
     /// - Throws: ``SQLiteError``: `SQLITE_BUSY` when the store stays in use.
     static func connect(_ storePath: String, timeout: Int32) throws(SQLiteError) -> Database {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .milliseconds(Int(timeout))
-        var pause: useconds_t = 5_000
-        while true {
-            do throws(SQLiteError) {
-                let database = try Database(path: storePath, options: .init(busyTimeout: min(timeout, retryBusyTimeout)))
-                try database.setCheckpointOnClose(false)
-                try database.execute("PRAGMA locking_mode = EXCLUSIVE")
-                try database.execute("BEGIN EXCLUSIVE")
-                try database.execute("COMMIT")
-                return database
-            } catch {
-                guard error.code == SQLITE_BUSY || error.code == SQLITE_LOCKED, clock.now < deadline else { throw error }
-            }
-            usleep(pause)
-            pause = min(pause * 2, 100_000)
+        try Database.retrying(for: .milliseconds(Int(timeout)), maximumPause: 100_000) { () throws(SQLiteError) in
+            let database = try Database(path: storePath, options: .init(busyTimeout: min(timeout, retryBusyTimeout)))
+            try database.setCheckpointOnClose(false)
+            try database.execute("PRAGMA locking_mode = EXCLUSIVE")
+            try database.execute("BEGIN EXCLUSIVE")
+            try database.execute("COMMIT")
+            return database
         }
     }
 
@@ -112,18 +105,13 @@ final class ExclusiveStore {
 
     /// Whether an error of ``connect(_:timeout:)`` means another connection holds the store.
     static func isInUse(_ error: SQLiteError) -> Bool {
-        error.code == SQLITE_BUSY || error.code == SQLITE_LOCKED
+        error.isBusy
     }
 
     static func describe(_ error: SQLiteError, what: String, path: String) -> FixtureKitError {
         if isInUse(error) {
             return FixtureKitError(what: what, path: path, why: "in use by another process", hint: "close the app that uses the store, then try again")
         }
-        let hint: String? = switch error.code {
-        case SQLITE_NOTADB: "is it an SQLite store?"
-        case SQLITE_CANTOPEN, SQLITE_READONLY: "check the permissions of the store and of its folder"
-        default: nil
-        }
-        return FixtureKitError(what: what, path: path, why: error.description, hint: hint)
+        return FixtureKitError(what: what, path: path, why: error.description, hint: StoreHint.opening(error), cause: error)
     }
 }

@@ -2,6 +2,10 @@
 import Glibc
 #endif
 import Foundation
+import FixtureKitSystem
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
 
 // MARK: - Retention
 

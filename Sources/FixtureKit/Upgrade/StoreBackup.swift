@@ -1,6 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
 
 /// One backup archive of a live store.
 public struct BackupArchive: Codable, Equatable, Sendable {
@@ -228,7 +232,7 @@ public enum StoreBackup {
                 do {
                     for item in try FolderListing.items(below: set.path(of: .support)) { files.append(support + "/" + item.path.description) }
                 } catch {
-                    throw FixtureKitError(what: error.operation, path: error.path, why: error.reason)
+                    throw FixtureKitError(what: error.operation, path: error.path, why: error.reason, cause: error)
                 }
             }
         }
@@ -243,7 +247,7 @@ public enum StoreBackup {
         var owners: [String: FileOwnership] = [:]
         for path in paths {
             do { owners[path] = FileOwnership(try POSIX.lstat(set.folder.appendingPath(path))) } catch {
-                throw FixtureKitError(what: error.operation, path: error.path, why: error.reason)
+                throw FixtureKitError(what: error.operation, path: error.path, why: error.reason, cause: error)
             }
         }
         return BackupOrigin(store: BackupOrigin.identity(ofStore: set.storePath), files: owners)
@@ -271,7 +275,7 @@ final class BackupFolderLock {
             }
             fd = try POSIX.open(path, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
         } catch {
-            throw FixtureKitError(what: error.operation, path: error.path, why: error.reason)
+            throw FixtureKitError(what: error.operation, path: error.path, why: error.reason, cause: error)
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             close(fd)

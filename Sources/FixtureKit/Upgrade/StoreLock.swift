@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
+import FixtureKitModels
 
 /// One `upgrade`, `backup`, `restore` or `restore --pending` of a store at a
 /// time: `flock` on `.App.sqlite.fixturekit-lock` beside the store, held for the

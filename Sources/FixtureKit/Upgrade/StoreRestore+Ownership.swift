@@ -2,6 +2,8 @@
 import Glibc
 #endif
 import Foundation
+import FixtureKitSystem
+import FixtureKitModels
 
 extension StoreRestore {
     /// What the manifest of an extracted archive records of its origin, if it

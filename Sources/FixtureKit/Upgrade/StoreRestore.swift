@@ -1,6 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
+import FixtureKitCrypto
+import FixtureKitModels
 
 /// What a restore put in place.
 public struct RestoreResult: Codable, Equatable, Sendable {
@@ -58,10 +61,10 @@ public enum StoreRestore {
         }
         let existing: stat?
         do { existing = try POSIX.lstatIfPresent(storePath) } catch {
-            throw FixtureKitError(what: "\(what): \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "\(what)", failed: error)
         }
         if let existing, (existing.st_mode & S_IFMT) != S_IFREG {
-            throw FixtureKitError(what: what, path: storePath, why: FileHasher.kindDescription(existing.st_mode))
+            throw FixtureKitError(what: what, path: storePath, why: FileKind.describe(existing.st_mode))
         }
         let storeLock = try StoreLock.acquire(store: storePath, command: what, what: what)
         defer { storeLock?.release() }
@@ -78,7 +81,7 @@ public enum StoreRestore {
         // folder this run cannot write to, no run of the same user can prune either.
         do { try BackupPin.write(archive: archive, store: storePath) } catch where [EACCES, EROFS, EPERM].contains(error.errno) {
         } catch {
-            throw FixtureKitError(what: "\(what): pin the backup: \(error.operation)", path: error.path, why: error.reason, hint: "nothing was changed")
+            throw FixtureKitError(what: "\(what): pin the backup", failed: error, hint: "nothing was changed")
         }
         try marker.write(forStore: storePath)
         var result = try replaceAndVerify(storePath, from: extracted, archive: archive)
@@ -101,7 +104,7 @@ public enum StoreRestore {
             extracted = try extract(marker.backup, forStore: storePath, what: what)
         } catch {
             do { removedFirst = try removeSidecars(storePath) } catch {
-                throw FixtureKitError(what: "\(what): \(error.operation)", path: error.path, why: error.reason)
+                throw FixtureKitError(what: "\(what)", failed: error)
             }
             guard !removedFirst.isEmpty else { throw error }
             extracted = try extract(marker.backup, forStore: storePath, what: what)
@@ -149,7 +152,7 @@ public enum StoreRestore {
         let folder = root.appendingPath("set")
         ScratchFolder.remove(root)
         do { try POSIX.makeFolder(root, mode: 0o700) } catch {
-            throw FixtureKitError(what: "\(what): \(error.operation)", path: error.path, why: error.reason, hint: "nothing was changed")
+            throw FixtureKitError(what: "\(what)", failed: error, hint: "nothing was changed")
         }
         let result: UnpackResult
         do {
@@ -205,7 +208,7 @@ public enum StoreRestore {
         do {
             removed = try replace(storePath, from: extracted.folder, sourceStore: extracted.sourceStore)
         } catch {
-            throw FixtureKitError(what: "\(what): \(error.operation)", path: error.path, why: error.reason, hint: "the marker stays: `fixturekit restore --pending \(storePath)` finishes the restore")
+            throw FixtureKitError(what: "\(what)", failed: error, hint: "the marker stays: `fixturekit restore --pending \(storePath)` finishes the restore")
         }
         let storeName = storePath.split(separator: "/").last.map(String.init) ?? storePath
         let expected = extracted.targetDigests(storeName: storeName)
@@ -236,7 +239,7 @@ public enum StoreRestore {
             do {
                 for item in try FolderListing.items(below: folder.appendingPath(support)) { files.insert(support + "/" + item.path.description) }
             } catch {
-                throw FixtureKitError(what: "restore: verify: \(error.operation)", path: error.path, why: error.reason)
+                throw FixtureKitError(what: "restore: verify", failed: error)
             }
         }
         return files

@@ -1,3 +1,7 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitModels
+
 extension Upgrade {
     /// The checks of a migrated live store, on the locked connection: integrity,
     /// foreign keys (no more violations than before the migration), the version,

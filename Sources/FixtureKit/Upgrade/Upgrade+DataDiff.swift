@@ -1,6 +1,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
 
 extension Upgrade {
     /// The name of the check, as `migrate` calls it.

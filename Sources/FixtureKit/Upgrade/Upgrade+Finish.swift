@@ -1,6 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
+import FixtureKitModels
 
 extension Upgrade {
     /// Settles a migration that passed every check: phase `migrated`, a

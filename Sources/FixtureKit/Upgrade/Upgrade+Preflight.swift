@@ -1,6 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitModels
 
 extension Upgrade {
     /// The store set, or a one-line error.
@@ -29,7 +33,7 @@ extension Upgrade {
         }
         let version: StoreVersion
         do { version = try configuration.storeVersion(of: database) } catch {
-            throw FixtureKitError(what: what, path: storePath, why: error.why, hint: error.hint)
+            throw FixtureKitError(what: what, path: storePath, why: error.why, hint: error.hint, cause: error)
         }
         if version.isNewer {
             throw FixtureKitError(
@@ -61,7 +65,7 @@ extension Upgrade {
             do {
                 for item in try FolderListing.items(below: set.path(of: .support)) { files.append(support + "/" + item.path.description) }
             } catch {
-                throw FixtureKitError(what: error.operation, path: error.path, why: error.reason)
+                throw FixtureKitError(what: error.operation, path: error.path, why: error.reason, cause: error)
             }
         }
         var digests: [String: SHA256Digest] = [:]

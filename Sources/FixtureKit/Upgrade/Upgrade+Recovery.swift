@@ -1,4 +1,7 @@
 import Foundation
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitModels
 
 extension Upgrade {
     /// Finishes what a killed `upgrade` or `restore` left, as its marker says:

@@ -1,3 +1,9 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+import FixtureKitModels
+
 extension Upgrade {
     /// The configuration's own checks on the migrated live store, with the
     /// store as it was before (its verified backup, extracted beside it and

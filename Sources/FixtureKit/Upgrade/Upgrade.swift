@@ -1,6 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitModels
 
 /// How ``Upgrade/upgrade(store:configuration:configurationPath:options:)`` works.
 public struct UpgradeOptions: Sendable {
@@ -188,7 +191,7 @@ public enum Upgrade {
         try checkSpace(set, backups: backups, options: options, what: what)
         let logs: ScratchFolder
         do { logs = try ScratchFolder() } catch {
-            throw FixtureKitError(what: "\(what): \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "\(what)", failed: error)
         }
 
         // The backup: the files as they are, read while the lock keeps them so.
@@ -273,7 +276,7 @@ public enum Upgrade {
     private static func writeMarker(_ marker: UpgradeMarker, backup: String, store storePath: String) throws(FixtureKitError) {
         do throws(FixtureKitError) {
             do { try BackupPin.write(archive: backup, store: storePath) } catch {
-                throw FixtureKitError(what: "pin the backup: \(error.operation)", path: error.path, why: error.reason)
+                throw FixtureKitError(what: "pin the backup", failed: error)
             }
             try marker.write(forStore: storePath)
             try marker.prepareRestore(forStore: storePath)

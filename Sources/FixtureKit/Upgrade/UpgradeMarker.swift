@@ -1,4 +1,6 @@
 import Foundation
+import FixtureKitSystem
+import FixtureKitModels
 
 /// `App.sqlite.fixturekit-upgrade`, beside the store: an upgrade or a restore is
 /// in progress, and the backup that can bring the store set back.
@@ -60,7 +62,7 @@ struct UpgradeMarker: Codable, Equatable, Sendable {
             guard try POSIX.lstatIfPresent(path) != nil else { return nil }
             bytes = try POSIX.readFile(path, limit: 16 << 20)
         } catch {
-            throw FixtureKitError(what: "read upgrade marker: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "read upgrade marker", failed: error)
         }
         do {
             let marker = try JSONDecoderFactory.decoder().decode(UpgradeMarker.self, from: Data(bytes))

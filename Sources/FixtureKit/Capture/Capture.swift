@@ -1,0 +1,371 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitModels
+
+/// How `capture` copies a live store.
+public enum CaptureMode: String, Sendable, CaseIterable, Codable {
+    /// A consistent online copy through SQLite's backup API; the source is left
+    /// untouched and every committed transaction is in the copy.
+    case snapshot
+    /// Folds the source's WAL into its main file, then copies the main file while
+    /// no writer can start.
+    case checkpoint
+    /// The main file, `-wal` and `-shm` as they are, copied as one consistent set.
+    case raw
+}
+
+/// What `capture` wrote.
+public struct CaptureResult: Sendable {
+    /// The fixture folder.
+    public var fixture: String
+    public var manifest: Manifest
+    public var sums: SHA256Sums
+    /// Whether an existing fixture was replaced (`--force`).
+    public var replacedExisting: Bool
+    /// The lines of `fixturekit.lock` the capture wrote (in a corpus with `fixturekit.json`).
+    public var lock: [LockEdit] = []
+}
+
+/// Freezes a live store into a fixture folder of a corpus.
+public enum Capture {
+    /// How long a locked source is waited for, in milliseconds.
+    public static let busyTimeout: Int32 = 5000
+    /// How long the write lock of `checkpoint` and `raw` captures is waited for,
+    /// in milliseconds: a busy writer holds it again and again.
+    public static let lockTimeout: Int32 = 15_000
+
+    /// Writes the fixture `corpus/version/` from the store at `storePath`.
+    ///
+    /// The fixture is built in `corpus/.version.tmp/` (store set, `manifest.json`,
+    /// `SHA256SUMS`, each fsynced) and renamed into place, so it appears whole or
+    /// not at all. An existing fixture is history: it is replaced only with `force`.
+    /// The corpus' anonymization rules, when its `fixturekit.json` names some, are
+    /// applied in the staging folder before the fixture is installed.
+    /// - Throws: ``FixtureKitError``.
+    /// - Parameter progress: told of each step.
+    public static func capture(store storePath: String, version: String, corpus: String, mode: CaptureMode, force: Bool = false, anonymize: CaptureAnonymization = CaptureAnonymization(), progress: WorkProgress? = nil) throws(FixtureKitError) -> CaptureResult {
+        let target = try FixtureFolder.path(of: version, in: corpus, what: "capture", path: storePath)
+        // Shipped history is rewritten only when told: a locked version, even
+        // without its folder, is refused before anything is read or written.
+        let lockTarget = try CorpusLock.guardRewrite(of: target, version: version, what: "capture", force: force)
+        // A new corpus gets its lock with its first fixture; an existing one without
+        // a lock adopts one explicitly (`fixturekit lock`), after a review.
+        let createsLock = lockTarget.map { !$0.hasLock && isNewCorpus(corpus, besides: version) } ?? false
+        let set = try StoreSet(storePath: storePath)
+        // SQLite would take an empty file for an empty database: refuse it first.
+        do { _ = try set.readHeader() } catch {
+            throw FixtureKitError(what: "capture", path: storePath, why: error.why)
+        }
+        let identity = try? POSIX.lstat(storePath)
+        // Anonymization (Anonymize/): the rules and key are loaded before anything is copied.
+        let anonymization = try CorpusAnonymization(corpus: corpus, store: storePath, mode: mode, options: anonymize)
+        let staging: String
+        do {
+            try FixtureFolder.createFolders(corpus)
+            try FixtureFolder.recover(target)
+            if try POSIX.lstatIfPresent(target) != nil && !force {
+                throw FixtureKitError(
+                    what: "capture", path: target, why: "the fixture exists, and a fixture is history",
+                    hint: "--force replaces it")
+            }
+            staging = try FixtureFolder.prepareStaging(for: target)
+        } catch let error as FixtureKitError {
+            throw error
+        } catch let error as FileSystemError {
+            throw FixtureKitError(what: "capture", failed: error)
+        } catch {
+            throw FixtureKitError(what: "capture", path: target, why: "\(error)")
+        }
+        do throws(FixtureKitError) {
+            let staged = staging.appendingPath(set.storeName)
+            progress?.begin("capture \(storePath): copy (\(mode.rawValue))")
+            switch mode {
+            case .snapshot: try snapshot(set, to: staged)
+            case .checkpoint: try checkpointThenCopy(set, to: staged)
+            case .raw: try rawCopy(set, into: staging)
+            }
+            if set.has(.support) {
+                try wrap("copy", set.path(of: .support)) { () throws(FileSystemError) in
+                    try FileCopy.copyFolder(from: set.path(of: .support), to: staging.appendingPath(set.fileName(of: .support)))
+                }
+            }
+            // Anonymization (Anonymize/): rewrites the staged store before anything is installed.
+            progress?.begin("capture \(storePath): anonymize")
+            let anonymized = try anonymization.apply(staging: staging, storeName: set.storeName, display: storePath, fixture: target)
+            progress?.begin("capture \(storePath): hash and inspect")
+            defer { progress?.end() }
+            // The staged store is complete and nothing writes to it any more: more
+            // threads sync it, hash its bytes and its content while its facts are read.
+            let stagedSet = try StoreSet(storePath: staged)
+            let storeWork = StagedStoreWork(staged, hashContent: stagedSet.present.isEmpty)
+            defer { storeWork.drain() }
+            // The staged copy is ours: read it in place, immutable, without another copy
+            // (anonymization leaves one file, without sidecars); a raw set with its
+            // -wal is read, and its content hashed, on a copy.
+            let inspection = try StoreInspection(set: stagedSet, readContents: true, access: .ownedFileImmutable, hashContent: !stagedSet.present.isEmpty)
+            var manifest = try Manifest(version: version, mode: mode.rawValue, inspection: inspection)
+            manifest.anonymization = anonymized
+            if let contentHash = try storeWork.contentHash() { manifest.contentHash = contentHash }
+            try wrap("write manifest", staging) { () throws(FileSystemError) in
+                try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))
+            }
+            let known = try storeWork.finish()
+            let sums = try Checksums.writeSums(for: staging, known: known.map { [set.storeName: $0] } ?? [:])
+            if let moved = moved(storePath, since: identity) { throw moved }
+            let replaced = try wrap("install fixture", target) { () throws(FileSystemError) in
+                try FixtureFolder.install(staging, at: target, replace: force)
+            }
+            var result = CaptureResult(fixture: target, manifest: manifest, sums: sums, replacedExisting: replaced)
+            if let lockTarget {
+                result.lock = try CorpusLock.update(lockTarget, kinds: Set(CorpusLock.Kind.allCases), known: Self.known(version, sums: sums, manifest: manifest), create: createsLock)
+            }
+            return result
+        } catch {
+            ScratchFolder.remove(staging)
+            // A store that moved is why whatever else failed did.
+            if let moved = moved(storePath, since: identity) { throw moved }
+            throw error.within("capture")
+        }
+    }
+
+    /// Whether `corpus` holds no fixture folder nor archive but `version`'s.
+    private static func isNewCorpus(_ corpus: String, besides version: String) -> Bool {
+        let folders = ((try? Verifier.fixtureFolders(in: corpus)) ?? []).filter { $0 != version }
+        return folders.isEmpty && Verifier.archiveFiles(in: corpus).isEmpty
+    }
+
+    /// The digests of the `sums` and `content` lines of `version` that a capture (or a
+    /// rewrite of a fixture) has just computed: not computed again for the lock.
+    static func known(_ version: String, sums: SHA256Sums, manifest: Manifest) -> [CorpusLock.Fact: SHA256Digest] {
+        var known: [CorpusLock.Fact: SHA256Digest] = [:]
+        known[CorpusLock.Fact(.sums, version)] = try? SHA256.hash(sums.rendered())
+        known[CorpusLock.Fact(.content, version)] = manifest.contentHash.flatMap { SHA256Digest(hex: $0) }
+        return known
+    }
+
+    /// Why the file at `path` is no longer the store the capture started from:
+    /// removed, or another file renamed over it (as a restore does). SQLite may
+    /// then have read the old main file with the new `-wal`, and a raw copy
+    /// opens the files by name: the copy could mix two stores.
+    private static func moved(_ path: String, since start: stat?) -> FixtureKitError? {
+        guard let start else { return nil }
+        let now: stat?
+        do { now = try POSIX.lstatIfPresent(path) } catch { return nil }
+        guard let now else { return FixtureKitError(what: "capture", path: path, why: "vanished during the capture") }
+        guard now.st_dev == start.st_dev, now.st_ino == start.st_ino else {
+            return FixtureKitError(what: "capture", path: path, why: "replaced during the capture", hint: "capture it again")
+        }
+        return nil
+    }
+
+    // MARK: - Modes
+
+    /// The online backup API copies one consistent snapshot, WAL content
+    /// included, through a read-only connection that never checkpoints.
+    static func snapshot(_ set: StoreSet, to destination: String) throws(FixtureKitError) {
+        do {
+            let source = try openSource(set, readOnly: true)
+            // No journal nor sync on the staged copy: it is fsynced once at the
+            // end, and the staging folder is what makes the capture atomic. (The
+            // source is not memory-mapped: mapped pages count in the process'
+            // memory, up to the size of the store.)
+            let copy = try Database(path: destination, options: .init(create: true))
+            try copy.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+            try source.backup(to: copy, timeout: .milliseconds(Int(lockTimeout)))
+            try copy.close()
+            try source.close()
+        } catch where error.resultCode == .ioError || error.resultCode == .full {
+            // Reading the source rarely fails this way; writing the copy does.
+            throw FixtureKitError(what: "snapshot: write", path: destination, why: "\(error.message) (disk full, or a file-size limit)")
+        } catch where error.isHotJournal {
+            throw hotJournal(set)
+        } catch {
+            throw FixtureKitError(what: "snapshot", path: set.storePath, why: error.description, hint: hint(for: error))
+        }
+        // (`capture` syncs the copy while it reads its facts, in every mode.)
+    }
+
+    /// A TRUNCATE checkpoint, then a copy of the main file taken while no writer
+    /// can start: a first connection holds the write lock, a second one folds in
+    /// whatever was committed between the two (a passive checkpoint needs no
+    /// write lock), and the main file then holds every committed transaction.
+    /// Readers of older snapshots that keep frames from being folded in beyond
+    /// the busy timeout make it fail (exit 2).
+    static func checkpointThenCopy(_ set: StoreSet, to destination: String) throws(FixtureKitError) {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .milliseconds(Int(busyTimeout))
+        var framesLeft = -1
+        var truncateTried = false
+        var pause: useconds_t = 10_000
+        while true {
+            let copied = try underWriteLock(set) { (held) throws(FixtureKitError) -> Bool in
+                let folder: Database
+                do throws(SQLiteError) { folder = try openSource(set, readOnly: false) } catch {
+                    throw FixtureKitError(what: "checkpoint", path: set.storePath, why: error.description, hint: hint(for: error))
+                }
+                defer { try? folder.close() }
+                // Readers of older snapshots hold back frames they still need, and
+                // another process' checkpoint makes ours fail at once (SQLITE_BUSY).
+                framesLeft = -1
+                for _ in 0..<10 {
+                    do throws(SQLiteError) {
+                        framesLeft = try folder.checkpoint(.passive).framesLeft
+                    } catch {
+                        guard error.resultCode == .busy else {
+                            throw FixtureKitError(what: "checkpoint", path: set.storePath, why: error.description, hint: hint(for: error))
+                        }
+                    }
+                    if framesLeft == 0 { break }
+                    usleep(5_000)
+                }
+                guard framesLeft == 0 else { return false }
+                // Not synced here: writers wait while the lock is held, and
+                // `capture` syncs the copy afterwards, while it reads its facts.
+                try wrap("copy", set.storePath) { () throws(FileSystemError) in
+                    try FileCopy.copy(from: set.storePath, sourceDescriptor: try held.open(set.storePath), to: destination, sync: false)
+                }
+                return true
+            } before: { (database) in
+                // Fold the WAL in and truncate it, as an app's own checkpoint would.
+                // A busy writer can starve a TRUNCATE checkpoint, which waits for a
+                // moment without writers; the passive checkpoint under the write
+                // lock then folds everything in all the same.
+                guard !truncateTried else { return }
+                truncateTried = true
+                database.setBusyTimeout(truncateTimeout)
+                _ = try? database.checkpoint(.truncate)
+                database.setBusyTimeout(busyTimeout)
+            }
+            if copied { return }
+            guard clock.now < deadline else {
+                throw FixtureKitError(
+                    what: "checkpoint", path: set.storePath,
+                    why: framesLeft < 0 ? "other checkpoints kept it busy" : "readers kept \(StoreInspection.frames(framesLeft)) from being checkpointed",
+                    hint: "close the app that uses the store, or capture with --mode snapshot")
+            }
+            // Outside the write lock, a checkpoint of another process that waits for
+            // it can finish; its busy handler sleeps up to 100 ms at a time.
+            usleep(pause)
+            pause = min(pause * 2, 250_000)
+        }
+    }
+
+    /// How long the TRUNCATE checkpoint of `--mode checkpoint` waits for writers, in milliseconds.
+    static let truncateTimeout: Int32 = 1000
+
+    /// Copies `-shm`, the main file and `-wal` while holding the write lock: no
+    /// writer can append to the WAL nor start it over, so the WAL copy is the
+    /// whole log; the `-shm` is copied first, so it never claims that a
+    /// checkpoint copied more frames into the main file than the main file's copy holds.
+    static func rawCopy(_ set: StoreSet, into folder: String) throws(FixtureKitError) {
+        try underWriteLock(set) { (held) throws(FixtureKitError) in
+            for sidecar in [StoreSet.Sidecar.shm, nil, .wal] {
+                let source = sidecar.map(set.path(of:)) ?? set.storePath
+                let name = sidecar.map(set.fileName(of:)) ?? set.storeName
+                if sidecar != nil, (try? POSIX.lstatIfPresent(source)).flatMap({ $0 }) == nil { continue }
+                // The main file is synced after the lock is let go, with the
+                // rest of `capture`'s work on it; the sidecars here.
+                try wrap("copy", source) { () throws(FileSystemError) in
+                    try FileCopy.copy(from: source, sourceDescriptor: try held.open(source), to: folder.appendingPath(name), sync: sidecar != nil)
+                }
+            }
+        } before: { _ throws(FixtureKitError) in }
+    }
+
+    // MARK: - Locks
+
+    /// Descriptors of the source opened under SQLite's locks. POSIX `close()`
+    /// drops every fcntl lock the process holds on a file, SQLite's included, so
+    /// these are closed only after SQLite's connection is closed.
+    final class HeldDescriptors {
+        private(set) var descriptors: [Int32] = []
+
+        func open(_ path: String) throws(FileSystemError) -> Int32 {
+            let fd = try POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+            descriptors.append(fd)
+            return fd
+        }
+
+        func closeAll() {
+            for fd in descriptors { close(fd) }
+            descriptors.removeAll()
+        }
+    }
+
+    /// Runs `body` inside `BEGIN IMMEDIATE` on a connection to the source that
+    /// never checkpoints on close, after `before` ran outside the transaction.
+    @discardableResult
+    private static func underWriteLock<T>(
+        _ set: StoreSet,
+        _ body: (HeldDescriptors) throws(FixtureKitError) -> T,
+        before: (Database) throws(FixtureKitError) -> Void
+    ) throws(FixtureKitError) -> T {
+        let database: Database
+        do { database = try openSource(set, readOnly: false) } catch {
+            throw FixtureKitError(what: "open", path: set.storePath, why: error.description, hint: hint(for: error))
+        }
+        let held = HeldDescriptors()
+        defer {
+            // SQLite's locks go first, then the descriptors opened under them.
+            try? database.close()
+            held.closeAll()
+        }
+        try before(database)
+        try beginImmediate(database, set)
+        let result = try body(held)
+        do { try database.execute("COMMIT") } catch {
+            throw FixtureKitError(what: "unlock", path: set.storePath, why: error.description, cause: error)
+        }
+        return result
+    }
+
+    /// `BEGIN IMMEDIATE`, retried with the connection idle in between: a
+    /// RESTART checkpoint of another process holds the write lock while it waits
+    /// for readers to finish, and a connection that waits for the write lock in
+    /// its busy handler may be such a reader.
+    private static func beginImmediate(_ database: Database, _ set: StoreSet) throws(FixtureKitError) {
+        database.setBusyTimeout(100)
+        defer { database.setBusyTimeout(busyTimeout) }
+        do throws(SQLiteError) {
+            try Database.retrying(for: .milliseconds(Int(lockTimeout)), maximumPause: 200_000, while: { $0.resultCode == .busy }) { () throws(SQLiteError) in
+                try database.execute("BEGIN IMMEDIATE")
+            }
+        } catch {
+            throw FixtureKitError(what: "lock", path: set.storePath, why: error.description, hint: hint(for: error), cause: error)
+        }
+    }
+
+    private static func openSource(_ set: StoreSet, readOnly: Bool) throws(SQLiteError) -> Database {
+        FaultInjection.reached(.willOpen, set.storePath)
+        let database = try Database(path: set.storePath, options: .init(readOnly: readOnly, busyTimeout: busyTimeout))
+        FaultInjection.reached(.opened, set.storePath)
+        try database.setCheckpointOnClose(false)
+        return database
+    }
+
+    /// A store whose last write was interrupted: its `-journal` is hot, and only
+    /// a connection that may write rolls it back.
+    static func hotJournal(_ set: StoreSet) -> FixtureKitError {
+        let journal = set.fileName(of: .journal)
+        return FixtureKitError(
+            what: "snapshot", path: set.storePath,
+            why: "the store has a hot journal (\(journal)): a write was interrupted, and SQLite must roll it back before the store can be read, which a read-only copy cannot do",
+            hint: "let the app open the store once, or run `sqlite3 \(set.storePath) 'PRAGMA user_version'`, which rolls it back; then try again")
+    }
+
+    private static func hint(for error: SQLiteError) -> String? {
+        error.isBusy ? "another process holds the store; retry, or close the app" : StoreHint.opening(error)
+    }
+}
+
+/// Runs a file-system step and names it in the error.
+@discardableResult
+func wrap<T>(_ what: String, _ path: String, _ body: () throws(FileSystemError) -> T) throws(FixtureKitError) -> T {
+    do { return try body() } catch {
+        throw FixtureKitError(what: "\(what)", failed: error)
+    }
+}

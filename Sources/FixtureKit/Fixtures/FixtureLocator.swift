@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FixtureKitSystem
+import FixtureKitModels
+
+/// Finds the store in what a user names: a store's main file, or a fixture folder.
+package enum FixtureLocator {
+    /// Whether `path` is a folder (links are not followed).
+    package static func isFolder(_ path: String) -> Bool {
+        guard let info = try? POSIX.lstatIfPresent(path) else { return false }
+        return (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// The store's main file in a fixture folder: the manifest's `store`, or else
+    /// the only file in the folder that starts with SQLite's header.
+    /// - Throws: ``FixtureKitError`` when there is none, or more than one.
+    package static func storePath(inFixture folder: String) throws(FixtureKitError) -> String {
+        let manifestPath = folder.appendingPath(Manifest.fileName)
+        if (try? POSIX.lstatIfPresent(manifestPath)) != nil {
+            do {
+                if let manifest = try Manifest.decodeIfWrittenByFixtureKit(try POSIX.readFile(manifestPath)) {
+                    guard manifest.store.isSafeFileName else {
+                        throw FixtureKitError(what: "read manifest", path: manifestPath, why: "\"store\" is not a file name")
+                    }
+                    return folder.appendingPath(manifest.store)
+                }
+            } catch let error as FixtureKitError {
+                throw error
+            } catch let error as FileSystemError {
+                throw FixtureKitError(what: "read manifest", path: manifestPath, why: error.reason, cause: error)
+            } catch {
+                throw FixtureKitError(what: "read manifest", path: manifestPath, why: JSONDecoderFactory.describe(error))
+            }
+        }
+        let names: [[UInt8]]
+        do { names = try POSIX.listDirectory(folder) } catch {
+            throw FixtureKitError(what: error.operation, path: folder, why: error.reason, cause: error)
+        }
+        let stores = names.map { String(pathBytes: $0) }.sorted().filter { name in
+            let path = folder.appendingPath(name)
+            guard let info = try? POSIX.lstat(path), (info.st_mode & S_IFMT) == S_IFREG,
+                  let reader = try? SequentialReader(path: path) else { return false }
+            var magic = [UInt8](repeating: 0, count: FileFormat.databaseMagic.count)
+            return reader.read(into: &magic) == magic.count && magic == FileFormat.databaseMagic
+        }
+        guard stores.count == 1 else {
+            throw FixtureKitError(
+                what: "find store", path: folder,
+                why: stores.isEmpty ? "no SQLite store in the folder" : "\(stores.count) SQLite stores in the folder (\(stores.joined(separator: ", ")))",
+                hint: "name the store's file")
+        }
+        return folder.appendingPath(stores[0])
+    }
+}

@@ -1,0 +1,117 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitArchiveIO
+
+/// An error a user can act on, printed as one line: `<what>: <path>: <why>`.
+///
+/// Lower-level errors (``FileSystemError``, ``SQLiteError``, ``CryptoError``) are
+/// wrapped into this type with the context that explains them, outermost first:
+/// `backup before migrate: copy: /data/App.sqlite-wal: no space left on device`.
+///
+/// The error below it stays as ``cause`` (a ``SQLiteError`` with its result code, a
+/// ``FileSystemError`` with its errno, another `FixtureKitError` with its context), so
+/// that a caller can tell `SQLITE_BUSY` from a checksum mismatch without reading text.
+/// Two errors are equal when they say the same to the user, whatever their causes.
+public struct FixtureKitError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// What the user gets back as the process' exit status.
+    public enum Category: Int32, Sendable {
+        /// A check failed: checksum mismatch, corrupt store, leak found, drift.
+        case checkFailed = 1
+        /// The work could not be done: unreadable input, malformed file, disk full.
+        case couldNotWork = 2
+        /// The command line was wrong.
+        case usage = 64
+        /// fixturekit received SIGINT or SIGTERM and stopped (see ``Interruption``):
+        /// the tool then ends itself with that signal.
+        case interrupted = 130
+    }
+
+    /// The operation, with its context: `verify`, `sums: write SHA256SUMS`.
+    public var what: String
+    /// The file or folder concerned, as the user named it; `nil` when none is.
+    public var path: String?
+    /// Why it failed, in lower case.
+    public var why: String
+    /// What the user can do about it, when something helps.
+    public var hint: String?
+    public var category: Category
+    /// The command's full report as JSON, when it failed with one to tell
+    /// (`anonymize`'s leak scan: every hit): `--json` prints it on stdout.
+    public var report: [UInt8]?
+    /// The error this one explains, when it wraps one: ``SQLiteError``,
+    /// ``FileSystemError``, ``ArchiveError``, ``CryptoError``, ``FixtureKitError``.
+    public var cause: (any Error)?
+
+    public init(what: String, path: String? = nil, why: String, hint: String? = nil, category: Category = .couldNotWork, cause: (any Error)? = nil) {
+        self.what = what
+        self.path = path
+        self.why = why
+        self.hint = hint
+        self.category = category
+        self.cause = cause
+    }
+
+    /// A failed system call on a file, in the context `what`:
+    /// `<what>: <operation>: <path>: <errno's text>`.
+    public init(what: String, failed error: FileSystemError, hint: String? = nil, category: Category = .couldNotWork) {
+        self.init(what: what + ": " + error.operation, path: error.path, why: error.reason, hint: hint, category: category, cause: error)
+    }
+
+    /// The first cause of type `T` down the chain of causes, this error included:
+    /// `error.underlying(SQLiteError.self)?.resultCode == .busy`.
+    public func underlying<T: Error>(_ type: T.Type) -> T? {
+        var next: (any Error)? = self
+        while let error = next {
+            if let match = error as? T { return match }
+            next = (error as? FixtureKitError)?.cause
+        }
+        return nil
+    }
+
+    public static func == (left: FixtureKitError, right: FixtureKitError) -> Bool {
+        left.what == right.what && left.path == right.path && left.why == right.why && left.hint == right.hint
+            && left.category == right.category && left.report == right.report
+    }
+
+    /// The one-line message, without the tool's name.
+    public var description: String {
+        var line = what
+        if let path { line += ": " + path }
+        line += ": " + why
+        if let hint { line += " (hint: \(hint))" }
+        return line
+    }
+
+    /// The one-line message without the hint: for an error told inside another,
+    /// whose own hint says what to do.
+    public var descriptionWithoutHint: String {
+        var copy = self
+        copy.hint = nil
+        return copy.description
+    }
+
+    /// The same error with `context` put before its `what`.
+    public func within(_ context: String) -> FixtureKitError {
+        var copy = self
+        copy.what = context + ": " + what
+        return copy
+    }
+}
+
+extension FixtureKitError {
+    /// Wraps any error thrown by the library's lower layers with `what`.
+    package static func wrapping(_ error: any Error, what: String, path: String? = nil) -> FixtureKitError {
+        switch error {
+        case let error as FixtureKitError:
+            return error.within(what)
+        case let error as FileSystemError:
+            return FixtureKitError(what: what, failed: error)
+        case let error as SQLiteError:
+            return FixtureKitError(what: what, path: path, why: error.description, cause: error)
+        case let error as ArchiveError:
+            return FixtureKitError(what: what, path: path, why: error.reason, cause: error)
+        default:
+            return FixtureKitError(what: what, path: path, why: String(describing: error), cause: error)
+        }
+    }
+}

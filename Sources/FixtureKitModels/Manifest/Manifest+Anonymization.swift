@@ -1,0 +1,31 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitCrypto
+import FixtureKitArchiveIO
+
+extension Manifest {
+    /// How a fixture was anonymized: never the key, only what tells keys apart.
+    public struct Anonymization: Codable, Equatable, Sendable {
+        /// The corpus' rules were applied.
+        public static let rulesMode = "rules"
+        /// `capture --no-anonymize`: the user declared the store synthetic.
+        public static let optedOutMode = "opted-out"
+
+        /// `rules` or `opted-out`.
+        public var mode: String
+        /// SHA-256 of the rules file's bytes.
+        public var rules: String?
+        /// The first 8 bytes of HMAC-SHA-256("fixturekit key check v1") under the
+        /// key, in hex: fixtures anonymized with one key can be told from others.
+        public var keyCheck: String?
+        /// The strategy of each column with a rule: `{"users.email": "pseudonym"}`.
+        public var columns: [String: String]?
+
+        public init(mode: String, rules: String? = nil, keyCheck: String? = nil, columns: [String: String]? = nil) {
+            self.mode = mode
+            self.rules = rules
+            self.keyCheck = keyCheck
+            self.columns = columns
+        }
+    }
+}

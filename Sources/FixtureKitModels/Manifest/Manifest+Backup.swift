@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FixtureKitSystem
+
+/// What a backup of a live store records about where it came from, in its
+/// `manifest.json` (`"backup"`): the store it is of, which is how old backups are
+/// told apart when two stores of the same file name share a backup folder, and
+/// the owner, group and mode of each file and folder of its store set, which a
+/// restore puts back.
+///
+/// Unlike the rest of a manifest it names a path of the machine: a backup is of
+/// one store on one machine, not a reproducible fixture.
+public struct BackupOrigin: Codable, Equatable, Sendable {
+    /// The store's main file as an absolute path, its folder's symbolic links
+    /// resolved: `/srv/app/data/App.sqlite`.
+    public var store: String
+    /// Each file and folder of the backed-up set, by its path relative to the
+    /// store's folder (`App.sqlite`, `App.sqlite-wal`, `.App_SUPPORT/A1`).
+    public var files: [String: FileOwnership]
+
+    public init(store: String, files: [String: FileOwnership]) {
+        self.store = store
+        self.files = files
+    }
+}
+
+/// A file's owner, group and permission bits.
+public struct FileOwnership: Codable, Equatable, Sendable {
+    public var uid: UInt32
+    public var gid: UInt32
+    /// The permission bits in octal, as `chmod` takes them: `"0600"`.
+    public var mode: String
+
+    public init(uid: UInt32, gid: UInt32, mode: mode_t) {
+        self.uid = uid
+        self.gid = gid
+        let digits = String(mode & 0o7777, radix: 8)
+        self.mode = String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    /// What `lstat` says of a file.
+    package init(_ info: stat) {
+        self.init(uid: info.st_uid, gid: info.st_gid, mode: info.st_mode)
+    }
+
+    /// The permission bits; `nil` when the text is not octal or holds more than them.
+    package var permissions: mode_t? {
+        guard let value = mode_t(mode, radix: 8), value & ~0o7777 == 0 else { return nil }
+        return value
+    }
+}
+
+extension BackupOrigin {
+    /// The identity of the store at `storePath`: its folder resolved to an
+    /// absolute path without symbolic links (`realpath`), and its file name.
+    package static func identity(ofStore storePath: String) -> String {
+        let name = storePath.split(separator: "/").last.map(String.init) ?? storePath
+        let folder = AtomicFile.parentFolder(of: storePath)
+        guard let resolved = realpath(folder, nil) else { return POSIX.absolutePath(storePath) }
+        defer { free(resolved) }
+        return String(cString: resolved).appendingPath(name)
+    }
+}

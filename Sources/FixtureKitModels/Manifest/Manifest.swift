@@ -1,0 +1,104 @@
+import FixtureKitSystem
+
+/// `manifest.json`: what a fixture holds and how it was made.
+///
+/// Written with sorted keys and nothing that differs between two captures of the
+/// same bytes (no timestamps, no paths of the machine), so that a fixture is
+/// reproducible. Its row counts are what migrations are checked against.
+public struct Manifest: Codable, Equatable, Sendable {
+    public static let fileName = "manifest.json"
+    /// The version of this file's format.
+    public static let currentFormat = 1
+
+    public struct Capture: Codable, Equatable, Sendable {
+        /// `snapshot`, `checkpoint` or `raw`.
+        public var mode: String
+        /// `fixturekit 0.1.0`.
+        public var tool: String
+    }
+
+    public struct SQLiteFacts: Codable, Equatable, Sendable {
+        public var pageSize: Int
+        /// Pages in the main file, as its header says.
+        public var pageCount: UInt32
+        public var freelistPages: UInt32
+        /// `wal` or `rollback`, as the header says.
+        public var journalMode: String
+        public var userVersion: Int32
+        public var applicationID: Int32
+        public var textEncoding: String
+        /// The SQLite library that last wrote the main file: `3.40.1`.
+        public var writtenBy: String
+    }
+
+    public struct WALFacts: Codable, Equatable, Sendable {
+        /// Whole frames in the `-wal`.
+        public var frames: Int
+        /// Committed transactions SQLite replays from it.
+        public var commits: Int
+        /// Committed frames not yet copied into the main file.
+        public var framesNotInMainFile: Int
+    }
+
+    public struct SchemaFacts: Codable, Equatable, Sendable {
+        /// SHA-256 of the structural schema (see ``SchemaSnapshot``).
+        public var hash: String
+        public var objects: Int
+        /// Rows that violate a foreign key, as captured (stores from the field have some).
+        public var foreignKeyViolations: Int?
+    }
+
+    public var format: Int
+    /// The shipped version's label: `1.0.0`.
+    public var version: String
+    /// The main file's name: `App.sqlite`.
+    public var store: String
+    /// The sidecars captured with it: `App.sqlite-wal`, `App.sqlite-shm`, `.App_SUPPORT`.
+    public var sidecars: [String]
+    public var capture: Capture
+    public var sqlite: SQLiteFacts
+    public var wal: WALFacts?
+    public var schema: SchemaFacts
+    /// The content hash of the store (`fixturekit hash`): its schema and rows,
+    /// independent of page layout. Absent in manifests written before it existed.
+    public var contentHash: String? = nil
+    /// The Core Data or SwiftData model identity, when the store has `Z_METADATA`.
+    public var model: CoreDataModel?
+    /// The row count of every table: the expected record counts.
+    public var tables: [String: Int]
+    /// Whether and how the store was anonymized (see Manifest+Anonymization.swift); absent when not.
+    public var anonymization: Anonymization? = nil
+    /// Only in a backup of a live store: which store it is of, and its files'
+    /// owners and modes (see Manifest+Backup.swift); absent in a fixture.
+    public var backup: BackupOrigin? = nil
+
+    /// The manifest of an inspected store set.
+    /// - Throws: ``FixtureKitError`` when the inspection could not read the contents.
+    public init(version: String, mode: String, inspection: StoreInspection) throws(FixtureKitError) {
+        guard let contents = inspection.contents else {
+            let why = inspection.diagnostics.last?.message ?? "its contents could not be read"
+            throw FixtureKitError(what: "write manifest", path: inspection.store, why: why)
+        }
+        let header = inspection.header
+        let storeName = String(inspection.store.split(separator: "/").last ?? "")
+        format = Self.currentFormat
+        self.version = version
+        store = storeName
+        sidecars = inspection.files.keys.filter { $0 != storeName }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        capture = Capture(mode: mode, tool: "fixturekit \(FixtureKitLibrary.version)")
+        sqlite = SQLiteFacts(
+            pageSize: header.pageSize, pageCount: header.pageCount, freelistPages: header.freelistPageCount,
+            journalMode: header.journalMode, userVersion: header.userVersion, applicationID: header.applicationID,
+            textEncoding: header.textEncodingName, writtenBy: header.sqliteVersion)
+        wal = inspection.wal.map { wal in
+            WALFacts(frames: wal.frameCount, commits: wal.commits, framesNotInMainFile: inspection.walFramesNotInMainFile)
+        }
+        schema = SchemaFacts(hash: contents.schemaHash, objects: contents.objectCount, foreignKeyViolations: contents.foreignKeyViolations)
+        model = contents.model
+        tables = contents.tables
+        contentHash = contents.contentHash
+    }
+
+    /// The file's bytes: indented JSON with sorted keys and a final line feed.
+    public func rendered() -> [UInt8] { CanonicalJSON.file(self) }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import FixtureKitSystem
+import FixtureKitSQLite
+
+/// The model identity of a Core Data or SwiftData store, from the binary
+/// property list Core Data keeps in `Z_METADATA.Z_PLIST`.
+public struct CoreDataModel: Codable, Equatable, Sendable {
+    /// `NSStoreModelVersionIdentifiers`: the model versions' identifiers, often `[""]`.
+    public var versionIdentifiers: [String]
+    /// `NSStoreModelVersionChecksumKey`: Core Data's checksum of the whole model.
+    public var versionChecksum: String?
+    /// `NSStoreModelVersionHashes`: each entity's version hash, base64.
+    public var entityVersionHashes: [String: String]
+    /// `NSStoreModelVersionHashesVersion`.
+    public var hashesVersion: Int?
+    /// `NSStoreType`: `SQLite`.
+    public var storeType: String?
+
+    /// The identity read from `database`, or `nil` when it is not a Core Data store.
+    /// - Throws: ``FixtureKitError`` when `Z_METADATA` exists but cannot be read.
+    public static func read(from database: Database) throws(FixtureKitError) -> CoreDataModel? {
+        do {
+            guard try database.scalar("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'Z_METADATA'") == .integer(1) else {
+                return nil
+            }
+            guard case .blob(let plist)? = try database.scalar("SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION DESC LIMIT 1") else {
+                throw FixtureKitError(what: "read Core Data metadata", path: database.path, why: "Z_METADATA has no Z_PLIST blob")
+            }
+            return try CoreDataModel(propertyList: plist, path: database.path)
+        } catch let error as FixtureKitError {
+            throw error
+        } catch {
+            throw FixtureKitError(what: "read Core Data metadata", path: database.path, why: "\(error)")
+        }
+    }
+
+    /// Reads the identity from the metadata property list's bytes.
+    init(propertyList bytes: [UInt8], path: String) throws(FixtureKitError) {
+        let object: Any
+        do {
+            object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
+        } catch {
+            throw FixtureKitError(what: "read Core Data metadata", path: path, why: "Z_METADATA.Z_PLIST is not a property list")
+        }
+        guard let metadata = object as? [String: Any] else {
+            throw FixtureKitError(what: "read Core Data metadata", path: path, why: "Z_METADATA.Z_PLIST is not a dictionary")
+        }
+        versionIdentifiers = (metadata["NSStoreModelVersionIdentifiers"] as? [Any])?.map { "\($0)" } ?? []
+        versionChecksum = metadata["NSStoreModelVersionChecksumKey"] as? String
+        var hashes: [String: String] = [:]
+        for (entity, value) in (metadata["NSStoreModelVersionHashes"] as? [String: Any]) ?? [:] {
+            if let data = value as? Data { hashes[entity] = data.base64EncodedString() }
+        }
+        entityVersionHashes = hashes
+        hashesVersion = (metadata["NSStoreModelVersionHashesVersion"] as? NSNumber)?.intValue
+        storeType = metadata["NSStoreType"] as? String
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import FixtureKitSystem
+import FixtureKitSQLite
+
+/// An SQLite connection on a store set that can never change its files.
+///
+/// Opening a store in place is how fixtures get damaged: the last connection to
+/// close a WAL store checkpoints it and deletes `-wal`. A store set with
+/// sidecars is therefore copied into a fresh temporary folder and opened there;
+/// the folder goes away with this value.
+package final class ScratchStore {
+    package let database: Database
+    private let scratch: ScratchFolder
+    /// The copy's main file.
+    var path: String { database.path }
+
+    /// Copies the store set into a temporary folder and opens the copy.
+    /// - Throws: ``FixtureKitError``.
+    package init(copying set: StoreSet, what: String) throws(FixtureKitError) {
+        do {
+            scratch = try ScratchFolder()
+            try set.copyMembers(to: scratch.path, sync: false)
+        } catch {
+            throw FixtureKitError(what: "\(what): copy \(error.operation)", path: error.path, why: error.reason, cause: error)
+        }
+        do {
+            database = try Database(path: scratch.path.appendingPath(set.storeName), options: .init(busyTimeout: 0))
+            // Reading the header now makes SQLite replay the copied WAL.
+            _ = try database.scalar("SELECT count(*) FROM sqlite_schema")
+        } catch {
+            throw FixtureKitError(what: what, path: set.storePath, why: error.description, cause: error)
+        }
+    }
+}
+
+extension ScratchStore {
+    /// Opens a single-file store read-only with `immutable=1`: SQLite takes no
+    /// lock, creates no sidecar and writes nothing. Only for a store the caller
+    /// owns and has finished writing (a capture's staging copy).
+    package static func openImmutable(_ path: String) throws(FixtureKitError) -> Database {
+        do {
+            let database = try Database(path: fileURI(path) + "?immutable=1", options: .init(readOnly: true, uri: true, busyTimeout: 0))
+            _ = try database.scalar("SELECT count(*) FROM sqlite_schema")
+            return database
+        } catch {
+            throw FixtureKitError(what: "read store", path: path, why: error.description, cause: error)
+        }
+    }
+
+    /// A `file:` URI for `path`: every byte outside the unreserved set percent-encoded.
+    package static func fileURI(_ path: String) -> String {
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
+        var uri = "file:"
+        for byte in path.utf8 {
+            if unreserved.contains(byte) {
+                uri.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                uri += String(format: "%%%02X", byte)
+            }
+        }
+        return uri
+    }
+}

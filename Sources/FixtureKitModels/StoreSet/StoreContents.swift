@@ -1,0 +1,94 @@
+import FixtureKitSystem
+import FixtureKitSQLite
+
+/// What is inside a store, read through SQLite from a copy: schema, row counts,
+/// model identity.
+public struct StoreContents: Codable, Equatable, Sendable {
+    public var schemaHash: String
+    public var objectCount: Int
+    /// Row count of every table (internal `sqlite_` tables and virtual tables aside).
+    public var tables: [String: Int]
+    public var model: CoreDataModel?
+    public var userVersion: Int
+    /// Rows that violate a foreign key (`PRAGMA foreign_key_check`): stores from
+    /// the field often have some, and a fixture keeps them as they were.
+    public var foreignKeyViolations: Int
+    /// The full structure, for comparisons; not part of the JSON reports.
+    public var schema: SchemaSnapshot
+    /// The content hash (``Database/contentHash()``), when it was asked for.
+    public var contentHash: String?
+
+    enum CodingKeys: String, CodingKey { case schemaHash, objectCount, tables, model, userVersion, foreignKeyViolations, contentHash }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        schemaHash = try container.decode(String.self, forKey: .schemaHash)
+        objectCount = try container.decode(Int.self, forKey: .objectCount)
+        tables = try container.decode([String: Int].self, forKey: .tables)
+        model = try container.decodeIfPresent(CoreDataModel.self, forKey: .model)
+        userVersion = try container.decode(Int.self, forKey: .userVersion)
+        foreignKeyViolations = try container.decodeIfPresent(Int.self, forKey: .foreignKeyViolations) ?? 0
+        schema = SchemaSnapshot(tables: [], indexes: [], views: [], triggers: [])
+        contentHash = try container.decodeIfPresent(String.self, forKey: .contentHash)
+    }
+
+    /// Reads everything from an open connection.
+    /// - Parameter countingForeignKeys: `false` leaves ``foreignKeyViolations``
+    ///   at 0 without looking (one look-up per row of every child table), for a
+    ///   reader that does not use it.
+    /// - Throws: ``FixtureKitError``.
+    public init(database: Database, countingForeignKeys: Bool = true) throws(FixtureKitError) {
+        do {
+            schema = try SchemaSnapshot(database: database)
+            var counts: [String: Int] = [:]
+            for table in schema.tables where table.kind == "table" {
+                counts[table.name] = Int(try database.scalar("SELECT count(*) FROM \(quotedIdentifier(table.name))")?.integer ?? 0)
+            }
+            tables = counts
+            userVersion = Int(try database.scalar("PRAGMA user_version")?.integer ?? 0)
+            foreignKeyViolations = countingForeignKeys ? try Self.countForeignKeyViolations(database, schema: schema) : 0
+        } catch {
+            throw FixtureKitError(what: "read store", path: database.path, why: error.description, cause: error)
+        }
+        schemaHash = schema.structuralHash
+        objectCount = schema.objectCount
+        model = try CoreDataModel.read(from: database)
+    }
+
+    /// The rows `PRAGMA foreign_key_check` would report, counted with one
+    /// anti-join per single-column key (SQLite plans these far better than the
+    /// pragma on large tables); composite keys, keys to a missing table and keys
+    /// to a table's primary key by omission go through the pragma.
+    ///
+    /// A child value is compared as the pragma compares it: the parent column's
+    /// affinity applied to it, and the parent column's collation (`p.x = +c.y`),
+    /// so the parent's index finds it. A parent column without such an index (a
+    /// key SQLite itself would call a mismatch) is not looked up row by row: its
+    /// values are gathered once (`IN` builds a temporary index of them).
+    static func countForeignKeyViolations(_ database: Database, schema: SchemaSnapshot) throws(SQLiteError) -> Int {
+        let tables = Dictionary(schema.tables.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        var total = 0
+        for table in schema.tables where table.kind == "table" && !table.foreignKeys.isEmpty {
+            let simple = table.foreignKeys.allSatisfy { key in
+                key.from.count == 1 && key.to.count == 1 && key.to[0] != nil && tables[key.table.lowercased()] != nil
+            }
+            guard simple else {
+                total += Int(try database.scalar("SELECT count(*) FROM pragma_foreign_key_check(?1)", [.text(table.name)])?.integer ?? 0)
+                continue
+            }
+            for key in table.foreignKeys {
+                guard let parentColumn = key.to[0] else { continue }
+                let child = "c." + quotedIdentifier(key.from[0])
+                let parent = quotedIdentifier(key.table)
+                let column = quotedIdentifier(parentColumn)
+                let collation = try database.collation(of: parentColumn, in: key.table)
+                let missing = schema.findsRows(of: key.table, by: [parentColumn], collations: [collation])
+                    ? "NOT EXISTS (SELECT 1 FROM \(parent) AS p WHERE p.\(column) = +\(child))"
+                    : "(+\(child)) COLLATE \(quotedIdentifier(collation)) NOT IN (SELECT p.\(column) FROM \(parent) AS p WHERE p.\(column) IS NOT NULL)"
+                let sql = "SELECT count(*) FROM \(quotedIdentifier(table.name)) AS c WHERE \(child) IS NOT NULL AND \(missing)"
+                total += Int(try database.scalar(sql)?.integer ?? 0)
+            }
+        }
+        return total
+    }
+}

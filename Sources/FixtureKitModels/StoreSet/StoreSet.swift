@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import FixtureKitSystem
+import FixtureKitCrypto
+
+/// A store and the sidecars that must travel with it: `-wal`, `-shm`, a
+/// `-journal`, and Core Data's external-storage folder `.<name>_SUPPORT/`.
+public struct StoreSet: Sendable, Equatable {
+    /// The kinds of sidecar, in the order they are listed.
+    public enum Sidecar: String, Sendable, CaseIterable, Codable {
+        case wal = "-wal"
+        case shm = "-shm"
+        case journal = "-journal"
+        /// Core Data's `.App_SUPPORT/` folder of external binary data.
+        case support = "_SUPPORT"
+    }
+
+    /// The main file, as given.
+    public var storePath: String
+    /// The folder that holds it.
+    public var folder: String
+    /// The main file's name: `App.sqlite`.
+    public var storeName: String
+    /// Size of each file present, by sidecar; the support folder's size is the sum of its files.
+    public var present: [Sidecar: UInt64]
+    public var storeSize: UInt64
+
+    /// Finds the store set of `storePath`.
+    /// - Throws: ``FixtureKitError`` when the main file is missing or not a regular file.
+    public init(storePath: String) throws(FixtureKitError) {
+        self.storePath = storePath
+        self.folder = AtomicFile.parentFolder(of: storePath)
+        self.storeName = String(storePath.split(separator: "/", omittingEmptySubsequences: true).last ?? Substring(storePath))
+        let info: stat?
+        do { info = try POSIX.lstatIfPresent(storePath) } catch {
+            throw FixtureKitError(what: error.operation, path: storePath, why: error.reason, cause: error)
+        }
+        guard let info else { throw FixtureKitError(what: "open store", path: storePath, why: "no such file") }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw FixtureKitError(what: "open store", path: storePath, why: FileKind.describe(info.st_mode))
+        }
+        storeSize = UInt64(info.st_size)
+        present = [:]
+        for sidecar in Sidecar.allCases {
+            let path = self.path(of: sidecar)
+            guard let sidecarInfo = try? POSIX.lstatIfPresent(path) else { continue }
+            switch (sidecar, sidecarInfo.st_mode & S_IFMT) {
+            case (.support, S_IFDIR):
+                let items = (try? FolderListing.items(below: path)) ?? []
+                present[sidecar] = items.reduce(0) { total, item in
+                    if case .file(let size) = item.kind { return total + size }
+                    return total
+                }
+            case (.support, _):
+                continue
+            case (_, S_IFREG):
+                present[sidecar] = UInt64(sidecarInfo.st_size)
+            default:
+                continue
+            }
+        }
+    }
+
+    /// The path of a sidecar, whether or not it exists.
+    public func path(of sidecar: Sidecar) -> String {
+        folder.appendingPath(fileName(of: sidecar))
+    }
+
+    /// `App.sqlite-wal`, or `.App_SUPPORT` for Core Data's folder.
+    public func fileName(of sidecar: Sidecar) -> String {
+        Self.fileName(of: sidecar, storeName: storeName)
+    }
+
+    /// The name of a sidecar of the store named `storeName`.
+    package static func fileName(of sidecar: Sidecar, storeName: String) -> String {
+        switch sidecar {
+        case .support:
+            // Core Data names the folder after the store without its extension.
+            let base = storeName.split(separator: ".", omittingEmptySubsequences: false).dropLast().joined(separator: ".")
+            return "." + (base.isEmpty ? storeName : base) + "_SUPPORT"
+        default:
+            return storeName + sidecar.rawValue
+        }
+    }
+
+    public func has(_ sidecar: Sidecar) -> Bool { present[sidecar] != nil }
+
+    /// The main file's database header.
+    /// - Throws: ``FixtureKitError`` when it cannot be read or is not SQLite's.
+    public func readHeader() throws(FixtureKitError) -> DatabaseHeader {
+        var bytes = [UInt8](repeating: 0, count: FileFormat.databaseHeaderSize)
+        do {
+            let reader = try SequentialReader(path: storePath)
+            bytes.removeSubrange(reader.read(into: &bytes)...)
+        } catch {
+            throw FixtureKitError(what: error.operation, path: storePath, why: error.reason, cause: error)
+        }
+        do { return try DatabaseHeader(bytes: bytes) } catch {
+            throw FixtureKitError(what: "read header", path: storePath, why: error.description, cause: error)
+        }
+    }
+
+    /// Copies the main file and every sidecar present into `folder`, under the same names.
+    package func copyMembers(to folder: String, sync: Bool) throws(FileSystemError) {
+        for name in memberNames {
+            let source = self.folder.appendingPath(name)
+            if name == fileName(of: .support) {
+                try FileCopy.copyFolder(from: source, to: folder.appendingPath(name))
+            } else {
+                try FileCopy.copy(from: source, to: folder.appendingPath(name), sync: sync)
+            }
+        }
+    }
+
+    /// The names of the files and folders of the set that are present, main file first.
+    public var memberNames: [String] {
+        [storeName] + Sidecar.allCases.filter(has).map(fileName(of:))
+    }
+}

@@ -1,0 +1,35 @@
+import CSQLite
+import FixtureKitSystem
+
+extension Database {
+    /// Copies this database into `destination` with SQLite's online backup API.
+    ///
+    /// The copy is one consistent snapshot that includes every transaction
+    /// committed so far, those still only in the `-wal` too, and it leaves the
+    /// source's files untouched. See <https://www.sqlite.org/backup.html>.
+    /// - Parameters:
+    ///   - pagesPerStep: pages copied per `sqlite3_backup_step`; -1 copies all in
+    ///     one step, holding the read lock throughout, which no writer can break.
+    ///   - timeout: how long a source that another connection locks (an
+    ///     exclusive lock, a commit in progress) is waited for.
+    /// - Throws: ``SQLiteError``; `SQLITE_BUSY` when the source stayed locked
+    ///   for `timeout`.
+    public func backup(to destination: Database, pagesPerStep: Int32 = -1, timeout: Duration = .seconds(15)) throws(SQLiteError) {
+        guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
+            throw SQLiteError(connection: destination.handle, code: sqlite3_errcode(destination.handle))
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var code: Int32
+        repeat {
+            code = sqlite3_backup_step(backup, pagesPerStep)
+            if code == SQLITE_BUSY || code == SQLITE_LOCKED {
+                guard clock.now < deadline else { break }
+                sqlite3_sleep(10)
+            }
+        } while code == SQLITE_OK || code == SQLITE_BUSY || code == SQLITE_LOCKED
+        let finish = sqlite3_backup_finish(backup)
+        guard code == SQLITE_DONE else { throw SQLiteError(connection: destination.handle, code: code) }
+        guard finish == SQLITE_OK else { throw SQLiteError(connection: destination.handle, code: finish) }
+    }
+}

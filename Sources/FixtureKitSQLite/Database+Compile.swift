@@ -1,0 +1,42 @@
+import CSQLite
+import FixtureKitSystem
+
+extension Database {
+    /// What compiling a piece of SQL as exactly one statement found.
+    package enum CompileCheck: Equatable {
+        case oneStatement
+        /// SQLite's message.
+        case error(String)
+        /// It compiled, and more SQL follows it.
+        case followedByMore
+    }
+
+    /// Compiles `sql` without running it, and tells whether it is one statement.
+    package func compileCheck(_ sql: String) -> CompileCheck {
+        var statement: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        return sql.withCString { text -> CompileCheck in
+            let code = sqlite3_prepare_v3(handle, text, -1, 0, &statement, &tail)
+            defer { sqlite3_finalize(statement) }
+            guard code == SQLITE_OK else { return .error(String(cString: sqlite3_errmsg(handle))) }
+            if let tail, !String(cString: tail).allSatisfy({ $0.isWhitespace }) { return .followedByMore }
+            return .oneStatement
+        }
+    }
+
+    /// Turns the connection's triggers on or off (`SQLITE_DBCONFIG_ENABLE_TRIGGER`).
+    package func setTriggersEnabled(_ enabled: Bool) throws(SQLiteError) {
+        var result: Int32 = 0
+        let code = fixturekit_sqlite_db_config_int(handle, SQLITE_DBCONFIG_ENABLE_TRIGGER, enabled ? 1 : 0, &result)
+        guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code) }
+    }
+}
+
+extension SQLiteError {
+    /// `SQLITE_ERROR`: the generic error.
+    package static let genericError: Int32 = SQLITE_ERROR
+    /// `SQLITE_CONSTRAINT`: a UNIQUE, NOT NULL, CHECK or foreign key constraint failed.
+    package var isConstraintViolation: Bool { code == SQLITE_CONSTRAINT }
+    /// `SQLITE_NOTADB`: the file is not an SQLite database.
+    package var isNotADatabase: Bool { code == SQLITE_NOTADB }
+}

@@ -1,0 +1,170 @@
+import CSQLite
+import FixtureKitSystem
+import FixtureKitCrypto
+
+/// The content hash of a store: the SHA-256 of its logical content (schema and
+/// every row of every table, in a canonical order), read through SQLite, so that
+/// it stays the same whatever the page size, journal mode, free pages, text
+/// encoding or a VACUUM, and changes when any value does.
+///
+/// Modelled on SQLite's own `dbhash` program (tool/dbhash.c), with SHA-256 instead
+/// of SHA-1 and an encoding that cannot be read two ways. The hashed stream is, in
+/// this order:
+///
+/// 1. the 20 bytes `fixturekit-content-1` and a NUL (the definition's version);
+/// 2. `PRAGMA user_version` and `PRAGMA application_id`, two INTEGER values;
+/// 3. per row of `SELECT type, name, tbl_name, sql FROM sqlite_schema`, ordered by
+///    `name` then `type` (bytewise), leaving out `sqlite_stat1` to `sqlite_stat4`
+///    (ANALYZE's statistics): the byte `S` and the four values. Root pages are not
+///    hashed: they move with a VACUUM;
+/// 4. per table in `pragma_table_list` of `main` (ordinary and shadow tables, not
+///    virtual tables, whose rows live in their shadow tables, nor `sqlite_schema`
+///    or the statistics), in bytewise order of their names: the byte `T` and the
+///    name as a TEXT value, then per row the byte `R` and the row's columns
+///    (`SELECT *`), read by a scan of the table's own b-tree (`NOT INDEXED`):
+///    rowid order, or primary-key order for a `WITHOUT ROWID` table. A rowid that
+///    no INTEGER PRIMARY KEY names is not a column and is not hashed (VACUUM may
+///    renumber it); the order of the rows it gives is.
+///
+/// A value is a tag byte and its bytes: NULL `0x00`; INTEGER `0x01` and 8 bytes,
+/// big-endian two's complement; REAL `0x02` and the 8 bytes of its IEEE 754
+/// binary64, big-endian; TEXT `0x03`, its length in bytes (8 bytes, big-endian)
+/// and its UTF-8 (SQLite converts a UTF-16 store's text); BLOB `0x04`, its length
+/// the same way and its bytes.
+extension Database {
+    /// The version of the definition, hashed first.
+    static let contentHashPrefix: [UInt8] = Array("fixturekit-content-1".utf8) + [0]
+    /// ANALYZE's tables: statistics, not content.
+    static let statisticsTables = ["sqlite_stat1", "sqlite_stat2", "sqlite_stat3", "sqlite_stat4"]
+
+    /// The content hash of the `main` database, read in one transaction.
+    ///
+    /// Open it only on a copy (a fixture is never opened in place).
+    /// - Throws: ``SQLiteError``; a libcrypto failure as `SQLITE_ERROR` with its message.
+    public func contentHash() throws(SQLiteError) -> SHA256Digest {
+        let hasher: ContentHasher
+        do { hasher = try ContentHasher() } catch { throw SQLiteError(code: SQLITE_ERROR, message: error.description) }
+        try execute("BEGIN")
+        defer { try? execute("COMMIT") }
+        hasher.append(Self.contentHashPrefix)
+        for pragma in ["PRAGMA user_version", "PRAGMA application_id"] {
+            let statement = try prepare(pragma)
+            _ = try statement.step()
+            hasher.appendValue(of: statement, column: 0)
+        }
+        let excluded = Self.statisticsTables.map { "'\($0)'" }.joined(separator: ", ")
+        try hasher.appendRows(of: prepare("""
+            SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT IN (\(excluded))
+            ORDER BY name COLLATE BINARY, type COLLATE BINARY
+            """), marker: UInt8(ascii: "S"))
+        let tables = try rows("""
+            SELECT name, wr FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'shadow')
+            AND name NOT IN ('sqlite_schema', \(excluded)) ORDER BY name COLLATE BINARY
+            """)
+        for row in tables {
+            guard case .text(let name) = row[0] else { continue }
+            hasher.append([UInt8(ascii: "T")])
+            hasher.appendText(Array(name.utf8))
+            // A scan of the table's b-tree, never of an index that covers it: rowid
+            // order (given explicitly, with an alias no column shadows), or the
+            // primary key's order for a table without rowid.
+            var sql = "SELECT * FROM \(quotedIdentifier(name)) NOT INDEXED"
+            if row[1] == .integer(0), let alias = try rowidAlias(of: name) { sql += " ORDER BY \(alias)" }
+            try hasher.appendRows(of: prepare(sql), marker: UInt8(ascii: "R"))
+        }
+        do { return try hasher.finish() } catch { throw SQLiteError(code: SQLITE_ERROR, message: error.description) }
+    }
+
+    /// `rowid`, `_rowid_` or `oid`: the first name for the rowid that no column of
+    /// `table` takes; `nil` when all three are taken (the scan is in rowid order anyway).
+    private func rowidAlias(of table: String) throws(SQLiteError) -> String? {
+        let columns = Set(try rows("SELECT lower(name) FROM pragma_table_xinfo(?1)", [.text(table)]).compactMap { $0.first?.text })
+        return ["rowid", "_rowid_", "oid"].first { !columns.contains($0) }
+    }
+}
+
+/// Feeds the canonical encoding of values to SHA-256 through a buffer, so that
+/// libcrypto sees large updates rather than one call per value.
+private final class ContentHasher {
+    private let digest: SHA256
+    private var buffer: [UInt8] = []
+    private static let bufferSize = 1 << 16
+
+    init() throws(CryptoError) {
+        digest = try SHA256()
+        buffer.reserveCapacity(Self.bufferSize)
+    }
+
+    func append(_ bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+        if buffer.count >= Self.bufferSize { flush() }
+    }
+
+    private var failure: CryptoError?
+
+    private func flush() {
+        guard !buffer.isEmpty else { return }
+        do { try digest.update(buffer) } catch { failure = failure ?? error }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func appendNumber(_ tag: UInt8, _ bits: UInt64) {
+        buffer.append(tag)
+        withUnsafeBytes(of: bits.bigEndian) { buffer.append(contentsOf: $0) }
+        if buffer.count >= Self.bufferSize { flush() }
+    }
+
+    /// A length-prefixed run of bytes after `tag`: large ones go to libcrypto directly.
+    private func appendBytes(_ tag: UInt8, _ bytes: UnsafeRawBufferPointer) {
+        appendNumber(tag, UInt64(bytes.count))
+        if buffer.count + bytes.count > Self.bufferSize {
+            flush()
+            do { try digest.update(bytes) } catch { failure = failure ?? error }
+        } else {
+            buffer.append(contentsOf: bytes)
+        }
+    }
+
+    func appendText(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { appendBytes(0x03, $0) }
+    }
+
+    /// The value of `column` in the statement's current row.
+    func appendValue(of statement: Statement, column: Int) {
+        let handle = statement.handle
+        let index = Int32(column)
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER:
+            appendNumber(0x01, UInt64(bitPattern: sqlite3_column_int64(handle, index)))
+        case SQLITE_FLOAT:
+            appendNumber(0x02, sqlite3_column_double(handle, index).bitPattern)
+        case SQLITE_TEXT:
+            // The text first, then its length: the conversion to UTF-8 happens in the first call.
+            let text = sqlite3_column_text(handle, index)
+            let count = Int(sqlite3_column_bytes(handle, index))
+            appendBytes(0x03, UnsafeRawBufferPointer(start: text, count: text == nil ? 0 : count))
+        case SQLITE_BLOB:
+            let blob = sqlite3_column_blob(handle, index)
+            let count = Int(sqlite3_column_bytes(handle, index))
+            appendBytes(0x04, UnsafeRawBufferPointer(start: blob, count: blob == nil ? 0 : count))
+        default:
+            buffer.append(0x00)
+        }
+    }
+
+    /// Every row of `statement`, each after `marker`.
+    func appendRows(of statement: Statement, marker: UInt8) throws(SQLiteError) {
+        let columns = statement.columnCount
+        while try statement.step() {
+            buffer.append(marker)
+            for column in 0..<columns { appendValue(of: statement, column: column) }
+            if buffer.count >= Self.bufferSize { flush() }
+        }
+    }
+
+    func finish() throws(CryptoError) -> SHA256Digest {
+        flush()
+        if let failure { throw failure }
+        return try digest.finalize()
+    }
+}

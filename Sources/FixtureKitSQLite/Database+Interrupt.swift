@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSQLite
+import Dispatch
+import Synchronization
+import FixtureKitSystem
+
+extension Database {
+    /// Why ``withWatchdog(deadline:_:)`` interrupted the connection.
+    package enum WatchdogStop: Equatable {
+        /// The deadline passed.
+        case deadline
+        /// fixturekit received this signal (see ``Interruption``).
+        case signal(Int32)
+    }
+
+    /// How often the watchdog looks at the clock and at ``Interruption``, in microseconds.
+    static let watchdogInterval: UInt32 = 50_000
+
+    /// Runs `body` on this connection while a second thread watches the clock and
+    /// ``Interruption``: past `deadline`, or once fixturekit receives SIGINT or
+    /// SIGTERM, it calls `sqlite3_interrupt`, which "is safe to call from a
+    /// different thread" and makes the statement running fail with
+    /// `SQLITE_INTERRUPT` (<https://www.sqlite.org/c3ref/interrupt.html>).
+    /// The watchdog is stopped before this returns.
+    /// - Returns: what `body` gave or threw, and why the connection was interrupted, if it was.
+    package func withWatchdog<T, E: Error>(deadline: ContinuousClock.Instant?, _ body: () throws(E) -> T) -> (Result<T, E>, WatchdogStop?) {
+        let watch = Watch(handle: handle)
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { watch.run(deadline: deadline) }
+        let result: Result<T, E>
+        do { result = .success(try body()) } catch { result = .failure(error) }
+        watch.done.store(true, ordering: .releasing)
+        group.wait()
+        return (result, watch.stopped.withLock { $0 })
+    }
+
+    /// The watchdog's state, shared with its thread. The handle is only used for
+    /// `sqlite3_interrupt`, before the thread is joined.
+    private final class Watch: @unchecked Sendable {
+        let handle: OpaquePointer
+        let done = Atomic<Bool>(false)
+        let stopped = Mutex<WatchdogStop?>(nil)
+
+        init(handle: OpaquePointer) { self.handle = handle }
+
+        func run(deadline: ContinuousClock.Instant?) {
+            while !done.load(ordering: .acquiring) {
+                let reason: WatchdogStop?
+                if let signal = Interruption.received {
+                    reason = .signal(signal)
+                } else if let deadline, ContinuousClock.now >= deadline {
+                    reason = .deadline
+                } else {
+                    reason = nil
+                }
+                if let reason {
+                    stopped.withLock { $0 = reason }
+                    sqlite3_interrupt(handle)
+                    return
+                }
+                usleep(Database.watchdogInterval)
+            }
+        }
+    }
+}

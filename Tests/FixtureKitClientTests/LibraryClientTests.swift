@@ -1,0 +1,106 @@
+// A client of the library: imports FixtureKit as an app's test target would,
+// without @testable, so that only the public API (docs/library.md) compiles here.
+import Foundation
+import FixtureKit
+import Testing
+
+/// The repository's example corpus, found from this file's path.
+private let corpus = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("MigrationFixtures").path
+
+/// A fresh folder, removed when `body` returns.
+private func withFolder<T>(_ body: (String) throws -> T) throws -> T {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fixturekit-client-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    return try body(folder)
+}
+
+@Suite struct LibraryClientTests {
+    @Test func sqliteDatabaseStatementsAndErrors() throws {
+        try withFolder { folder in
+            let path = folder + "/App.sqlite"
+            let database = try Database(path: path, options: .init(create: true))
+            try database.execute("CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT UNIQUE); INSERT INTO t(b) VALUES ('x')")
+            #expect(try database.scalar("SELECT count(*) FROM t") == .integer(1))
+            #expect(try database.rows("SELECT b FROM t WHERE a = ?1", [.integer(1)]) == [[.text("x")]])
+            // A library caller tells one SQLite failure from another by its code, not its text.
+            do {
+                try database.execute("INSERT INTO t(b) VALUES ('x')")
+                Issue.record("a duplicate was inserted")
+            } catch {
+                #expect((error as? SQLiteError)?.resultCode == .constraint)
+                #expect(String(describing: error).hasPrefix("SQLite error 19: UNIQUE constraint failed: t.b"))
+            }
+            try database.close()
+
+            let set = try StoreSet(storePath: path)
+            let header = try set.readHeader()
+            #expect(header.pageSize >= 512)
+            #expect(try StoreInspection(storePath: path).contents?.tables["t"] == 1)
+            #expect(try ContentHash.of(path) == ContentHash.of(path))
+
+            // Not a database: the code says so.
+            let text = folder + "/notes.txt"
+            try Data(repeating: 65, count: 4096).write(to: URL(fileURLWithPath: text))
+            do {
+                let other = try Database(path: text)
+                _ = try other.scalar("SELECT count(*) FROM sqlite_schema")
+                Issue.record("a text file was read as a database")
+            } catch {
+                #expect((error as? SQLiteError)?.resultCode == .notADatabase)
+            }
+        }
+    }
+
+    @Test func sha256AndItsSumsFile() throws {
+        #expect(try SHA256.hash(Array("abc".utf8)).hex == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        let sums = SHA256Sums(parsing: Array("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad  abc.txt\n".utf8))
+        #expect(sums.rendered() == Array("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad  abc.txt\n".utf8))
+    }
+
+    @Test func theExampleCorpusThroughTheLibrary() throws {
+        let configuration = try CorpusConfiguration.load(corpus + "/fixturekit.json")
+        #expect(configuration.supportedVersions == ["1.0.0", "2.0.0"])
+        let verification = try Checksums.verifyFolder(corpus + "/1.0.0")
+        #expect(verification.problems.isEmpty)
+        #expect(try FixtureArchive.verify(corpus + "/App-1.0.0.tar.zst").problems.isEmpty)
+        // A verified temporary copy, opened with SQLite; the fixture stays untouched.
+        let tables = try VerifiedCopy.withCopy(of: corpus + "/1.0.0") { database in
+            try database.rows("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").count
+        }
+        #expect(tables > 0)
+        let lock = try #require(try CorpusLock.load(corpus: corpus))
+        #expect(try CorpusLock(parsing: lock.rendered(), path: "fixturekit.lock") == lock)
+    }
+
+    @Test func errorsAreValuesWithAnExitStatus() throws {
+        do throws(FixtureKitError) {
+            _ = try CorpusConfiguration.load("/nonexistent/fixturekit.json")
+            Issue.record("a missing configuration was read")
+        } catch {
+            #expect(error.category == .couldNotWork)
+            #expect(error.path == "/nonexistent/fixturekit.json")
+            #expect(error.why == "no such file")
+        }
+    }
+
+    @Test func anOperationsErrorKeepsItsCause() throws {
+        try withFolder { folder in
+            let path = folder + "/App.sqlite"
+            let database = try Database(path: path, options: .init(create: true))
+            try database.execute("CREATE TABLE t(a)")
+            try database.close()
+            do {
+                _ = try StoreQuery.run("SELECT * FROM missing", on: path)
+                Issue.record("a query of a missing table succeeded")
+            } catch let error as FixtureKitError {
+                #expect(error.category == .couldNotWork)
+                #expect(error.why == "SQLite error 1: no such table: missing - while executing `SELECT * FROM missing`")
+                #expect(error.underlying(SQLiteError.self)?.resultCode == .error)
+                #expect(error.underlying(FileSystemError.self) == nil)
+            }
+        }
+    }
+}

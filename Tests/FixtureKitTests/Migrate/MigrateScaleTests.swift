@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+@testable import FixtureKit
+@testable import FixtureKitArchiveIO
+@testable import FixtureKitCrypto
+@testable import FixtureKitModels
+@testable import FixtureKitSQLite
+@testable import FixtureKitSystem
+
+/// `migrate` at scale: regression guards, generous on purpose (the benchmarks
+/// in bench/ carry the real figures).
+@Suite(.serialized) struct MigrateScaleTests {
+    static let schema1 = "CREATE TABLE notes (uuid TEXT NOT NULL, title TEXT, body TEXT, created_at TEXT);"
+    static let schema2 = """
+        CREATE TABLE notes (uuid TEXT NOT NULL, title TEXT, body TEXT, created_at TEXT, pinned INTEGER NOT NULL DEFAULT 0);
+        CREATE INDEX notes_by_date ON notes (created_at);
+        PRAGMA user_version = 2;
+        """
+
+    /// A corpus of two versions: 1.0.0 with `rows` notes, 2.0.0 empty, and the
+    /// stage between them; `keys` declares notes' `uuid`, which has no index.
+    /// - Parameter sharedKey: rows 2 and 3 get the uuid of row 1.
+    static func corpus(rows: Int, stage: String, sharedKey: Bool = false) throws -> (TemporaryFolder, config: String) {
+        let folder = try TemporaryFolder()
+        let corpus = folder.url("MigrationFixtures")
+        for (version, schema, fill) in [
+            ("1.0.0", schema1, """
+                WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < \(rows))
+                INSERT INTO notes SELECT printf('%08X-%04X', (n * 2654435761) % 4294967296, n % 65536), 'Note ' || n,
+                    'Body of note ' || n, strftime('%Y-%m-%dT%H:%M:%SZ', 1700000000 + n * 61, 'unixepoch') FROM i;
+                """ + (sharedKey ? "UPDATE notes SET uuid = (SELECT uuid FROM notes WHERE rowid = 1) WHERE rowid IN (2, 3);" : "")),
+            ("2.0.0", schema2, ""),
+        ] {
+            let live = folder.url("live-\(version)")
+            try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: true)
+            let database = try Database(path: live + "/App.sqlite", options: .init(create: true))
+            try database.execute(schema + fill)
+            try database.close()
+            _ = try Capture.capture(store: live + "/App.sqlite", version: version, corpus: corpus, mode: .snapshot, anonymize: .synthetic)
+        }
+        try folder.write("MigrationFixtures/migrations/1.0.0-2.0.0.sql", stage)
+        let config = """
+            {"store": "App.sqlite", "current": "2.0.0", "supported": ["1.0.0"],
+             "stages": [{"from": "1.0.0", "to": "2.0.0", "sql": "migrations/1.0.0-2.0.0.sql"}],
+             "keys": {"notes": ["uuid"]}}
+            """
+        return (folder, try folder.write("MigrationFixtures/fixturekit.json", config))
+    }
+
+    /// The issue's case: before, with 20,000 rows the diff took 84 s; with
+    /// 200,000 it ran for hours. Twice: a stage that rewrites the table with
+    /// its rowids (SQLite's twelve steps), and one that renumbers every row.
+    @Test func aDeclaredKeyWithoutAnIndexOn200000RowsDiffsInSeconds() throws {
+        let rebuild = { (order: String) in
+            """
+            CREATE TABLE notes_new (uuid TEXT NOT NULL, title TEXT, body TEXT, created_at TEXT, pinned INTEGER NOT NULL DEFAULT 0);
+            INSERT INTO notes_new (\(order.isEmpty ? "rowid, " : "")uuid, title, body, created_at) SELECT \(order.isEmpty ? "rowid, " : "")uuid, title, body, created_at FROM notes \(order);
+            DROP TABLE notes;
+            ALTER TABLE notes_new RENAME TO notes;
+            CREATE INDEX notes_by_date ON notes (created_at);
+            PRAGMA user_version = 2;
+            """
+        }
+        for (name, stage) in [("with its rowids", rebuild("")), ("renumbered in another order", rebuild("ORDER BY uuid DESC"))] {
+            let (folder, config) = try Self.corpus(rows: 200_000, stage: stage)
+            defer { withExtendedLifetime(folder) {} }
+            let report = try MigrationRunner.runMatrix(config: config, options: .init(jobs: 1))
+            let path = try #require(report.paths.first)
+            #expect(path.passed, "\(name): \(String(describing: path.firstFailure))")
+            let notes = try #require(path.preservation.first { $0.table == "notes" && $0.column == nil })
+            #expect((notes.compared, notes.lost) == (200_000, 0), "\(name)")
+            #expect(path.preservationSeconds < 5, "\(name): the data diff took \(path.preservationSeconds) s")
+        }
+    }
+
+    /// Foreign keys are counted as `PRAGMA foreign_key_check` counts them (the
+    /// parent's affinity and collation applied to the child's value), through
+    /// the parent's index; a parent column without one (a key SQLite calls a
+    /// mismatch) is not scanned once per child row either.
+    @Test func foreignKeysAreCountedWithoutAScanPerRow() throws {
+        let folder = try TemporaryFolder()
+        let database = try Database(path: folder.url("fk.sqlite"), options: .init(create: true))
+        try database.execute("""
+            CREATE TABLE folders (id INTEGER PRIMARY KEY, code TEXT UNIQUE, name TEXT COLLATE NOCASE);
+            CREATE TABLE notes (id INTEGER PRIMARY KEY, folder_code INTEGER REFERENCES folders(code), folder_name TEXT REFERENCES folders(name), folder_id TEXT REFERENCES folders(id));
+            WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < 50000)
+            INSERT INTO folders SELECT n, CAST(n AS TEXT), 'Folder ' || n FROM i;
+            WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < 50000)
+            INSERT INTO notes SELECT n, n, 'FOLDER ' || n, CAST(n AS TEXT) FROM i;
+            UPDATE notes SET folder_code = 999999 WHERE id <= 3;
+            UPDATE notes SET folder_name = 'nowhere' WHERE id <= 5;
+            UPDATE notes SET folder_id = 'x' WHERE id <= 7;
+            """)
+        let schema = try SchemaSnapshot(database: database)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let counted = try StoreContents.countForeignKeyViolations(database, schema: schema)
+        let elapsed = clock.now - start
+        // folders.name has no unique index: the pragma refuses that key, the
+        // count still gathers folder names once, compared without case.
+        #expect(counted == 3 + 5 + 7)
+        #expect(elapsed < .seconds(5), "\(elapsed)")
+        // Where the pragma runs (the keys to an indexed column), it agrees.
+        try database.execute("""
+            CREATE TABLE copies (id INTEGER PRIMARY KEY, folder_code INTEGER REFERENCES folders(code), folder_id TEXT REFERENCES folders(id));
+            INSERT INTO copies SELECT id, folder_code, folder_id FROM notes;
+            """)
+        #expect(try database.rows("PRAGMA foreign_key_check(copies)").count == 3 + 7)
+        #expect(try StoreContents.countForeignKeyViolations(database, schema: try SchemaSnapshot(database: database)) == 2 * (3 + 7) + 5)
+    }
+
+    /// A configured check is read only as far as its `expect` needs: a query
+    /// over a whole large table costs neither memory nor time.
+    @Test func aConfiguredCheckReadsOnlyTheRowsItsExpectNeeds() throws {
+        let database = try Database(path: ":memory:")
+        let everything = "WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < 100000000) SELECT n FROM i"
+        let checks = [
+            CorpusConfiguration.Check(name: "first", sql: everything, expect: .number(1)),
+            CorpusConfiguration.Check(name: "two rows", sql: everything, expect: .array([.number(1), .number(2)])),
+            CorpusConfiguration.Check(name: "three rows", sql: "SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3", expect: .array([.number(1), .number(2)])),
+        ]
+        let clock = ContinuousClock()
+        let start = clock.now
+        let results = ConfiguredChecks.run(checks, from: "1.0.0", on: database, source: nil, personal: [])
+        #expect(clock.now - start < .seconds(5))
+        #expect(results.map(\.passed) == [true, false, false])
+        #expect(results[1].message == "expected [1, 2], got [[1], [2], [3], ...]")
+        #expect(results[2].message == "expected [1, 2], got [[1], [2], [3]]")
+    }
+
+    /// A declared key that is not unique in the source fails every path that
+    /// starts there, found once (``SourceKeys``) while the stages run.
+    @Test func aKeyThatIsNotUniqueInTheSourceFails() throws {
+        let (folder, config) = try Self.corpus(rows: 1000, stage: "ALTER TABLE notes ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0; CREATE INDEX notes_by_date ON notes (created_at); PRAGMA user_version = 2;", sharedKey: true)
+        defer { withExtendedLifetime(folder) {} }
+        let path = try #require(try MigrationRunner.runMatrix(config: config).paths.first)
+        #expect(path.checks.first { $0.name == "data preserved" }?.message == "key (\"uuid\") is not unique in the source: rows cannot be matched (declare \"keys\")")
+    }
+}

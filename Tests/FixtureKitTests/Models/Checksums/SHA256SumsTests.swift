@@ -1,0 +1,135 @@
+import Foundation
+import Testing
+@testable import FixtureKit
+@testable import FixtureKitArchiveIO
+@testable import FixtureKitCrypto
+@testable import FixtureKitModels
+@testable import FixtureKitSQLite
+@testable import FixtureKitSystem
+
+/// The SHA256SUMS format, both ways, against GNU coreutils and Perl's shasum.
+@Suite struct SHA256SumsTests {
+    /// Names that need escaping, or that tools get wrong: space, backslash, LF, CR, non-ASCII.
+    static let awkwardNames = [
+        "plain.sqlite", "with space.txt", "back\\slash", "line\nfeed", "carriage\rreturn",
+        "Заметки.sqlite", "笔记", "emoji 📝", "nested/deeper/file", ".App_SUPPORT/_EXTERNAL_DATA/ABC",
+    ]
+
+    @Test func digestOfKnownInputs() throws {
+        #expect(try SHA256.hash(Array("abc".utf8)).hex == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(try SHA256.hash([]).hex == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    }
+
+    @Test func writesExactlyWhatSha256sumWrites() throws {
+        let folder = try TemporaryFolder()
+        for (index, name) in Self.awkwardNames.enumerated() { try folder.write(name, "content \(index)\n") }
+        let sums = try Checksums.writeSums(for: folder.path)
+        #expect(sums.entries.count == Self.awkwardNames.count)
+
+        // sha256sum sorts nothing: give it the names in the bytewise order SHA256SUMS uses.
+        let sorted = Self.awkwardNames.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        let reference = try run(["sha256sum", "--"] + sorted, in: folder.path)
+        #expect(reference.status == 0)
+        #expect(try folder.read("SHA256SUMS") == Array(reference.standardOutput.utf8))
+
+        let check = try run(["sha256sum", "-c", "--strict", "SHA256SUMS"], in: folder.path)
+        #expect(check.status == 0, "\(check.standardError)")
+    }
+
+    /// A digest the caller computed is taken for a file of the size it was
+    /// computed over, and ignored for a file of another size.
+    @Test func writeSumsTakesAKnownDigestOnlyForItsSize() throws {
+        let folder = try TemporaryFolder()
+        try folder.write("App.sqlite", "store bytes\n")
+        try folder.write("manifest.json", "{}\n")
+        let stand = try SHA256.hash(Array("something else".utf8))
+        let real = try SHA256.hash(Array("store bytes\n".utf8))
+
+        let taken = try Checksums.writeSums(for: folder.path, known: ["App.sqlite": FileDigest(digest: stand, size: 12)])
+        #expect(taken.entries.map(\.path.description) == ["App.sqlite", "manifest.json"])
+        #expect(taken.entries.first?.digest == stand)
+        #expect(try folder.read("SHA256SUMS") == Array("\(stand.hex)  App.sqlite\n\(try SHA256.hash(Array("{}\n".utf8)).hex)  manifest.json\n".utf8))
+
+        let ignored = try Checksums.writeSums(for: folder.path, known: ["App.sqlite": FileDigest(digest: stand, size: 13)])
+        #expect(ignored.entries.first?.digest == real)
+        let check = try run(["sha256sum", "-c", "--strict", "SHA256SUMS"], in: folder.path)
+        #expect(check.status == 0, "\(check.standardError)")
+    }
+
+    @Test(arguments: [
+        ["sha256sum"], ["sha256sum", "--tag"], ["sha256sum", "--binary"], ["shasum", "-a", "256"], ["shasum", "-a", "256", "--tag"],
+    ])
+    func readsWhatOtherToolsWrite(tool: [String]) throws {
+        let folder = try TemporaryFolder()
+        for (index, name) in Self.awkwardNames.enumerated() { try folder.write(name, "content \(index)\n") }
+        let written = try run(tool + ["--"] + Self.awkwardNames, in: folder.path)
+        #expect(written.status == 0, "\(written.standardError)")
+        try folder.write("SHA256SUMS", written.standardOutput)
+
+        let parsed = SHA256Sums(parsing: try folder.read("SHA256SUMS"))
+        #expect(parsed.problems == [])
+        #expect(Set(parsed.entries.map(\.path.description)) == Set(Self.awkwardNames))
+        let result = try Checksums.verifyFolder(folder.path)
+        #expect(result.problems == [])
+        #expect(result.verifiedFiles == Self.awkwardNames.count)
+    }
+
+    @Test func readsCommentsCRLFBinaryFlagUpperCaseAndBlankLines() throws {
+        let digest = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        let text = "# written by hand\r\n\(digest.uppercased()) *a\r\n\r\n\(digest)  b\n\(digest) c\n\\\(digest)  d\\\\e\nSHA256 (f) = \(digest)\n  \(digest)  g"
+        let sums = SHA256Sums(parsing: Array(text.utf8))
+        #expect(sums.problems == [])
+        #expect(sums.entries.map(\.path.description) == ["a", "b", "c", "d\\e", "f", "g"])
+        #expect(sums.entries.map(\.line) == [2, 4, 5, 6, 7, 8])
+        #expect(Set(sums.entries.map(\.digest.hex)) == [digest])
+    }
+
+    @Test func reportsMalformedLinesByNumber() {
+        let digest = String(repeating: "ab", count: 32)
+        let lines = [
+            "\(digest)  good",
+            "not a checksum line",
+            "\(digest.dropLast())  short-digest",
+            "\(digest)",
+            "\\\(digest)  bad\\escape",
+            "SHA256 (x) = 1234",
+            "SHA512 (x) = \(digest)",
+            "\(digest)  ../escape",
+            "\(digest)  /etc/passwd",
+            "\(digest)  good",
+            "\(digest)  a//b",
+        ]
+        let sums = SHA256Sums(parsing: Array(lines.joined(separator: "\n").utf8))
+        #expect(sums.entries.map(\.path.description) == ["good"])
+        #expect(sums.problems.map(\.description) == [
+            "line 2: not a SHA-256 checksum line (expected 64 hexadecimal digits, two spaces and a file name)",
+            "line 3: not a SHA-256 checksum line (expected 64 hexadecimal digits, two spaces and a file name)",
+            "line 4: no file name after the checksum",
+            "line 5: invalid escape in the file name (only \\\\, \\n and \\r are allowed)",
+            "line 6: not a SHA-256 digest after `=` (expected 64 hexadecimal digits)",
+            "line 7: not a SHA-256 checksum line (expected 64 hexadecimal digits, two spaces and a file name)",
+            "line 8: \"../escape\" is not a path inside the folder",
+            "line 9: \"/etc/passwd\" is not a path inside the folder",
+            "line 10: \"good\" is listed again (first on line 1)",
+            "line 11: \"a//b\" is not a path inside the folder",
+        ])
+    }
+
+    @Test func escapingRoundTrips() {
+        let digest = SHA256Digest(hex: String(repeating: "0f", count: 32))!
+        let names = ["a\\b", "x\ny", "c\rr", "\\\n\r\\", "plain"]
+        let sums = SHA256Sums(entries: names.map { SHA256SumsEntry(path: RelativePath($0), digest: digest) })
+        let reread = SHA256Sums(parsing: sums.rendered())
+        #expect(reread.problems == [])
+        #expect(reread.entries.map(\.path.description) == names.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+    }
+
+    @Test func sortsBytewiseNotByUnicode() {
+        let digest = SHA256Digest(hex: String(repeating: "00", count: 32))!
+        // "é" precomposed (C3 A9) and decomposed (65 CC 81) are two files; "Z" (5A) sorts before "a" (61).
+        let names = ["\u{E9}", "e\u{301}", "a", "Z", "_"]
+        let rendered = String(decoding: SHA256Sums(entries: names.map { SHA256SumsEntry(path: RelativePath($0), digest: digest) }).rendered(), as: UTF8.self)
+        let order = rendered.split(separator: "\n").map { $0.dropFirst(66) }
+        #expect(order.map { Array($0.utf8) } == [[0x5A], [0x5F], [0x61], [0x65, 0xCC, 0x81], [0xC3, 0xA9]])
+    }
+}
