@@ -78,6 +78,15 @@ let package = Package(
             name: "FixtureKitTests",
             dependencies: ["FixtureKit", "FixtureKitTool"]
         ),
+        // Unit tests of one layer each, folder by folder as in Sources/.
+        .testTarget(
+            name: "FixtureKitModelsTests",
+            dependencies: ["FixtureKitModels", "FixtureKitSQLite", "FixtureKitSystem"]
+        ),
+        .testTarget(
+            name: "FixtureKitSQLiteTests",
+            dependencies: ["FixtureKitSQLite", "FixtureKitSystem"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
