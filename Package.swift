@@ -84,6 +84,15 @@ let package = Package(
             name: "FixtureKitClientTests",
             dependencies: ["FixtureKit"]
         ),
+        // Unit tests of one layer each, folder by folder as in Sources/.
+        .testTarget(
+            name: "FixtureKitModelsTests",
+            dependencies: ["FixtureKitModels", "FixtureKitSQLite", "FixtureKitSystem"]
+        ),
+        .testTarget(
+            name: "FixtureKitSQLiteTests",
+            dependencies: ["FixtureKitSQLite", "FixtureKitSystem"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
