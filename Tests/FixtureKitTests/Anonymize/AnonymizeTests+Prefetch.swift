@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+@testable import FixtureKit
+
+/// The keyed prefetch: outputs computed ahead on a second thread are the ones
+/// computed on the spot.
+extension AnonymizeTests {
+    /// A store whose text columns hold what the SQL functions meet: unique and
+    /// repeated values, NULLs, empty strings, blobs, values longer than the
+    /// prefetch takes; `variant` changes some values (another copy of the store).
+    func prefetchStore(_ path: String, rows: Int, variant: Bool = false) throws {
+        let database = try Database(path: path, options: .init(create: true))
+        try database.execute("CREATE TABLE people (id INTEGER PRIMARY KEY, handle TEXT, name TEXT, note TEXT)")
+        try database.execute("BEGIN")
+        for id in 1...rows {
+            var handle: SQLiteValue = .text("handle-\(id)")
+            if id % 97 == 0 { handle = .null } else if id % 89 == 0 { handle = .text("") } else if id % 83 == 0 { handle = .blob(Array("blob-\(id)".utf8)) }
+            if id % 79 == 0 { handle = .text(String(repeating: "long-\(id)-", count: 12)) }
+            if variant && (3000...3500).contains(id) { handle = .text("other-\(id)") }
+            let name: SQLiteValue = variant && id > 8000 ? .text("Renamed \(id)") : .text("Name \(id % 150)")
+            _ = try database.rows("INSERT INTO people VALUES (?1, ?2, ?3, ?4)", [.integer(Int64(id)), handle, name, .text("[note \(id)]")])
+        }
+        try database.execute("COMMIT")
+        try database.close()
+    }
+
+    @Test func keyedOutputsComputedAheadAreTheOnesComputedOnTheSpot() throws {
+        let folder = try TemporaryFolder()
+        let rows = 12_000
+        for name in ["source", "variant"] { try FileManager.default.createDirectory(atPath: folder.url(name), withIntermediateDirectories: true) }
+        try prefetchStore(folder.url("source/App.sqlite"), rows: rows)
+        // Another copy that differs in places and ends earlier: those values are computed on the spot.
+        try prefetchStore(folder.url("variant/App.sqlite"), rows: rows - 500, variant: true)
+        let rules = try AnonymizationRules.parse(Array("""
+            {"tables": {"people": {
+              "handle": {"strategy": "pseudonym", "format": "hex", "length": 16},
+              "name": {"strategy": "fake", "kind": "name"},
+              "note": {"strategy": "pseudonym", "format": "hex", "where": "id % 2 = 0"},
+              "id": "keep"}}}
+            """.utf8), path: "rules.json")
+        let key = try AnonymizationKey(variable: "FIXTUREKIT_ANON_KEY", environment: Self.environment, what: "anonymize", path: "rules.json")
+        func run(_ name: String, pristine: String?) throws -> (bytes: [UInt8], result: EngineResult) {
+            let raw = folder.url("\(name)-raw")
+            try FileManager.default.createDirectory(atPath: raw, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: folder.url("source/App.sqlite"), toPath: raw + "/App.sqlite")
+            let output = folder.url("\(name).sqlite")
+            let result = try AnonymizationEngine.run(
+                folder: raw, storeName: "App.sqlite", output: output, rules: rules, key: key, spoolFolder: raw, display: name,
+                pristine: pristine.map { (folder: $0, names: ["App.sqlite"]) })
+            let scan = try result.leakScan.finish(LeakScan.Target(files: [(output, name)], store: output, utf16: false, columns: result.ruleNames))
+            #expect(scan.hitCount == 0)
+            return (try folder.read("\(name).sqlite"), result)
+        }
+        // However far the second thread gets (it may not start before the UPDATE ends), the bytes are the same.
+        let onTheSpot = try run("spot", pristine: nil)
+        let ahead = try run("ahead", pristine: folder.url("source"))
+        let differing = try run("differing", pristine: folder.url("variant"))
+        #expect(onTheSpot.result.prefetched == 0)
+        #expect(ahead.bytes == onTheSpot.bytes)
+        #expect(differing.bytes == onTheSpot.bytes)
+        #expect(ahead.result.columns == onTheSpot.result.columns)
+        #expect(differing.result.columns == onTheSpot.result.columns)
+        // The prefetch's copy is gone with the work folder's files.
+        #expect(!FileManager.default.fileExists(atPath: folder.url("ahead-raw/.fixturekit-prefetch")))
+    }
+
+    @Test func theSecondThreadsOutputsAreTakenOnlyForTheirOwnValue() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.url("source"), withIntermediateDirectories: true)
+        try prefetchStore(folder.url("source/App.sqlite"), rows: 6000)
+        let rules = try AnonymizationRules.parse(Array("""
+            {"tables": {"people": {"handle": {"strategy": "pseudonym", "format": "email"}, "name": {"strategy": "fake", "kind": "name"}}}}
+            """.utf8), path: "rules.json")
+        let key = try AnonymizationKey(variable: "FIXTUREKIT_ANON_KEY", environment: Self.environment, what: "anonymize", path: "rules.json")
+        let database = try Database(path: folder.url("source/App.sqlite"), options: .init(readOnly: true))
+        let (bound, _) = try AnonymizationEngine.bind(rules, to: try AnonymizationSchema(database: database), database: database, display: "test")
+        let session = AnonymizationSession(key: key, rules: bound, spool: try LeakSpool(folder: folder.path, utf16: false))
+        let prefetch = KeyedPrefetch(
+            statements: [KeyedPrefetch.Statement(table: "people", rules: bound)], ruleCount: bound.count, hmac: try key.hmac.duplicate(),
+            source: folder.url("source"), names: ["App.sqlite"], storeName: "App.sqlite", folder: folder.url("prefetch"))
+        // Until a ring is full (the second thread then waits for room): its first 4,096 outputs are ready.
+        let deadline = Date().addingTimeInterval(60)
+        while !bound.contains(where: { prefetch.waiting(rule: $0.index) == KeyedPrefetch.capacity }) && Date() < deadline { usleep(10_000) }
+        let rows = try database.rows("SELECT \(bound.map { quotedIdentifier($0.column) }.joined(separator: ", ")) FROM people ORDER BY rowid")
+        var sequences = [Int](repeating: 0, count: bound.count)
+        var taken = 0
+        for row in rows {
+            for rule in bound {
+                guard case .text(let text) = row[rule.index] else { continue }
+                let other = Array("not-\(text)".utf8)
+                var value = text
+                let sequence = sequences[rule.index]
+                sequences[rule.index] += 1
+                var output: [UInt8] = []
+                value.withUTF8 { input in
+                    // A value other than the one it was computed from is refused (and its output dropped).
+                    if sequence % 10 == 3, !input.isEmpty {
+                        #expect(!other.withUnsafeBufferPointer { prefetch.take(rule: rule.index, sequence: sequence, input: $0, into: &output) })
+                        return
+                    }
+                    guard prefetch.take(rule: rule.index, sequence: sequence, input: input, into: &output) else { return }
+                    taken += 1
+                    guard case .success(.text) = session.transform(rule, .text(input), group: nil) else {
+                        Issue.record("no text output")
+                        return
+                    }
+                    #expect(output == session.outputBytes, "\(rule.name) #\(sequence)")
+                }
+            }
+        }
+        #expect(taken >= KeyedPrefetch.capacity * 9 / 10 - 100)
+        prefetch.stop()
+        #expect(!FileManager.default.fileExists(atPath: folder.url("prefetch")))
+    }
+}
