@@ -26,10 +26,16 @@ final class ProgressDisplay: Sendable {
         let delay = console.environment["FIXTUREKIT_PROGRESS_DELAY_MS"].flatMap { Int($0) } ?? Self.defaultDelay
         let started = ContinuousClock.now
         let worker = Thread { [self] in
+            // The line appears as soon as the delay is over and a step has begun (looked
+            // for every 10 ms), then is redrawn ten times a second.
+            var drawn = false
             while !stopped.load(ordering: .acquiring) {
-                Thread.sleep(forTimeInterval: 0.1)
-                guard !stopped.load(ordering: .acquiring), ContinuousClock.now - started >= .milliseconds(delay) else { continue }
-                console.drawProgress(work.snapshot.map(Self.line))
+                if ContinuousClock.now - started >= .milliseconds(delay) {
+                    let line = work.snapshot.map(Self.line)
+                    console.drawProgress(line)
+                    drawn = drawn || line != nil
+                }
+                Thread.sleep(forTimeInterval: drawn ? 0.1 : 0.01)
             }
         }
         worker.start()
