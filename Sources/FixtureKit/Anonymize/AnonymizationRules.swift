@@ -22,10 +22,10 @@ import FixtureKitModels
 public struct AnonymizationRules: Equatable, Sendable {
     /// What `fixturekit init` writes for a column it has no suggestion for: no
     /// rule yet, which strict mode refuses until someone decides.
-    package static let todoMarker = "TODO"
+    static let todoMarker = "TODO"
 
     /// The environment variable that holds the secret key when the file names none.
-    package static let defaultKeyEnvironmentVariable = "FIXTUREKIT_ANON_KEY"
+    static let defaultKeyEnvironmentVariable = "FIXTUREKIT_ANON_KEY"
 
     /// The environment variable holding the secret key; the key itself is never in the file.
     public var keyEnv: String

@@ -36,7 +36,7 @@ public enum Capture {
     package static let busyTimeout: Int32 = 5000
     /// How long the write lock of `checkpoint` and `raw` captures is waited for,
     /// in milliseconds: a busy writer holds it again and again.
-    package static let lockTimeout: Int32 = 15_000
+    static let lockTimeout: Int32 = 15_000
 
     /// Writes the fixture `corpus/version/` from the store at `storePath`.
     ///

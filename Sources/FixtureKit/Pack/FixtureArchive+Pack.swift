@@ -101,7 +101,7 @@ extension FixtureArchive {
     /// `SHA256SUMS`; its name is used without its extension (`App`, not
     /// `App.sqlite`), so that the archive's name does not read as one of the store's
     /// sidecars (`App.sqlite-…`).
-    package static func defaultOutput(for folder: String, format: ArchiveFormat) throws(FixtureKitError) -> String {
+    static func defaultOutput(for folder: String, format: ArchiveFormat) throws(FixtureKitError) -> String {
         try defaultOutput(for: folder.trimmingTrailingSlashes, format: format, plan: PackPlan(folder: folder.trimmingTrailingSlashes))
     }
 

@@ -44,7 +44,7 @@ public struct PackOptions: Sendable, Equatable {
 
     /// The largest time a ustar header holds (11 octal digits): a later one would
     /// need a pax record.
-    package static let maxModificationTime: Int64 = 0o77777777777
+    static let maxModificationTime: Int64 = 0o77777777777
 
     /// The modification time that `SOURCE_DATE_EPOCH` asks for
     /// (https://reproducible-builds.org/specs/source-date-epoch/): 0 when it is

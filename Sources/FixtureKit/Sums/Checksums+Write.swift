@@ -52,7 +52,7 @@ extension Checksums {
     }
 
     /// The SHA256SUMS of `folder` as it is now, without writing anything.
-    package static func computeSums(for folder: String, threads: Int? = nil) throws(FixtureKitError) -> SHA256Sums {
+    static func computeSums(for folder: String, threads: Int? = nil) throws(FixtureKitError) -> SHA256Sums {
         try computeSums(for: folder, threads: threads, known: [:])
     }
 

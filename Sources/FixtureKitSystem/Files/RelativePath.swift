@@ -17,7 +17,7 @@ public struct RelativePath: Hashable, Comparable, Sendable, CustomStringConverti
     }
 
     /// This path below `parent`: `parent/self`.
-    package func appending(_ component: [UInt8]) -> RelativePath {
+    func appending(_ component: [UInt8]) -> RelativePath {
         bytes.isEmpty ? RelativePath(bytes: component) : RelativePath(bytes: bytes + [UInt8(ascii: "/")] + component)
     }
 
