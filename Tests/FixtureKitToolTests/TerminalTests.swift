@@ -6,6 +6,7 @@ import Testing
 @testable import FixtureKitModels
 @testable import FixtureKitSQLite
 @testable import FixtureKitSystem
+@testable import FixtureKitTestSupport
 @testable import FixtureKitTool
 
 /// What a user sees on a terminal: colour as colour, NO_COLOR honoured,

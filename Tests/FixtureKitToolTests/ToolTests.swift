@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import FixtureKitTestSupport
 @testable import FixtureKitTool
 
 /// The command line: parsing as a pure function of its words, help, exit codes.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 @Suite struct AnonymizeTests {
     static let key = "a-test-key-that-is-long-enough-0123456789"

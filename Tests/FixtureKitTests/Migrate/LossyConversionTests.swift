@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// A value is preserved when it reads back as the same value: text stored as a
 /// number must convert back to the very same text.

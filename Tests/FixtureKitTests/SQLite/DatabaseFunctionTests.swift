@@ -6,6 +6,7 @@ import Testing
 @testable import FixtureKitModels
 @testable import FixtureKitSQLite
 @testable import FixtureKitSystem
+@testable import FixtureKitTestSupport
 
 /// The SQL-function bridge: values of every storage class in and out, without
 /// loss; NULL; errors thrown by a body reach the caller as ``SQLiteError``.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// The SQLite wrapper: errors, the online backup and the checkpoint APIs.
 @Suite struct SQLiteTests {

@@ -6,6 +6,7 @@ import Testing
 @testable import FixtureKitModels
 @testable import FixtureKitSQLite
 @testable import FixtureKitSystem
+@testable import FixtureKitTestSupport
 
 /// The SHA256SUMS format, both ways, against GNU coreutils and Perl's shasum.
 @Suite struct SHA256SumsTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// Configuration errors are precise (line and column, the key and its place)
 /// and total (every level, every command that reads the configuration).
