@@ -100,14 +100,15 @@ let package = Package(
             name: "FixtureKitClientTests",
             dependencies: ["FixtureKit"]
         ),
-        // Unit tests of one layer each, folder by folder as in Sources/.
+        // Unit tests of one layer each, folder by folder as in Sources/: their files
+        // import that layer and the shared helpers, nothing above.
         .testTarget(
             name: "FixtureKitModelsTests",
-            dependencies: ["FixtureKitModels", "FixtureKitSQLite", "FixtureKitSystem"]
+            dependencies: ["FixtureKitModels", "FixtureKitSQLite", "FixtureKitCrypto", "FixtureKitSystem", "FixtureKitTestSupport"]
         ),
         .testTarget(
             name: "FixtureKitSQLiteTests",
-            dependencies: ["FixtureKitSQLite", "FixtureKitSystem"]
+            dependencies: ["FixtureKitSQLite", "FixtureKitSystem", "FixtureKitTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]
