@@ -1,10 +1,5 @@
 import Foundation
 import Testing
-@testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
 @testable import FixtureKitSystem
 @testable import FixtureKitTestSupport
 @testable import FixtureKitTool
