@@ -96,9 +96,11 @@ let package = Package(
         ),
         // A client of the library: imports FixtureKit without @testable, so that the
         // public API (docs/library.md) is compiled and exercised as an app would use it.
+        // Without package access it sees only what is public, as an app would.
         .testTarget(
             name: "FixtureKitClientTests",
-            dependencies: ["FixtureKit"]
+            dependencies: ["FixtureKit"],
+            packageAccess: false
         ),
         // Unit tests of one layer each, folder by folder as in Sources/: their files
         // import that layer and the shared helpers, nothing above.

@@ -31,7 +31,7 @@ public struct ArchiveError: Error, CustomStringConvertible, Sendable, Equatable 
     }
 
     /// `ARCHIVE_ERRNO_MISC`: a failure without a system errno (a macro Swift does not import).
-    public static let miscellaneous: Int32 = -1
+    static let miscellaneous: Int32 = -1
 
     public var description: String { "libarchive error in \(function): \(message)" }
 

@@ -31,10 +31,10 @@ public struct ArchiveEntry: Sendable, Equatable {
     public var gid: Int64
 
     /// The name for messages: in quotes, control characters escaped.
-    public var quotedName: String { RelativePath(bytes: name).quoted }
+    package var quotedName: String { RelativePath(bytes: name).quoted }
 
     /// `file`, `folder`, `symbolic link to "/etc"`, ...
-    public var kindDescription: String {
+    package var kindDescription: String {
         switch kind {
         case .file: "regular file"
         case .folder: "folder"

@@ -79,7 +79,7 @@ package final class FileHasher {
 public enum ParallelHasher {
     /// The number of cores this process may run on.
     /// (Foundation reads the process' CPU affinity and cgroup quota on Linux.)
-    public static var coreCount: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
+    package static var coreCount: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
 
     /// The digest of each file in `paths`, in the same order; a file that could
     /// not be read gets its error instead.

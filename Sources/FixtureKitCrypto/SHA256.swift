@@ -3,7 +3,7 @@ import FixtureKitSystem
 
 /// A SHA-256 digest: 32 bytes, shown as 64 lowercase hexadecimal digits.
 public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
-    public static let byteCount = 32
+    package static let byteCount = 32
     public let bytes: [UInt8]
 
     public init?(bytes: [UInt8]) {
@@ -15,7 +15,7 @@ public struct SHA256Digest: Hashable, Sendable, CustomStringConvertible {
     package init(checkedBytes: [UInt8]) { self.bytes = checkedBytes }
 
     /// Parses 64 hexadecimal digits, either case.
-    public init?<Digits: Collection>(hex: Digits) where Digits.Element == UInt8 {
+    package init?<Digits: Collection>(hex: Digits) where Digits.Element == UInt8 {
         guard hex.count == Self.byteCount * 2 else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(Self.byteCount)

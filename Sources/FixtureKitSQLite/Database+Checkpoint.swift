@@ -57,7 +57,7 @@ extension Database {
 
     /// Turns off the automatic checkpoint after commits, so the WAL keeps every
     /// frame until checkpointed explicitly (tests build stores this way).
-    public func disableAutomaticCheckpoint() {
+    package func disableAutomaticCheckpoint() {
         sqlite3_wal_autocheckpoint(handle, 0)
     }
 }
@@ -68,7 +68,7 @@ extension Database {
     /// SQLite's default (`true`) folds `-wal` into the main file on close; with
     /// `false`, the `-wal` stays as it is, which is what a store set left by a
     /// crashed app looks like. See `SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE`.
-    public func setCheckpointOnClose(_ enabled: Bool) throws(SQLiteError) {
+    package func setCheckpointOnClose(_ enabled: Bool) throws(SQLiteError) {
         var result: Int32 = 0
         let code = fixturekit_sqlite_db_config_int(handle, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, enabled ? 0 : 1, &result)
         guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code) }

@@ -69,7 +69,7 @@ public final class Database {
     }
 
     /// The version of the SQLite library in use: `3.40.1`.
-    public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+    package static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 
     /// Sets how long a locked database is retried, in milliseconds.
     public func setBusyTimeout(_ milliseconds: Int32) {

@@ -21,10 +21,10 @@ package final class DatabaseFunction {
     package let argumentCount: Int32
     /// Whether SQLite may factor calls out (`SQLITE_DETERMINISTIC`): only for
     /// functions without side effects.
-    package let isPure: Bool
+    let isPure: Bool
     /// Whether the function may only be called from top-level SQL, never from a
     /// view, trigger or schema (`SQLITE_DIRECTONLY`).
-    package let isDirectOnly: Bool
+    let isDirectOnly: Bool
     package let body: Body
 
     package init(_ name: String, argumentCount: Int? = nil, pure: Bool = false, directOnly: Bool = true, body: @escaping Body) {

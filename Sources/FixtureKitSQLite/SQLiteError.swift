@@ -14,7 +14,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The statement that failed, when there was one.
     public var sql: String?
 
-    public init(code: Int32, message: String? = nil, sql: String? = nil) {
+    package init(code: Int32, message: String? = nil, sql: String? = nil) {
         self.extendedCode = code
         self.message = message ?? String(cString: sqlite3_errstr(code))
         self.sql = sql
@@ -22,10 +22,10 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
 
     /// `SQLITE_READONLY_ROLLBACK`: a read-only connection met a hot journal, which
     /// only a connection that may write can roll back.
-    public static let readOnlyRollback: Int32 = SQLITE_READONLY | (3 << 8)
+    package static let readOnlyRollback: Int32 = SQLITE_READONLY | (3 << 8)
 
     /// Whether the store has a hot journal that this read-only connection could not roll back.
-    public var isHotJournal: Bool { extendedCode == Self.readOnlyRollback }
+    package var isHotJournal: Bool { extendedCode == Self.readOnlyRollback }
 
     /// The primary result code: the low byte of the extended one.
     public var code: Int32 { extendedCode & 0xFF }
@@ -35,7 +35,7 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
 
     /// Whether another connection holds the store (`SQLITE_BUSY` or `SQLITE_LOCKED`):
     /// the failure a retry may cure.
-    public var isBusy: Bool { resultCode == .busy || resultCode == .locked }
+    package var isBusy: Bool { resultCode == .busy || resultCode == .locked }
 
     public var description: String {
         var text = "SQLite error \(code): \(message)"

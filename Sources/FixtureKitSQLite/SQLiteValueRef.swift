@@ -27,7 +27,7 @@ package struct SQLiteValueRef {
     package init(_ handle: OpaquePointer) { self.handle = handle }
 
     package var storageClass: SQLiteStorageClass { SQLiteStorageClass(sqlite3_value_type(handle)) }
-    package var isNull: Bool { sqlite3_value_type(handle) == SQLITE_NULL }
+    var isNull: Bool { sqlite3_value_type(handle) == SQLITE_NULL }
 
     package var int64: Int64 { sqlite3_value_int64(handle) }
     package var double: Double { sqlite3_value_double(handle) }

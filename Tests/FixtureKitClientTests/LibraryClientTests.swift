@@ -103,4 +103,79 @@ private func withFolder<T>(_ body: (String) throws -> T) throws -> T {
             }
         }
     }
+    @Test func theExampleCorpusReadAsAClientWould() throws {
+        let configuration = try CorpusConfiguration.load(corpus + "/fixturekit.json")
+        #expect(configuration.migrationPaths().map(\.source).contains("1.0.0"))
+        #expect(!(try AnonymizationRules.load(corpus + "/anonymize.json")).tables.isEmpty)
+        let status = try CorpusStatus.read(config: corpus + "/fixturekit.json")
+        #expect(status.versions.map(\.version).contains("1.0.0"))
+
+        let archive = corpus + "/App-1.0.0.tar.zst"
+        var heard: [String] = []
+        let listing = try FixtureArchive.list(archive) { heard.append($0.name) }
+        #expect(listing.entries.map(\.name) == heard)
+        #expect(heard.contains { $0.hasSuffix("App.sqlite") })
+        #expect(try ArchiveInspection.inspect(archive).entries.contains { $0.path.hasSuffix("App.sqlite") })
+
+        // A fixture's store against itself: no drift.
+        let drift = try Drift.compare(store: corpus + "/1.0.0/App.sqlite", against: corpus + "/1.0.0")
+        #expect(drift.differences == [])
+        #expect(drift.contentHash == drift.referenceContentHash)
+
+        // A caller hears of each finished step of a long operation.
+        let steps = Heard()
+        let progress = WorkProgress { steps.append($0.step) }
+        _ = try Checksums.verifyFolder(corpus + "/1.0.0", progress: progress)
+        #expect(!steps.all.isEmpty)
+    }
+
+    @Test func aStoreThroughSQLiteChecksumsCheckpointBackupAndRestore() throws {
+        try withFolder { folder in
+            let fixture = folder + "/fixture"
+            try FileManager.default.createDirectory(atPath: fixture, withIntermediateDirectories: true)
+            let path = fixture + "/App.sqlite"
+            let database = try Database(path: path, options: .init(create: true))
+            try database.execute("PRAGMA journal_mode = WAL")
+            var ran: [String] = []
+            try database.executeScript("CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT); INSERT INTO t(b) VALUES ('kept');") { ran.append($0) }
+            #expect(ran.count == 2)
+            let schema = try SchemaSnapshot(database: database)
+            #expect(schema.tables.map(\.name) == ["t"])
+            #expect(SchemaDiff.differences(schema, from: schema, referenceName: "itself") == [])
+            let copy = try Database(path: folder + "/Copy.sqlite", options: .init(create: true))
+            try database.backup(to: copy)
+            #expect(try copy.contentHash() == database.contentHash())
+            try copy.close()
+            _ = try database.checkpoint(.passive)
+            try database.close()
+            // The store set: its header as the bytes say it.
+            #expect(try StoreSet(storePath: path).readHeader().isWAL)
+            #expect(try DatabaseHeader(bytes: Array(Data(contentsOf: URL(fileURLWithPath: path)).prefix(100))).isWAL)
+            _ = try Checkpoint.checkpointLiveStore(path)
+
+            // SHA256SUMS written, verified, and each digest the one ParallelHasher computes.
+            let sums = try Checksums.writeSums(for: fixture)
+            #expect(try Checksums.verifyFolder(fixture).problems.isEmpty)
+            let digests = try ParallelHasher.digests(of: [path]).map { try $0.get().digest }
+            #expect(sums.entries.first { $0.path.description == "App.sqlite" }?.digest == digests.first)
+
+            // A backup archive of the live store, put back after a change.
+            let backup = try StoreBackup.backup(store: path, to: folder + "/backups")
+            let changed = try Database(path: path)
+            try changed.execute("DELETE FROM t")
+            try changed.close()
+            _ = try StoreRestore.restore(archive: backup.archive.path, store: path)
+            let restored = try Database(path: path, options: .init(readOnly: true))
+            #expect(try restored.scalar("SELECT b FROM t") == .text("kept"))
+            try restored.close()
+        }
+    }
+}
+
+/// Steps heard from any thread.
+private final class Heard: @unchecked Sendable {
+    private let lock = NSLock()
+    private var steps: [String] = []
+    func append(_ step: String) { lock.withLock { steps.append(step) } }
+    var all: [String] { lock.withLock { steps } }
 }

@@ -22,10 +22,10 @@ import FixtureKitModels
 public struct AnonymizationRules: Equatable, Sendable {
     /// What `fixturekit init` writes for a column it has no suggestion for: no
     /// rule yet, which strict mode refuses until someone decides.
-    public static let todoMarker = "TODO"
+    static let todoMarker = "TODO"
 
     /// The environment variable that holds the secret key when the file names none.
-    public static let defaultKeyEnvironmentVariable = "FIXTUREKIT_ANON_KEY"
+    static let defaultKeyEnvironmentVariable = "FIXTUREKIT_ANON_KEY"
 
     /// The environment variable holding the secret key; the key itself is never in the file.
     public var keyEnv: String
@@ -62,7 +62,7 @@ public struct AnonymizationRules: Equatable, Sendable {
     }
 
     /// Parses a rules file's bytes; `path` names it in errors.
-    public static func parse(_ bytes: [UInt8], path: String) throws(FixtureKitError) -> AnonymizationRules {
+    package static func parse(_ bytes: [UInt8], path: String) throws(FixtureKitError) -> AnonymizationRules {
         func fail(_ why: String) -> FixtureKitError { FixtureKitError(what: "read rules", path: path, why: why) }
         do { try JSONSyntax.check(bytes) } catch { throw fail(error.description) }
         let file: RulesFile

@@ -32,7 +32,7 @@ public struct LeakHit: Codable, Equatable, Sendable {
     /// Only part of the value was found (a run of a value longer than ``PatternIndex/runBytes``).
     public var piece: Bool
 
-    public init(column: String, file: String, foundIn: String? = nil, rowid: Int64? = nil, key: String? = nil, offset: UInt64? = nil,
+    package init(column: String, file: String, foundIn: String? = nil, rowid: Int64? = nil, key: String? = nil, offset: UInt64? = nil,
                 page: Int? = nil, pageType: String? = nil, btree: String? = nil, length: Int, piece: Bool) {
         self.column = column
         self.file = file

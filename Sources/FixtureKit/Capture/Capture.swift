@@ -33,10 +33,10 @@ public struct CaptureResult: Sendable {
 /// Freezes a live store into a fixture folder of a corpus.
 public enum Capture {
     /// How long a locked source is waited for, in milliseconds.
-    public static let busyTimeout: Int32 = 5000
+    package static let busyTimeout: Int32 = 5000
     /// How long the write lock of `checkpoint` and `raw` captures is waited for,
     /// in milliseconds: a busy writer holds it again and again.
-    public static let lockTimeout: Int32 = 15_000
+    static let lockTimeout: Int32 = 15_000
 
     /// Writes the fixture `corpus/version/` from the store at `storePath`.
     ///

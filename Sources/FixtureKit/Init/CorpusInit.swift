@@ -29,9 +29,9 @@ public struct InitResult: Sendable, Codable, Equatable {
 /// `fixturekit init`: a corpus from nothing.
 public enum CorpusInit {
     /// The rules file `init` writes beside the configuration.
-    public static let rulesFileName = "anonymize.json"
+    static let rulesFileName = "anonymize.json"
     /// The store's name when none is given.
-    public static let defaultStoreName = "App.sqlite"
+    static let defaultStoreName = "App.sqlite"
 
     /// Writes `corpus/fixturekit.json` (the store's name, `current` set to
     /// `version`, no stages yet) and, when `store` is given, `corpus/anonymize.json`:

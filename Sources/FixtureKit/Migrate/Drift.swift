@@ -7,7 +7,7 @@ public enum Drift {
     /// The differences of the store at `storePath` from the fixture (folder) or
     /// store at `reference`; empty when they are structurally equal.
     /// - Throws: ``FixtureKitError`` when either cannot be read.
-    public static func differences(store storePath: String, against reference: String) throws(FixtureKitError) -> [String] {
+    package static func differences(store storePath: String, against reference: String) throws(FixtureKitError) -> [String] {
         try compare(store: storePath, against: reference).differences
     }
 

@@ -19,7 +19,7 @@ extension MigrationReport {
     }
 
     /// Writes ``html(configuration:)`` to `path` atomically (`path.tmp`, fsync, rename).
-    public func writeHTML(to path: String, configuration: String? = nil) throws(FixtureKitError) {
+    package func writeHTML(to path: String, configuration: String? = nil) throws(FixtureKitError) {
         do { try AtomicFile.write(Array(html(configuration: configuration).utf8), to: path) } catch {
             throw FixtureKitError(what: "write HTML report", failed: error)
         }

@@ -75,7 +75,7 @@ extension MigrationReport {
 
 extension MigrationReport {
     /// Writes the JUnit XML to `path` atomically.
-    public func writeJUnit(to path: String) throws(FixtureKitError) {
+    package func writeJUnit(to path: String) throws(FixtureKitError) {
         do { try AtomicFile.write(Array(junitXML().utf8), to: path) } catch {
             throw FixtureKitError(what: "write JUnit report", failed: error)
         }

@@ -17,7 +17,7 @@ public struct CheckResult: Codable, Equatable, Sendable {
     /// For `foreign_key_check`: the rows that violate a foreign key, per table.
     public var foreignKeyViolations: [ForeignKeyViolations]?
 
-    public init(name: String, passed: Bool, message: String? = nil, statement: String? = nil, seconds: Double? = nil) {
+    package init(name: String, passed: Bool, message: String? = nil, statement: String? = nil, seconds: Double? = nil) {
         (self.name, self.passed, self.message, self.statement, self.seconds) = (name, passed, message, statement, seconds)
     }
 

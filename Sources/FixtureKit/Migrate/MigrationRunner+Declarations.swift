@@ -12,7 +12,7 @@ extension MigrationRunner {
     /// Fixtures that cannot be read are left to the paths, which report them.
     /// - Parameter path: the configuration file, for the message.
     /// - Throws: ``FixtureKitError`` (exit status 2), as for a malformed configuration.
-    public func checkDeclarations(configurationPath path: String) throws(FixtureKitError) {
+    func checkDeclarations(configurationPath path: String) throws(FixtureKitError) {
         let moves = (configuration.changes ?? [:]).compactMap { name, change in change.move.map { (name, $0) } }.sorted { $0.0 < $1.0 }
         let renames = (configuration.renames ?? [:]).sorted { $0.key < $1.key }
         guard !moves.isEmpty || !renames.isEmpty else { return }

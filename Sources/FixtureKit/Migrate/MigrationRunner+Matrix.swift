@@ -15,7 +15,7 @@ extension MigrationRunner {
     /// Reads and checks the configuration at `config` for a run with `options`,
     /// and the runner that runs its matrix: what ``runMatrix(config:options:)``
     /// does before the matrix runs.
-    public static func prepareMatrix(config: String, options: Options = Options()) throws(FixtureKitError) -> MigrationRunner {
+    package static func prepareMatrix(config: String, options: Options = Options()) throws(FixtureKitError) -> MigrationRunner {
         let configuration = try CorpusConfiguration.load(config)
         try configuration.checkNames(path: config)
         if let from = options.from, !configuration.supported.contains(from), !configuration.stages.contains(where: { $0.from == from }) {

@@ -13,7 +13,7 @@ extension MigrationRunner {
     /// full is the machine's failure, which `migrate` reports as such (exit
     /// status 2) instead of failing every path as if the migration had.
     /// - Throws: ``FixtureKitError`` saying what is wrong with it.
-    public static func checkTemporaryFolder() throws(FixtureKitError) {
+    package static func checkTemporaryFolder() throws(FixtureKitError) {
         let base = ScratchFolder.systemFolder
         let hint = "set TMPDIR to a folder with room for a copy of each fixture"
         do throws(FileSystemError) {
@@ -38,7 +38,7 @@ extension MigrationRunner {
     /// asked: its temporary file is created and removed again.
     /// - Parameter what: `write JUnit report`, as the late failure would say it.
     /// - Throws: ``FixtureKitError`` (exit status 2).
-    public static func checkReportFile(_ path: String, what: String) throws(FixtureKitError) {
+    package static func checkReportFile(_ path: String, what: String) throws(FixtureKitError) {
         let temporary = AtomicFile.temporaryPath(for: path)
         do throws(FileSystemError) {
             let fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW)

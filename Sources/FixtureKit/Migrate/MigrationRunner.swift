@@ -82,7 +82,7 @@ public final class MigrationRunner: Sendable {
     /// Runs the matrix (or the part `options` selects): the paths most
     /// expensive first (``MigrationSchedule``); the report lists them in the
     /// matrix' order.
-    public func run(_ options: Options = Options()) -> MigrationReport {
+    package func run(_ options: Options = Options()) -> MigrationReport {
         let start = ContinuousClock.now
         let matrix = distinctSources(configuration.migrationPaths(from: options.from, evidence: sourceFacts.evidence))
         var sizes: [String: UInt64] = [:]

@@ -120,7 +120,7 @@ extension FixtureArchive {
 public enum ArchiveInspection {
     /// Whether `path` names an archive (by its suffix: `.tar.zst`, `.tar.gz`,
     /// `.tar.xz`, `.tar`).
-    public static func isArchive(_ path: String) -> Bool { ArchiveFormat(fileName: path) != nil }
+    package static func isArchive(_ path: String) -> Bool { ArchiveFormat(fileName: path) != nil }
 
     /// Reads the archive at `path` once.
     ///

@@ -88,7 +88,7 @@ extension FixtureArchive {
     }
 
     /// The detached checksum's suffix: `App-1.0.0.tar.zst.sha256`.
-    public static let checksumSuffix = ".sha256"
+    package static let checksumSuffix = ".sha256"
 
     /// Where `pack` writes when not told: `<store>-<version><suffix>` beside the
     /// fixture folder, e.g. `MigrationFixtures/App-1.0.0.tar.zst` for
@@ -101,7 +101,7 @@ extension FixtureArchive {
     /// `SHA256SUMS`; its name is used without its extension (`App`, not
     /// `App.sqlite`), so that the archive's name does not read as one of the store's
     /// sidecars (`App.sqlite-…`).
-    public static func defaultOutput(for folder: String, format: ArchiveFormat) throws(FixtureKitError) -> String {
+    static func defaultOutput(for folder: String, format: ArchiveFormat) throws(FixtureKitError) -> String {
         try defaultOutput(for: folder.trimmingTrailingSlashes, format: format, plan: PackPlan(folder: folder.trimmingTrailingSlashes))
     }
 

@@ -44,14 +44,14 @@ public struct PackOptions: Sendable, Equatable {
 
     /// The largest time a ustar header holds (11 octal digits): a later one would
     /// need a pax record.
-    public static let maxModificationTime: Int64 = 0o77777777777
+    static let maxModificationTime: Int64 = 0o77777777777
 
     /// The modification time that `SOURCE_DATE_EPOCH` asks for
     /// (https://reproducible-builds.org/specs/source-date-epoch/): 0 when it is
     /// unset or empty.
     /// - Throws: ``FixtureKitError`` when it is set to anything but a whole number
     ///   of seconds from 0 to ``maxModificationTime``, as the specification asks.
-    public static func modificationTime(sourceDateEpoch: String?) throws(FixtureKitError) -> Int64 {
+    package static func modificationTime(sourceDateEpoch: String?) throws(FixtureKitError) -> Int64 {
         guard let text = sourceDateEpoch, !text.isEmpty else { return 0 }
         guard text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
             let value = Int64(text), value <= maxModificationTime

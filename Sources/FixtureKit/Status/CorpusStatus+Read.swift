@@ -20,7 +20,7 @@ extension CorpusStatus {
     /// `--deep`); each archive is read once, without extracting it, against the
     /// SHA256SUMS inside it, which is then compared with its folder's.
     /// - Throws: ``FixtureKitError`` when the corpus folder cannot be listed.
-    public static func read(configuration: CorpusConfiguration, path: String) throws(FixtureKitError) -> CorpusStatus {
+    package static func read(configuration: CorpusConfiguration, path: String) throws(FixtureKitError) -> CorpusStatus {
         let corpus = configuration.folder
         let folders: [String]
         do { folders = try Verifier.fixtureFolders(in: corpus) } catch {

@@ -28,7 +28,7 @@ extension Checksums {
     /// fixture of a corpus with `fixturekit.lock`. A locked fixture is history: it is
     /// refused unless `force`, which rewrites its `sums` and `content` lines too.
     /// - Returns: what was written, and the lock's lines recomputed.
-    public static func writeSums(for folder: String, threads: Int? = nil, force: Bool) throws(FixtureKitError) -> (sums: SHA256Sums, lock: [LockEdit]) {
+    package static func writeSums(for folder: String, threads: Int? = nil, force: Bool) throws(FixtureKitError) -> (sums: SHA256Sums, lock: [LockEdit]) {
         let target = try CorpusLock.guardRewrite(of: folder, what: "sums", force: force)
         let sums = try writeSums(for: folder, threads: threads)
         guard let target, target.locked else { return (sums, []) }
@@ -52,7 +52,7 @@ extension Checksums {
     }
 
     /// The SHA256SUMS of `folder` as it is now, without writing anything.
-    public static func computeSums(for folder: String, threads: Int? = nil) throws(FixtureKitError) -> SHA256Sums {
+    static func computeSums(for folder: String, threads: Int? = nil) throws(FixtureKitError) -> SHA256Sums {
         try computeSums(for: folder, threads: threads, known: [:])
     }
 

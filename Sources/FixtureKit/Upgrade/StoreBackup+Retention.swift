@@ -13,7 +13,7 @@ extension StoreBackup {
     /// The archives in `folder` named as backups of a store named `store`, oldest
     /// first. Two stores of the same file name share these names: which store an
     /// archive is of, its manifest says (``recordedOrigin(of:)``).
-    public static func backups(of store: String, in folder: String) -> [String] {
+    package static func backups(of store: String, in folder: String) -> [String] {
         let names = ((try? POSIX.listDirectory(folder)) ?? []).map { String(pathBytes: $0) }
         return names.compactMap { name in BackupName(name, store: store).map { ($0, name) } }
             .sorted { $0.0 < $1.0 }

@@ -52,11 +52,11 @@ public struct BackupResult: Codable, Equatable, Sendable {
 /// store are kept (``defaultKeep``).
 public enum StoreBackup {
     /// The backup folder's name beside the store.
-    public static let defaultFolderName = ".fixturekit-backups"
+    static let defaultFolderName = ".fixturekit-backups"
     /// How many backups of a store are kept.
     public static let defaultKeep = 3
     /// The version label of a backup taken without a configuration.
-    public static let unknownVersion = "unknown"
+    static let unknownVersion = "unknown"
     /// Between the store's name and the time in a backup's name.
     static let nameInfix = ".backup-"
     /// Backups are zstd archives.
@@ -65,7 +65,7 @@ public enum StoreBackup {
     static let folderMode: mode_t = 0o700
 
     /// `<store's folder>/.fixturekit-backups`.
-    public static func defaultFolder(forStore storePath: String) -> String {
+    static func defaultFolder(forStore storePath: String) -> String {
         AtomicFile.parentFolder(of: storePath).appendingPath(defaultFolderName)
     }
 

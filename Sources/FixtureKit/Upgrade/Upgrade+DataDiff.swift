@@ -9,7 +9,7 @@ import FixtureKitModels
 
 extension Upgrade {
     /// The name of the check, as `migrate` calls it.
-    public static let dataCheckName = "data preserved"
+    package static let dataCheckName = "data preserved"
 
     /// `.App.sqlite.fixturekit-diff` beside the store, mode 0700: where the backup
     /// is extracted for the comparison, on the store's file system.

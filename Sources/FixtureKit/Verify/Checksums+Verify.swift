@@ -43,7 +43,7 @@ public struct VerificationProblem: Sendable, Equatable, Codable {
     /// What the user can do about it, when something helps.
     public var hint: String?
 
-    public init(kind: Kind, file: String, detail: String? = nil, expected: String? = nil, actual: String? = nil, hint: String? = nil) {
+    package init(kind: Kind, file: String, detail: String? = nil, expected: String? = nil, actual: String? = nil, hint: String? = nil) {
         self.kind = kind
         self.file = file
         self.detail = detail

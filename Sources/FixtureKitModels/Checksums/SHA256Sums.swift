@@ -8,7 +8,7 @@ public struct SHA256SumsEntry: Sendable, Equatable {
     /// The line it was read from (1-based); 0 for entries built in code.
     public var line: Int
 
-    public init(path: RelativePath, digest: SHA256Digest, line: Int = 0) {
+    package init(path: RelativePath, digest: SHA256Digest, line: Int = 0) {
         self.path = path
         self.digest = digest
         self.line = line
@@ -36,13 +36,13 @@ public struct SHA256SumsLineProblem: Sendable, Equatable, CustomStringConvertibl
 /// `shasum --tag`.
 public struct SHA256Sums: Sendable, Equatable {
     /// The file's name inside a fixture.
-    public static let fileName = "SHA256SUMS"
+    package static let fileName = "SHA256SUMS"
 
     public var entries: [SHA256SumsEntry]
     /// Lines that could not be read, in order.
     public var problems: [SHA256SumsLineProblem]
 
-    public init(entries: [SHA256SumsEntry], problems: [SHA256SumsLineProblem] = []) {
+    package init(entries: [SHA256SumsEntry], problems: [SHA256SumsLineProblem] = []) {
         self.entries = entries
         self.problems = problems
     }
@@ -66,7 +66,7 @@ public struct SHA256Sums: Sendable, Equatable {
 
     /// One line as `sha256sum` prints it for a file named `name`, without its line
     /// end: `<64 hex>  <name>`, escaped the coreutils way when the name needs it.
-    public static func line(digest: SHA256Digest, name: String) -> String {
+    package static func line(digest: SHA256Digest, name: String) -> String {
         let escaped = escape(Array(name.utf8))
         return (escaped == nil ? "" : "\\") + digest.hex + "  " + String(decoding: escaped ?? Array(name.utf8), as: UTF8.self)
     }

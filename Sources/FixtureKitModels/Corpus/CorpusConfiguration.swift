@@ -10,7 +10,7 @@ import FixtureKitSystem
 /// Paths in it are relative to its own folder, which is the corpus. Unknown keys
 /// are refused, so that a misspelt key (`"suported"`) cannot silently disable a check.
 public struct CorpusConfiguration: Codable, Equatable, Sendable {
-    public static let fileName = "fixturekit.json"
+    package static let fileName = "fixturekit.json"
 
     /// One migration stage: SQL run in a transaction, or a program run without a shell.
     public struct Stage: Codable, Hashable, Sendable {
@@ -124,7 +124,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     }
 
     /// Parses a configuration's bytes; `path` names it in errors and sets ``folder``.
-    public static func parse(_ bytes: [UInt8], path: String) throws(FixtureKitError) -> CorpusConfiguration {
+    package static func parse(_ bytes: [UInt8], path: String) throws(FixtureKitError) -> CorpusConfiguration {
         func fail(_ why: String) -> FixtureKitError { FixtureKitError(what: "read configuration", path: path, why: why) }
         // Strict JSON, each fault with its line and column: comments and trailing commas are refused.
         do { try JSONSyntax.check(bytes) } catch { throw fail(error.description) }
@@ -195,7 +195,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     }
 
     /// A path of the configuration, resolved against its folder.
-    public func resolve(_ relative: String) -> String {
+    package func resolve(_ relative: String) -> String {
         relative.hasPrefix("/") ? relative : folder.appendingPath(relative)
     }
 

@@ -27,9 +27,9 @@ import FixtureKitCrypto
 /// A path holding `\`, LF or CR is written as SHA256SUMS writes it: the line
 /// starts with `\` and those characters are escaped (`\\`, `\n`, `\r`).
 public struct CorpusLock: Sendable, Equatable {
-    public static let fileName = "fixturekit.lock"
+    package static let fileName = "fixturekit.lock"
     /// The first line.
-    public static let header = "# fixturekit.lock: shipped history, written by fixturekit. Review every change to it."
+    package static let header = "# fixturekit.lock: shipped history, written by fixturekit. Review every change to it."
 
     public enum Kind: String, Sendable, Codable, CaseIterable {
         case archive, content, stage, sums
@@ -42,7 +42,7 @@ public struct CorpusLock: Sendable, Equatable {
         /// The archive's or the stage file's path; `nil` for `sums` and `content`.
         public var path: String?
 
-        public init(_ kind: Kind, _ version: String, _ path: String? = nil) {
+        package init(_ kind: Kind, _ version: String, _ path: String? = nil) {
             self.kind = kind
             self.version = version
             self.path = path
@@ -57,7 +57,7 @@ public struct CorpusLock: Sendable, Equatable {
     /// Every fact and its digest.
     public var digests: [Fact: SHA256Digest]
 
-    public init(digests: [Fact: SHA256Digest] = [:]) {
+    package init(digests: [Fact: SHA256Digest] = [:]) {
         self.digests = digests
     }
 

@@ -42,7 +42,7 @@ public struct FixtureKitError: Error, CustomStringConvertible, Sendable, Equatab
     /// ``FileSystemError``, ``ArchiveError``, ``CryptoError``, ``FixtureKitError``.
     public var cause: (any Error)?
 
-    public init(what: String, path: String? = nil, why: String, hint: String? = nil, category: Category = .couldNotWork, cause: (any Error)? = nil) {
+    package init(what: String, path: String? = nil, why: String, hint: String? = nil, category: Category = .couldNotWork, cause: (any Error)? = nil) {
         self.what = what
         self.path = path
         self.why = why
@@ -53,7 +53,7 @@ public struct FixtureKitError: Error, CustomStringConvertible, Sendable, Equatab
 
     /// A failed system call on a file, in the context `what`:
     /// `<what>: <operation>: <path>: <errno's text>`.
-    public init(what: String, failed error: FileSystemError, hint: String? = nil, category: Category = .couldNotWork) {
+    package init(what: String, failed error: FileSystemError, hint: String? = nil, category: Category = .couldNotWork) {
         self.init(what: what + ": " + error.operation, path: error.path, why: error.reason, hint: hint, category: category, cause: error)
     }
 
@@ -84,14 +84,14 @@ public struct FixtureKitError: Error, CustomStringConvertible, Sendable, Equatab
 
     /// The one-line message without the hint: for an error told inside another,
     /// whose own hint says what to do.
-    public var descriptionWithoutHint: String {
+    package var descriptionWithoutHint: String {
         var copy = self
         copy.hint = nil
         return copy.description
     }
 
     /// The same error with `context` put before its `what`.
-    public func within(_ context: String) -> FixtureKitError {
+    package func within(_ context: String) -> FixtureKitError {
         var copy = self
         copy.what = context + ": " + what
         return copy

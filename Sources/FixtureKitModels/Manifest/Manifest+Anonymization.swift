@@ -7,9 +7,9 @@ extension Manifest {
     /// How a fixture was anonymized: never the key, only what tells keys apart.
     public struct Anonymization: Codable, Equatable, Sendable {
         /// The corpus' rules were applied.
-        public static let rulesMode = "rules"
+        package static let rulesMode = "rules"
         /// `capture --no-anonymize`: the user declared the store synthetic.
-        public static let optedOutMode = "opted-out"
+        package static let optedOutMode = "opted-out"
 
         /// `rules` or `opted-out`.
         public var mode: String
@@ -21,7 +21,7 @@ extension Manifest {
         /// The strategy of each column with a rule: `{"users.email": "pseudonym"}`.
         public var columns: [String: String]?
 
-        public init(mode: String, rules: String? = nil, keyCheck: String? = nil, columns: [String: String]? = nil) {
+        package init(mode: String, rules: String? = nil, keyCheck: String? = nil, columns: [String: String]? = nil) {
             self.mode = mode
             self.rules = rules
             self.keyCheck = keyCheck

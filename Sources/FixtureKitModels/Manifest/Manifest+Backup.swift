@@ -19,7 +19,7 @@ public struct BackupOrigin: Codable, Equatable, Sendable {
     /// store's folder (`App.sqlite`, `App.sqlite-wal`, `.App_SUPPORT/A1`).
     public var files: [String: FileOwnership]
 
-    public init(store: String, files: [String: FileOwnership]) {
+    package init(store: String, files: [String: FileOwnership]) {
         self.store = store
         self.files = files
     }
@@ -32,7 +32,7 @@ public struct FileOwnership: Codable, Equatable, Sendable {
     /// The permission bits in octal, as `chmod` takes them: `"0600"`.
     public var mode: String
 
-    public init(uid: UInt32, gid: UInt32, mode: mode_t) {
+    package init(uid: UInt32, gid: UInt32, mode: mode_t) {
         self.uid = uid
         self.gid = gid
         let digits = String(mode & 0o7777, radix: 8)

@@ -6,9 +6,9 @@ import FixtureKitSystem
 /// same bytes (no timestamps, no paths of the machine), so that a fixture is
 /// reproducible. Its row counts are what migrations are checked against.
 public struct Manifest: Codable, Equatable, Sendable {
-    public static let fileName = "manifest.json"
+    package static let fileName = "manifest.json"
     /// The version of this file's format.
-    public static let currentFormat = 1
+    package static let currentFormat = 1
 
     public struct Capture: Codable, Equatable, Sendable {
         /// `snapshot`, `checkpoint` or `raw`.
@@ -74,7 +74,7 @@ public struct Manifest: Codable, Equatable, Sendable {
 
     /// The manifest of an inspected store set.
     /// - Throws: ``FixtureKitError`` when the inspection could not read the contents.
-    public init(version: String, mode: String, inspection: StoreInspection) throws(FixtureKitError) {
+    package init(version: String, mode: String, inspection: StoreInspection) throws(FixtureKitError) {
         guard let contents = inspection.contents else {
             let why = inspection.diagnostics.last?.message ?? "its contents could not be read"
             throw FixtureKitError(what: "write manifest", path: inspection.store, why: why)
@@ -100,5 +100,5 @@ public struct Manifest: Codable, Equatable, Sendable {
     }
 
     /// The file's bytes: indented JSON with sorted keys and a final line feed.
-    public func rendered() -> [UInt8] { CanonicalJSON.file(self) }
+    package func rendered() -> [UInt8] { CanonicalJSON.file(self) }
 }

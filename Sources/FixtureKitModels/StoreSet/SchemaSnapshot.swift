@@ -82,7 +82,7 @@ extension SchemaSnapshot {
     /// or a whole index (a WITHOUT ROWID table's PRIMARY KEY among them) that
     /// starts with those columns, in any order, each with the collation given
     /// (the column's own, for `column = value`).
-    public func findsRows(of table: String, by columns: [String], collations: [String]) -> Bool {
+    package func findsRows(of table: String, by columns: [String], collations: [String]) -> Bool {
         guard !columns.isEmpty, let described = tables.first(where: { $0.name.caseInsensitiveCompare(table) == .orderedSame }) else { return false }
         let wanted = Dictionary(zip(columns.map { $0.lowercased() }, collations.map { $0.uppercased() }), uniquingKeysWith: { first, _ in first })
         let primaryKey = described.columns.filter { $0.primaryKey > 0 }

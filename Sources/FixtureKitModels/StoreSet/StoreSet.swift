@@ -68,7 +68,7 @@ public struct StoreSet: Sendable, Equatable {
     }
 
     /// `App.sqlite-wal`, or `.App_SUPPORT` for Core Data's folder.
-    public func fileName(of sidecar: Sidecar) -> String {
+    package func fileName(of sidecar: Sidecar) -> String {
         Self.fileName(of: sidecar, storeName: storeName)
     }
 
@@ -114,7 +114,7 @@ public struct StoreSet: Sendable, Equatable {
     }
 
     /// The names of the files and folders of the set that are present, main file first.
-    public var memberNames: [String] {
+    package var memberNames: [String] {
         [storeName] + Sidecar.allCases.filter(has).map(fileName(of:))
     }
 }

@@ -100,7 +100,7 @@ public struct WALFile: Sendable, Equatable, Codable {
     private static let headerPage: UInt32 = 1
 
     /// Committed transactions whose commit frame comes after frame `frame`.
-    public func commits(after frame: Int) -> Int {
+    package func commits(after frame: Int) -> Int {
         commitFrames.count - commitFrames.prefix(while: { $0 <= frame }).count
     }
 

@@ -16,13 +16,13 @@ public struct FileSystemError: Error, CustomStringConvertible, Sendable, Equatab
     /// own ("not a regular file").
     public var message: String?
 
-    public init(_ operation: String, path: String, errno: Int32) {
+    package init(_ operation: String, path: String, errno: Int32) {
         self.operation = operation
         self.path = path
         self.errno = errno
     }
 
-    public init(_ operation: String, path: String, message: String) {
+    package init(_ operation: String, path: String, message: String) {
         self.operation = operation
         self.path = path
         self.errno = 0

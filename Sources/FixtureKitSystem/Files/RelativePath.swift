@@ -17,7 +17,7 @@ public struct RelativePath: Hashable, Comparable, Sendable, CustomStringConverti
     }
 
     /// This path below `parent`: `parent/self`.
-    public func appending(_ component: [UInt8]) -> RelativePath {
+    func appending(_ component: [UInt8]) -> RelativePath {
         bytes.isEmpty ? RelativePath(bytes: component) : RelativePath(bytes: bytes + [UInt8(ascii: "/")] + component)
     }
 
@@ -51,7 +51,7 @@ extension String {
     /// The text with line ends, tabs and other control characters written as
     /// escapes (`\n`, `\r`, `\t`, `\u{1b}`), and `\` doubled, so that a message
     /// naming any file stays one line.
-    public func escapingControlCharacters(quote: Bool = false) -> String {
+    package func escapingControlCharacters(quote: Bool = false) -> String {
         var text = ""
         for scalar in unicodeScalars {
             switch scalar {

@@ -23,7 +23,7 @@ package enum FaultInjection {
     private static let failures = Mutex<[Key: Int32]>([:])
 
     /// The errno a test registered for `step` of `path`, forgotten once given.
-    package static func injectedFailure(_ step: Step, _ path: String) -> Int32? {
+    static func injectedFailure(_ step: Step, _ path: String) -> Int32? {
         failures.withLock { $0.removeValue(forKey: Key(step: step, path: path)) }
     }
 

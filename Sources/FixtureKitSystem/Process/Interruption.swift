@@ -14,20 +14,20 @@ import Synchronization
 /// (``reraise()``), so that its parent sees what a shell reports as 130 or 143.
 public enum Interruption {
     /// The signals handled.
-    public static let signals: [Int32] = [SIGINT, SIGTERM]
+    package static let signals: [Int32] = [SIGINT, SIGTERM]
 
     /// The first signal received since ``install()``, 0 for none. A global that the
     /// handler only stores into: an atomic store is async-signal-safe.
     private static let slot = Atomic<Int32>(0)
 
     /// The first signal received, or `nil`.
-    public static var received: Int32? {
+    package static var received: Int32? {
         let signal = slot.load(ordering: .acquiring)
         return signal == 0 ? nil : signal
     }
 
     /// `SIGTERM` for 15: how messages name a signal.
-    public static func name(_ signal: Int32) -> String {
+    package static func name(_ signal: Int32) -> String {
         switch signal {
         case SIGINT: "SIGINT"
         case SIGTERM: "SIGTERM"

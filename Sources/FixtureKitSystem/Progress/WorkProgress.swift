@@ -48,24 +48,24 @@ public final class WorkProgress: Sendable {
     }
 
     /// Starts a step (ending the one under way).
-    public func begin(_ step: String, total: UInt64? = nil, unit: Unit = .bytes) {
+    package func begin(_ step: String, total: UInt64? = nil, unit: Unit = .bytes) {
         end()
         done.store(0, ordering: .relaxed)
         current.withLock { $0 = Current(step: step, total: total, unit: unit, started: .now) }
     }
 
     /// Counts `amount` more done in the step under way.
-    public func advance(_ amount: UInt64) {
+    package func advance(_ amount: UInt64) {
         done.add(amount, ordering: .relaxed)
     }
 
     /// Sets what the step under way has done: `amount` in all.
-    public func set(_ amount: UInt64) {
+    package func set(_ amount: UInt64) {
         done.store(amount, ordering: .relaxed)
     }
 
     /// Ends the step under way, if any.
-    public func end() {
+    package func end() {
         guard let step = current.withLock({ state -> Current? in defer { state = nil }; return state }) else { return }
         finished(FinishedStep(step: step.step, done: done.load(ordering: .relaxed), unit: step.unit, seconds: Self.seconds(since: step.started)))
     }
@@ -83,7 +83,7 @@ public final class WorkProgress: Sendable {
     }
 
     /// Runs `body` as the step `name`, ended however `body` ends.
-    public func step<T, E: Error>(_ name: String, total: UInt64? = nil, unit: Unit = .bytes, _ body: () throws(E) -> T) throws(E) -> T {
+    package func step<T, E: Error>(_ name: String, total: UInt64? = nil, unit: Unit = .bytes, _ body: () throws(E) -> T) throws(E) -> T {
         begin(name, total: total, unit: unit)
         defer { end() }
         return try body()
