@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// ``Verifier/requireVerified(_:_:)``: the one check of "a verified fixture",
 /// worded as each of its callers words it.

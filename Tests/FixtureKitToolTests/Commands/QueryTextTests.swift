@@ -4,7 +4,7 @@ import Testing
 
 /// `sql --json`'s strings: the bytes it has always written, for hostile text,
 /// and how they compare with Foundation's JSONEncoder.
-@Suite struct SQLJSONQuotingTests {
+@Suite struct QueryTextTests {
     /// Foundation's JSON for `text`, as the library's canonical JSON writes it.
     func encoded(_ text: String) throws -> String {
         let encoder = JSONEncoder()
