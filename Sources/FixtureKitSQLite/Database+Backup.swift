@@ -18,16 +18,15 @@ extension Database {
         guard let backup = sqlite3_backup_init(destination.handle, "main", handle, "main") else {
             throw SQLiteError(connection: destination.handle, code: sqlite3_errcode(destination.handle))
         }
-        let clock = ContinuousClock()
-        let deadline = clock.now + timeout
-        var code: Int32
-        repeat {
-            code = sqlite3_backup_step(backup, pagesPerStep)
-            if code == SQLITE_BUSY || code == SQLITE_LOCKED {
-                guard clock.now < deadline else { break }
-                sqlite3_sleep(10)
-            }
-        } while code == SQLITE_OK || code == SQLITE_BUSY || code == SQLITE_LOCKED
+        // Steps until done or failed; a locked source is tried again every 10 ms.
+        var busy = SQLITE_BUSY
+        let code = Database.retrying(within: timeout, firstPause: 10_000, maximumPause: 10_000) { () throws(Never) -> Int32? in
+            var code: Int32
+            repeat { code = sqlite3_backup_step(backup, pagesPerStep) } while code == SQLITE_OK
+            guard code == SQLITE_BUSY || code == SQLITE_LOCKED else { return code }
+            busy = code
+            return nil
+        } ?? busy
         let finish = sqlite3_backup_finish(backup)
         guard code == SQLITE_DONE else { throw SQLiteError(connection: destination.handle, code: code) }
         guard finish == SQLITE_OK else { throw SQLiteError(connection: destination.handle, code: finish) }

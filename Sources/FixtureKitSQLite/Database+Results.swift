@@ -21,41 +21,20 @@ extension Database {
     /// Runs every statement of `sql` in order, as SQLite's parser splits them,
     /// and gives back the rows of each that returns columns.
     package func results(of sql: String) throws(SQLiteError) -> [QueryResult] {
-        var utf8 = Array(sql.utf8CString)
-        let count = utf8.count
         var results: [QueryResult] = []
-        var failure: SQLiteError?
-        utf8.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var cursor = UnsafePointer<CChar>(base)
-            let end = UnsafePointer<CChar>(base) + count - 1
-            while cursor < end {
-                var statement: OpaquePointer?
-                var tail: UnsafePointer<CChar>?
-                let code = sqlite3_prepare_v3(handle, cursor, Int32(end - cursor), 0, &statement, &tail)
-                guard code == SQLITE_OK else {
-                    failure = SQLiteError(connection: handle, code: code, sql: String(cString: cursor))
-                    sqlite3_finalize(statement)
-                    return
-                }
-                cursor = tail ?? end
-                guard let statement else { continue }
-                defer { sqlite3_finalize(statement) }
-                let columns = Int(sqlite3_column_count(statement))
-                var result = QueryResult(columns: (0..<columns).map { String(cString: sqlite3_column_name(statement, Int32($0))) }, rows: [])
-                var step = sqlite3_step(statement)
-                while step == SQLITE_ROW {
-                    result.rows.append((0..<columns).map { Self.queryValue(statement, Int32($0)) })
-                    step = sqlite3_step(statement)
-                }
-                guard step == SQLITE_DONE else {
-                    failure = SQLiteError(connection: handle, code: step, sql: String(cString: sqlite3_sql(statement)))
-                    return
-                }
-                if columns > 0 { results.append(result) }
+        try eachStatement(in: sql, failedPrepareNames: .restOfScript) { (statement, _) throws(SQLiteError) in
+            let columns = Int(sqlite3_column_count(statement))
+            var result = QueryResult(columns: (0..<columns).map { String(cString: sqlite3_column_name(statement, Int32($0))) }, rows: [])
+            var step = sqlite3_step(statement)
+            while step == SQLITE_ROW {
+                result.rows.append((0..<columns).map { Self.queryValue(statement, Int32($0)) })
+                step = sqlite3_step(statement)
             }
+            guard step == SQLITE_DONE else {
+                throw SQLiteError(connection: handle, code: step, sql: String(cString: sqlite3_sql(statement)))
+            }
+            if columns > 0 { results.append(result) }
         }
-        if let failure { throw failure }
         return results
     }
 

@@ -107,15 +107,7 @@ public enum Anonymizer {
         // A fixture that fixturekit.lock locks is history: rewritten only when told.
         let lockTarget = try CorpusLock.guardRewrite(of: folder, what: "anonymize", force: force)
         let (rules, key) = try load(rulesPath, environment: environment)
-        let verification = try Verifier.verify(folder)
-        guard let result = verification.first, verification.count == 1 else {
-            throw FixtureKitError(what: "anonymize", path: folder, why: "not a fixture folder")
-        }
-        guard result.passed else {
-            throw FixtureKitError(
-                what: "anonymize", path: folder, why: "the fixture does not verify (\(result.problems.count) problems)",
-                hint: "run `fixturekit verify \(folder)`", category: .checkFailed)
-        }
+        try Verifier.requireVerified(folder, .problemCount(what: "anonymize"))
         let manifestPath = folder.appendingPath(Manifest.fileName)
         let old: Manifest
         do { old = try Manifest.decode(try POSIX.readFile(manifestPath)) } catch {

@@ -196,12 +196,11 @@ public enum Capture {
     /// Readers of older snapshots that keep frames from being folded in beyond
     /// the busy timeout make it fail (exit 2).
     static func checkpointThenCopy(_ set: StoreSet, to destination: String) throws(FixtureKitError) {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .milliseconds(Int(busyTimeout))
         var framesLeft = -1
         var truncateTried = false
-        var pause: useconds_t = 10_000
-        while true {
+        // Outside the write lock, between attempts, a checkpoint of another process
+        // that waits for it can finish; its busy handler sleeps up to 100 ms at a time.
+        let copied: Void? = try Database.retrying(within: .milliseconds(Int(busyTimeout)), firstPause: 10_000, maximumPause: 250_000) { () throws(FixtureKitError) -> Void? in
             let copied = try underWriteLock(set) { (held) throws(FixtureKitError) -> Bool in
                 let folder: Database
                 do throws(SQLiteError) { folder = try openSource(set, readOnly: false) } catch {
@@ -211,7 +210,7 @@ public enum Capture {
                 // Readers of older snapshots hold back frames they still need, and
                 // another process' checkpoint makes ours fail at once (SQLITE_BUSY).
                 framesLeft = -1
-                for _ in 0..<10 {
+                let folded: Void? = try Database.retrying(attempts: 10, firstPause: 5_000, maximumPause: 5_000) { () throws(FixtureKitError) -> Void? in
                     do throws(SQLiteError) {
                         framesLeft = try folder.checkpoint(.passive).framesLeft
                     } catch {
@@ -219,10 +218,9 @@ public enum Capture {
                             throw FixtureKitError(what: "checkpoint", path: set.storePath, why: error.description, hint: hint(for: error))
                         }
                     }
-                    if framesLeft == 0 { break }
-                    usleep(5_000)
+                    return framesLeft == 0 ? () : nil
                 }
-                guard framesLeft == 0 else { return false }
+                guard folded != nil else { return false }
                 // Not synced here: writers wait while the lock is held, and
                 // `capture` syncs the copy afterwards, while it reads its facts.
                 try wrap("copy", set.storePath) { () throws(FileSystemError) in
@@ -240,17 +238,13 @@ public enum Capture {
                 _ = try? database.checkpoint(.truncate)
                 database.setBusyTimeout(busyTimeout)
             }
-            if copied { return }
-            guard clock.now < deadline else {
-                throw FixtureKitError(
-                    what: "checkpoint", path: set.storePath,
-                    why: framesLeft < 0 ? "other checkpoints kept it busy" : "readers kept \(StoreInspection.frames(framesLeft)) from being checkpointed",
-                    hint: "close the app that uses the store, or capture with --mode snapshot")
-            }
-            // Outside the write lock, a checkpoint of another process that waits for
-            // it can finish; its busy handler sleeps up to 100 ms at a time.
-            usleep(pause)
-            pause = min(pause * 2, 250_000)
+            return copied ? () : nil
+        }
+        guard copied != nil else {
+            throw FixtureKitError(
+                what: "checkpoint", path: set.storePath,
+                why: framesLeft < 0 ? "other checkpoints kept it busy" : "readers kept \(StoreInspection.frames(framesLeft)) from being checkpointed",
+                hint: "close the app that uses the store, or capture with --mode snapshot")
         }
     }
 

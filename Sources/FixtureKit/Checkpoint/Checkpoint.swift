@@ -34,15 +34,7 @@ public enum Checkpoint {
     /// - Throws: ``FixtureKitError``.
     public static func checkpointFixture(_ folder: String, force: Bool = false) throws(FixtureKitError) -> FixtureResult {
         let lockTarget = try CorpusLock.guardRewrite(of: folder, what: "checkpoint", force: force)
-        let verification = try Verifier.verify(folder)
-        guard let result = verification.first, verification.count == 1 else {
-            throw FixtureKitError(what: "checkpoint", path: folder, why: "not a fixture folder")
-        }
-        guard result.passed else {
-            throw FixtureKitError(
-                what: "checkpoint", path: folder, why: "the fixture does not verify (\(result.problems.count) problems)",
-                hint: "run `fixturekit verify \(folder)`", category: .checkFailed)
-        }
+        try Verifier.requireVerified(folder, .problemCount(what: "checkpoint"))
         let old: Manifest
         do {
             old = try Manifest.decode(try POSIX.readFile(folder.appendingPath(Manifest.fileName)))

@@ -5,22 +5,19 @@ import FixtureKitModels
 
 /// A fixture's store set copied into a fresh temporary folder, where stages run.
 final class MigrationCopy {
-    private let scratch: ScratchFolder
+    private let copy: ScratchCopy
     let storePath: String
     /// Runs the stages on the copy.
     let stages: StageRunner
 
     init(fixture: String, store: String) throws(FixtureKitError) {
         let set = try StoreSet(storePath: fixture.appendingPath(store))
-        do {
-            scratch = try ScratchFolder()
-            try set.copyMembers(to: scratch.path, sync: false)
-        } catch {
-            throw FixtureKitError(what: "copy fixture", failed: error)
+        do { copy = try ScratchCopy(storeSet: set) } catch {
+            throw FixtureKitError(what: "copy fixture", failed: error.cause)
         }
-        let storePath = scratch.path.appendingPath(store)
+        let storePath = copy.path
         self.storePath = storePath
-        stages = StageRunner(storePath: storePath, logFolder: scratch.path, timeout: StageRunner.matrixTimeout) { () throws(SQLiteError) in
+        stages = StageRunner(storePath: storePath, logFolder: copy.folder, timeout: StageRunner.matrixTimeout) { () throws(SQLiteError) in
             let database = try Database(path: storePath, options: .init(busyTimeout: 5000))
             try database.execute(Self.throwawaySettings)
             return database
@@ -55,8 +52,8 @@ final class MigrationCopy {
     /// Moves the migrated store set into `folder` (for `--keep-failed`).
     func move(to folder: String) {
         close()
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: scratch.path)) ?? [] {
-            try? FileManager.default.moveItem(atPath: scratch.path.appendingPath(name), toPath: folder.appendingPath(name))
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: copy.folder)) ?? [] {
+            try? FileManager.default.moveItem(atPath: copy.folder.appendingPath(name), toPath: folder.appendingPath(name))
         }
     }
 

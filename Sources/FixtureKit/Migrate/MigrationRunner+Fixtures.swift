@@ -28,9 +28,9 @@ extension MigrationRunner {
         if !FixtureLocator.isFolder(state.folder) {
             if let archive = configuration.archivePath(of: version) {
                 do {
-                    let scratch = try ScratchFolder.create()
+                    let scratch = try ScratchFolder()
                     temporaryFolders.withLock { $0.append(scratch) }
-                    let folder = scratch.appendingPath(version)
+                    let folder = scratch.path.appendingPath(version)
                     let result = try FixtureArchive.unpack(archive, to: folder)
                     if let first = result.contents.verification.problems.first {
                         state.problem = "\(archive) does not verify: \(first.file): \(first.summary)"
@@ -64,7 +64,7 @@ extension MigrationRunner {
                     reading.start { [self] in read.result = Result { () throws(FixtureKitError) in try readCopy(of: StoreSet(storePath: store)) } }
                 }
                 defer { reading.drain() }
-                let problems = try Verifier.verify((try? copy.get()) ?? folder).flatMap(\.problems)
+                let problems = try Verifier.fixtureProblems((try? copy.get()) ?? folder)
                 reading.drain()
                 if let first = problems.first {
                     state.problem = "\(folder) does not verify: \(first.file): \(first.summary)" + (problems.count > 1 ? " (and \(problems.count - 1) more)" : "")
@@ -100,17 +100,14 @@ extension MigrationRunner {
     /// or a file that vanishes meanwhile, cannot be copied: verifying the
     /// fixture itself then says what is wrong with it.
     private func privateCopy(of folder: String) -> Result<String, FixtureKitError> {
-        let copy: String
-        do throws(FileSystemError) {
-            let scratch = try ScratchFolder.create()
-            temporaryFolders.withLock { $0.append(scratch) }
-            let name = folder.trimmingTrailingSlashes.split(separator: "/").last.map(String.init) ?? ""
-            copy = scratch.appendingPath(["", ".", ".."].contains(name) ? "fixture" : name)
-            try FileCopy.copyFolder(from: folder, to: copy, sync: false)
+        let name = folder.trimmingTrailingSlashes.split(separator: "/").last.map(String.init) ?? ""
+        do {
+            let copy = try ScratchCopy(fixture: folder, named: ["", ".", ".."].contains(name) ? "fixture" : name)
+            temporaryFolders.withLock { $0.append(copy.scratch) }
+            return .success(copy.path)
         } catch {
-            return .failure(FixtureKitError(what: "copy fixture", failed: error))
+            return .failure(FixtureKitError(what: "copy fixture", failed: error.cause))
         }
-        return .success(copy)
     }
 
     /// Copies a fixture's store set into a folder of the runner's, reads its
@@ -123,12 +120,11 @@ extension MigrationRunner {
         var path = set.storePath
         if !inPlace {
             do {
-                let folder = try ScratchFolder.create()
-                temporaryFolders.withLock { $0.append(folder) }
-                try set.copyMembers(to: folder, sync: false)
-                path = folder.appendingPath(set.storeName)
+                let copy = try ScratchCopy(storeSet: set)
+                temporaryFolders.withLock { $0.append(copy.scratch) }
+                path = copy.path
             } catch {
-                throw FixtureKitError(what: "read fixture: copy", failed: error)
+                throw FixtureKitError(what: "read fixture: copy", failed: error.cause)
             }
         }
         do {

@@ -39,7 +39,7 @@ public final class MigrationRunner: Sendable {
     let fixtures = Mutex<[String: FixtureSlot]>([:])
     /// Temporary folders, removed with the runner: fixtures unpacked from
     /// archives, and each fixture's checkpointed copy.
-    let temporaryFolders = Mutex<[String]>([])
+    let temporaryFolders = Mutex<[ScratchFolder]>([])
 
     /// What the runner knows of one version's fixture.
     struct FixtureState: Sendable {
@@ -76,7 +76,7 @@ public final class MigrationRunner: Sendable {
     deinit {
         // The keys still being checked read a copy in these folders.
         for slot in fixtures.withLock({ Array($0.values) }) { _ = slot.made?.keys?.wait() }
-        for folder in temporaryFolders.withLock({ $0 }) { ScratchFolder.remove(folder) }
+        temporaryFolders.withLock { $0.removeAll() }
     }
 
     /// Runs the matrix (or the part `options` selects): the paths most

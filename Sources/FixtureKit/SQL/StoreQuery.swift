@@ -65,7 +65,7 @@ public enum StoreQuery {
             }
             store = try FixtureLocator.storePath(inFixture: folder)
         } else if FixtureLocator.isFolder(path) {
-            store = try VerifiedCopy.verifiedCopy(of: path, into: scratch.path.appendingPath("fixture"))
+            store = try VerifiedCopy.verifiedCopy(of: path, in: scratch).store
         } else {
             let set = try StoreSet(storePath: path)
             do { _ = try set.readHeader() } catch {
@@ -74,8 +74,8 @@ public enum StoreQuery {
             store = scratch.path.appendingPath(set.storeName)
             if set.has(.journal) {
                 // A hot journal is rolled back in the copy, where SQLite may write.
-                do { try set.copyMembers(to: scratch.path, sync: false) } catch {
-                    throw FixtureKitError(what: "sql: copy", failed: error)
+                do { _ = try ScratchCopy(storeSet: set, in: scratch) } catch {
+                    throw FixtureKitError(what: "sql: copy", failed: error.cause)
                 }
             } else {
                 do { try Capture.snapshot(set, to: store) } catch { throw error.within("sql") }

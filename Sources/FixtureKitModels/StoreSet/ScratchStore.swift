@@ -10,7 +10,7 @@ import FixtureKitSQLite
 /// the folder goes away with this value.
 package final class ScratchStore {
     package let database: Database
-    private let scratch: ScratchFolder
+    private let copy: ScratchCopy
     /// The copy's main file.
     var path: String { database.path }
 
@@ -18,13 +18,13 @@ package final class ScratchStore {
     /// - Throws: ``FixtureKitError``.
     package init(copying set: StoreSet, what: String) throws(FixtureKitError) {
         do {
-            scratch = try ScratchFolder()
-            try set.copyMembers(to: scratch.path, sync: false)
+            copy = try ScratchCopy(storeSet: set)
         } catch {
+            let error = error.cause
             throw FixtureKitError(what: "\(what): copy \(error.operation)", path: error.path, why: error.reason, cause: error)
         }
         do {
-            database = try Database(path: scratch.path.appendingPath(set.storeName), options: .init(busyTimeout: 0))
+            database = try Database(path: copy.path, options: .init(busyTimeout: 0))
             // Reading the header now makes SQLite replay the copied WAL.
             _ = try database.scalar("SELECT count(*) FROM sqlite_schema")
         } catch {

@@ -60,14 +60,20 @@ package enum FileCopy {
     }
 }
 
-/// A folder that exists for the duration of one operation, then is removed.
-package final class ScratchFolder {
+/// A folder that exists for the duration of one operation, then is removed:
+/// the one way to get a temporary folder. It is made by `mkdtemp` (mode 0700,
+/// a name no one else has) and removed with everything in it when this value
+/// goes away; keep the value alive as long as the folder is needed.
+package final class ScratchFolder: Sendable {
     package let path: String
 
     /// Creates a fresh folder: inside `parent` (beside a target, for an atomic
     /// rename) or in the system's temporary folder (`TMPDIR`).
     package init(in parent: String? = nil, prefix: String = "fixturekit") throws(FileSystemError) {
-        path = try Self.create(in: parent, prefix: prefix)
+        let base = parent ?? Self.systemFolder
+        var template = Array(base.appendingPath(".\(prefix)-XXXXXX").utf8CString)
+        guard let created = mkdtemp(&template) else { throw FileSystemError("create temporary folder", path: base, errno: errno) }
+        path = String(cString: created)
     }
 
     /// The system's temporary folder: `TMPDIR`, else `/tmp`.
@@ -80,14 +86,6 @@ package final class ScratchFolder {
     package static func isFull() -> Bool {
         guard let free = try? POSIX.availableSpace(at: systemFolder) else { return false }
         return free < fullBelow
-    }
-
-    /// Creates a fresh folder that the caller removes (with ``remove(_:)``).
-    package static func create(in parent: String? = nil, prefix: String = "fixturekit") throws(FileSystemError) -> String {
-        let base = parent ?? systemFolder
-        var template = Array(base.appendingPath(".\(prefix)-XXXXXX").utf8CString)
-        guard let created = mkdtemp(&template) else { throw FileSystemError("create temporary folder", path: base, errno: errno) }
-        return String(cString: created)
     }
 
     deinit { ScratchFolder.remove(path) }

@@ -93,6 +93,12 @@ enum QueryText {
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped.
+    ///
+    /// Written out rather than left to `JSONEncoder`, which gives the same bytes
+    /// for every string but those holding U+0008, U+000C or U+007F: it writes
+    /// `\b`, `\f` and DEL itself where this writes `\u0008`, `\u000c` and
+    /// `\u007f`, as `sql --json` always has (a test compares the two). It is
+    /// also called once per value of every row, where an encoder is not.
     static func quoted(_ text: String) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
