@@ -277,7 +277,7 @@ final class BackupFolderLock {
         } catch {
             throw FixtureKitError(what: error.operation, path: error.path, why: error.reason, cause: error)
         }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        guard POSIX.lock(fd, LOCK_EX) else {
             close(fd)
             throw FixtureKitError(what: "lock", path: folder, why: "another backup of \(store) is being written there", hint: "wait for it, then try again")
         }

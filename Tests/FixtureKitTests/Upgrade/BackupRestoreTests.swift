@@ -34,7 +34,7 @@ import Testing
         var made: [String] = []
         for _ in 1...4 {
             let result = fixturekit("backup", store, "--keep", "2", "--json")
-            #expect(result.status == 0)
+            try #require(result.status == 0, "\(result.standardError)")
             made.append(try JSONDecoder().decode(BackupResult.self, from: Data(result.standardOutput.utf8)).archive.path)
         }
         #expect(StoreBackup.backups(of: "App.sqlite", in: folder.url("live/.fixturekit-backups")) == Array(made.suffix(2)))
