@@ -11,7 +11,7 @@ final class MigrationCopy {
     let stages: StageRunner
 
     init(fixture: String, store: String) throws(FixtureKitError) {
-        let set = try StoreSet(storePath: fixture.appendingPath(store))
+        let set = try StoreSet.locate(fixture.appendingPath(store))
         do {
             scratch = try ScratchFolder()
             try set.copyMembers(to: scratch.path, sync: false)

@@ -67,8 +67,8 @@ public enum StoreQuery {
         } else if FixtureLocator.isFolder(path) {
             store = try VerifiedCopy.verifiedCopy(of: path, into: scratch.path.appendingPath("fixture"))
         } else {
-            let set = try StoreSet(storePath: path)
-            do { _ = try set.readHeader() } catch {
+            let set = try StoreSet.locate(path)
+            do { _ = try set.header() } catch {
                 throw FixtureKitError(what: "sql", path: path, why: error.why)
             }
             store = scratch.path.appendingPath(set.storeName)
