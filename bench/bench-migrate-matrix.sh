@@ -67,7 +67,7 @@ build_corpus() {
   sqlite3 "$build/App.sqlite" ".read $sql_dir/schema-1.0.0.sql" ".read bench/migrate/text.sql" \
     ".parameter set @notes $notes" ".read $sql_dir/fill-1.0.0.sql" >/dev/null || die "sqlite3 could not build the 1.0.0 store"
   for ((k = 1; k <= versions; k++)); do
-    output=$("$bin" capture "$build/App.sqlite" --version "$k.0.0" --corpus "$staging" 2>&1) || die "capture of $k.0.0 failed: $output"
+    output=$("$bin" capture "$build/App.sqlite" --version "$k.0.0" --corpus "$staging" --no-anonymize 2>&1) || die "capture of $k.0.0 failed: $output"
     ((k < versions)) || break
     "$sql_dir/stage.sh" "$k" >"$staging/migrations/$k.0.0-$((k + 1)).0.0.sql"
     { echo "BEGIN;"; cat "$staging/migrations/$k.0.0-$((k + 1)).0.0.sql"; echo "COMMIT;"; } | sqlite3 "$build/App.sqlite" ||

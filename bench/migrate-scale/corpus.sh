@@ -54,7 +54,7 @@ scale_corpus() {
   cp -- "$scale_sql_dir/1.0.0-2.0.0.sql" "$staging/migrations/1.0.0-2.0.0.sql"
   scale_config >"$staging/fixturekit.json"
   for version in 1.0.0 2.0.0; do
-    output=$("$bin" capture "$build/$version/App.sqlite" --version "$version" --corpus "$staging" 2>&1) ||
+    output=$("$bin" capture "$build/$version/App.sqlite" --version "$version" --corpus "$staging" --no-anonymize 2>&1) ||
       die "fixturekit capture of $version failed: $output"
   done
   rm -rf -- "${build:?}"

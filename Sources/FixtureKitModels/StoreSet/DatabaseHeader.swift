@@ -70,7 +70,7 @@ public struct DatabaseHeader: Sendable, Equatable, Codable {
     /// Whether the file was left in WAL mode: its read/write versions are 2.
     public var isWAL: Bool { writeVersion == FileFormat.walFormatVersion || readVersion == FileFormat.walFormatVersion }
 
-    /// `wal` or `delete` (the header cannot tell delete, truncate and persist apart).
+    /// `wal` or `rollback` (the header cannot tell the rollback modes delete, truncate and persist apart).
     public var journalMode: String { isWAL ? "wal" : "rollback" }
 
     /// `UTF-8`, `UTF-16le`, `UTF-16be`.
