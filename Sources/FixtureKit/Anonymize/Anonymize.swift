@@ -114,7 +114,7 @@ public enum Anonymizer {
         guard result.passed else {
             throw FixtureKitError(
                 what: "anonymize", path: folder, why: "the fixture does not verify (\(result.problems.count) problems)",
-                remedy: .runVerify(folder: folder), category: .checkFailed)
+                remedy: .runVerify(folder: folder), category: .checkFailed, code: .checksumMismatch)
         }
         let manifestPath = folder.appendingPath(Manifest.fileName)
         let old: Manifest
@@ -252,7 +252,7 @@ public enum Anonymizer {
                 hint += "; the rejected store is kept in \(kept)"
             }
             let more = scan.hitCount > 1 ? " (and \(scan.hitCount - 1) more)" : ""
-            var error = FixtureKitError(what: "anonymize: leak scan", path: hit.file, why: hit.summary + more, hint: hint, category: .checkFailed)
+            var error = FixtureKitError(what: "anonymize: leak scan", path: hit.file, why: hit.summary + more, hint: hint, category: .checkFailed, code: .leakFound)
             error.report = CanonicalJSON.file(report)
             throw error
         }

@@ -41,7 +41,7 @@ public enum Checkpoint {
         guard result.passed else {
             throw FixtureKitError(
                 what: "checkpoint", path: folder, why: "the fixture does not verify (\(result.problems.count) problems)",
-                remedy: .runVerify(folder: folder), category: .checkFailed)
+                remedy: .runVerify(folder: folder), category: .checkFailed, code: .checksumMismatch)
         }
         let old: Manifest
         do {
@@ -76,7 +76,7 @@ public enum Checkpoint {
             if let before = old.contentHash, let after = manifest.contentHash, before != after {
                 throw FixtureKitError(
                     what: "checkpoint", path: set.storePath, why: "the checkpointed store's content hash \(after.prefix(12))… differs from the manifest's \(before.prefix(12))…",
-                    remedy: .verifyDeep(folder: folder), category: .checkFailed)
+                    remedy: .verifyDeep(folder: folder), category: .checkFailed, code: .checksumMismatch)
             }
             try wrap("write manifest", staging) { () throws(FileSystemError) in
                 try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))

@@ -58,12 +58,12 @@ public enum ContentHash {
         guard result.extracted else {
             throw FixtureKitError(
                 what: "hash", path: archive, why: "the archive fails its SHA256SUMS: \(FixtureArchive.summary(of: result.contents.verification.problems))",
-                remedy: .verify(path: archive, nothingChanged: false), category: .checkFailed)
+                remedy: .verify(path: archive, nothingChanged: false), category: .checkFailed, code: .checksumMismatch)
         }
         let store = try FixtureLocator.storePath(inFixture: folder)
         do { return try ofStore(try StoreSet.locate(store), what: "hash") } catch {
             // Name the archive, not the temporary folder it was unpacked into.
-            throw FixtureKitError(what: error.what, path: archive, why: error.why, hint: error.hint, remedy: error.remedy, category: error.category)
+            throw FixtureKitError(what: error.what, path: archive, why: error.why, hint: error.hint, remedy: error.remedy, category: error.category, code: error.code)
         }
     }
 }

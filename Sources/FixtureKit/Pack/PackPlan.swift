@@ -104,7 +104,7 @@ struct PackPlan {
             what: "pack", path: folder,
             why: "the folder fails its SHA256SUMS: " + FixtureArchive.summary(of: verification.problems),
             remedy: sumsMissing ? .writeSums(folder: folder) : .verify(path: folder, nothingChanged: false),
-            category: .checkFailed)
+            category: .checkFailed, code: .checksumMismatch)
     }
 
     /// ``failedCheck(folder:)`` for this plan's folder.

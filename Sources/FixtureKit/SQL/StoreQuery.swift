@@ -61,7 +61,7 @@ public enum StoreQuery {
             let folder = scratch.path.appendingPath("fixture")
             let result = try FixtureArchive.unpack(path, to: folder, progress: progress)
             if !result.extracted, let problem = result.contents.verification.problems.first {
-                throw FixtureKitError(what: "sql", path: path, why: "entry \"\(problem.file)\": \(problem.summary)", category: .checkFailed)
+                throw FixtureKitError(what: "sql", path: path, why: "entry \"\(problem.file)\": \(problem.summary)", category: .checkFailed, code: .checksumMismatch)
             }
             store = try FixtureLocator.storePath(inFixture: folder)
         } else if FixtureLocator.isFolder(path) {

@@ -72,7 +72,7 @@ public enum StoreRestore {
         let extracted = try extract(archive, forStore: storePath, what: what)
         defer { ScratchFolder.remove(extracted.root) }
         if existing != nil, ExclusiveStore.isInUse(storePath) {
-            throw FixtureKitError(what: what, path: storePath, why: "in use by another process", hint: "close the app that uses the store, then restore again")
+            throw FixtureKitError(what: what, path: storePath, why: "in use by another process", hint: "close the app that uses the store, then restore again", code: .storeBusy)
         }
         let marker = UpgradeMarker(
             format: UpgradeMarker.currentFormat, phase: .restoring, store: storeName, backup: POSIX.absolutePath(archive),
@@ -159,13 +159,13 @@ public enum StoreRestore {
             result = try FixtureArchive.unpack(archive, to: folder)
         } catch {
             ScratchFolder.remove(root)
-            throw FixtureKitError(what: what, path: error.path ?? archive, why: error.why, hint: error.hint ?? (error.remedy == nil ? "nothing was changed" : nil), remedy: error.remedy, category: error.category)
+            throw FixtureKitError(what: what, path: error.path ?? archive, why: error.why, hint: error.hint ?? (error.remedy == nil ? "nothing was changed" : nil), remedy: error.remedy, category: error.category, code: error.code)
         }
         guard result.extracted else {
             ScratchFolder.remove(root)
             throw FixtureKitError(
                 what: what, path: archive, why: "the archive fails its SHA256SUMS: " + FixtureArchive.summary(of: result.contents.verification.problems),
-                remedy: .verify(path: archive, nothingChanged: true), category: .checkFailed)
+                remedy: .verify(path: archive, nothingChanged: true), category: .checkFailed, code: .checksumMismatch)
         }
         let store: String
         do {

@@ -14,7 +14,7 @@ extension Upgrade {
             _ = try set.header()
             return set
         } catch {
-            throw FixtureKitError(what: what, path: storePath, why: error.why, hint: error.hint, remedy: error.remedy, category: error.category)
+            throw FixtureKitError(what: what, path: storePath, why: error.why, hint: error.hint, remedy: error.remedy, category: error.category, code: error.code)
         }
     }
 
@@ -24,12 +24,12 @@ extension Upgrade {
         do {
             problems = try database.rows("PRAGMA quick_check(\(quickCheckLimit))").compactMap { $0.first?.text }
         } catch {
-            throw FixtureKitError(what: what, path: storePath, why: "quick_check: \(error.description)", category: .checkFailed)
+            throw FixtureKitError(what: what, path: storePath, why: "quick_check: \(error.description)", category: .checkFailed, code: .integrityFailure)
         }
         guard problems == ["ok"] else {
             throw FixtureKitError(
                 what: what, path: storePath, why: "quick_check: " + problems.joined(separator: "; "),
-                hint: "the store is damaged: nothing was changed", category: .checkFailed)
+                hint: "the store is damaged: nothing was changed", category: .checkFailed, code: .integrityFailure)
         }
         let version: StoreVersion
         do { version = try configuration.storeVersion(of: database) } catch {

@@ -33,7 +33,7 @@ extension Upgrade {
         var recovery = PendingRecovery(outcome: .restored, phase: marker.phase.rawValue, backup: marker.backup, from: marker.from, to: marker.to)
         let inUse = FixtureKitError(
             what: what, path: storePath, why: "in use by another process",
-            hint: "an interrupted upgrade is pending, and a program it started may still be running: try again once the store is free")
+            hint: "an interrupted upgrade is pending, and a program it started may still be running: try again once the store is free", code: .storeBusy)
         if marker.phase != .restoring {
             do {
                 let lock = try ExclusiveStore(storePath: storePath, timeout: lockTimeout)

@@ -26,6 +26,21 @@ public struct FixtureKitError: FixtureKitFailure, Equatable {
         case interrupted = 130
     }
 
+    /// Which check failed, or what kept the work from starting, for the failures a
+    /// caller handles apart: `error.code == .checksumMismatch`.
+    public enum Code: Sendable, Equatable {
+        /// A file or an archive does not match its SHA256SUMS (or its `.sha256`).
+        case checksumMismatch
+        /// The leak scan found a value the anonymization should have replaced.
+        case leakFound
+        /// SQLite's `integrity_check` or `quick_check` found the store damaged.
+        case integrityFailure
+        /// A locked fixture or stage differs from what fixturekit.lock records.
+        case lockMismatch
+        /// Another process has the store open, or another fixturekit run holds it.
+        case storeBusy
+    }
+
     /// The operation, with its context: `verify`, `sums: write SHA256SUMS`.
     public var what: String
     /// The file or folder concerned, as the user named it; `nil` when none is.
@@ -38,6 +53,8 @@ public struct FixtureKitError: FixtureKitFailure, Equatable {
     /// pending restore, ...): worded by the front end. A ``hint`` comes first.
     public var remedy: Remedy?
     public var category: Category
+    /// Which check failed, when a caller may want to tell it apart; `nil` otherwise.
+    public var code: Code?
     /// The command's full report as JSON, when it failed with one to tell
     /// (`anonymize`'s leak scan: every hit): `--json` prints it on stdout.
     public var report: [UInt8]?
@@ -45,13 +62,14 @@ public struct FixtureKitError: FixtureKitFailure, Equatable {
     /// ``FileSystemError``, ``ArchiveError``, ``CryptoError``, ``FixtureKitError``.
     public var cause: (any Error)?
 
-    public init(what: String, path: String? = nil, why: String, hint: String? = nil, remedy: Remedy? = nil, category: Category = .couldNotWork, cause: (any Error)? = nil) {
+    public init(what: String, path: String? = nil, why: String, hint: String? = nil, remedy: Remedy? = nil, category: Category = .couldNotWork, code: Code? = nil, cause: (any Error)? = nil) {
         self.what = what
         self.path = path
         self.why = why
         self.hint = hint
         self.remedy = remedy
         self.category = category
+        self.code = code
         self.cause = cause
     }
 

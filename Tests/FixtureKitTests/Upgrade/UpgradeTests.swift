@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTool
 
 /// `upgrade` on live stores built in the tests, against the Notes corpus.
 @Suite struct UpgradeTests {
@@ -214,7 +215,8 @@ import Testing
             #expect(error.category == .couldNotWork)
             #expect(error.why.hasPrefix("not enough free disk: the backup and the migration need "), "\(error)")
             #expect(error.why.hasSuffix(", 1000 B free in \(live)"))
-            #expect(error.hint == "free some space, or put the backups on another disk with --backups DIR")
+            #expect(error.remedy == .freeSpaceOrMoveBackups)
+            #expect(FixtureKitError.Remedy.commandLine(.freeSpaceOrMoveBackups) == "free some space, or put the backups on another disk with --backups DIR")
         }
         #expect(try storeFiles(live) == before)
         #expect(!FileManager.default.fileExists(atPath: live + "/.fixturekit-backups"))
