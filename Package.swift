@@ -74,9 +74,25 @@ let package = Package(
         .plugin(name: "LayerCheck", capability: .buildTool()),
 
         // MARK: - Tests
+        // The helpers the test targets share: temporary folders, stores and corpora
+        // built in code, the tool run in this process, on a terminal or as a process.
+        // A test target with no tests of its own, so that its helpers may use
+        // `@testable import` and #expect (a regular target is built by `swift build -c
+        // release` too, where no module is compiled for testing).
+        .testTarget(
+            name: "FixtureKitTestSupport",
+            dependencies: ["FixtureKit", "FixtureKitTool"]
+        ),
+        // The operations, end to end, one folder per subject as in Sources/FixtureKit.
         .testTarget(
             name: "FixtureKitTests",
-            dependencies: ["FixtureKit", "FixtureKitTool"]
+            dependencies: ["FixtureKit", "FixtureKitTool", "FixtureKitTestSupport"]
+        ),
+        // The tool's own tests: parsing, usage and help, wording, exit codes, the
+        // terminal, the README and docs/commands against --help.
+        .testTarget(
+            name: "FixtureKitToolTests",
+            dependencies: ["FixtureKitTool", "FixtureKit", "FixtureKitTestSupport"]
         ),
         // A client of the library: imports FixtureKit without @testable, so that the
         // public API (docs/library.md) is compiled and exercised as an app would use it.
@@ -84,14 +100,15 @@ let package = Package(
             name: "FixtureKitClientTests",
             dependencies: ["FixtureKit"]
         ),
-        // Unit tests of one layer each, folder by folder as in Sources/.
+        // Unit tests of one layer each, folder by folder as in Sources/: their files
+        // import that layer and the shared helpers, nothing above.
         .testTarget(
             name: "FixtureKitModelsTests",
-            dependencies: ["FixtureKitModels", "FixtureKitSQLite", "FixtureKitSystem"]
+            dependencies: ["FixtureKitModels", "FixtureKitSQLite", "FixtureKitCrypto", "FixtureKitSystem", "FixtureKitTestSupport"]
         ),
         .testTarget(
             name: "FixtureKitSQLiteTests",
-            dependencies: ["FixtureKitSQLite", "FixtureKitSystem"]
+            dependencies: ["FixtureKitSQLite", "FixtureKitSystem", "FixtureKitTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

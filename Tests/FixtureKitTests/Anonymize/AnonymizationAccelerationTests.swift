@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// The text fast path and the keyed prefetch against the plain path
 /// (``AnonymizationSession/Acceleration/none``), on random stores and random

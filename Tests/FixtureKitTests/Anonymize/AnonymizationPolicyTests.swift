@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// Personal data is never frozen by accident, and an anonymized store looks
 /// like the shipped one (a WAL store stays in WAL mode).

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// The keyed prefetch: outputs computed ahead on a second thread are the ones
 /// computed on the spot.

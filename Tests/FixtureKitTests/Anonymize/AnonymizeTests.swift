@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 @Suite struct AnonymizeTests {
     static let key = "a-test-key-that-is-long-enough-0123456789"
@@ -264,14 +265,22 @@ import Testing
         #expect(result.standardError == "fixturekit: read rules: \(path): \(why)\n")
     }
 
-    @Test func aContentlessFullTextIndexIsRefused() throws {
+    /// Anonymizes `App.sqlite`, made by `statements`, with `rules`, into `out.sqlite` beside it.
+    static func anonymizeStore(_ statements: [String], rules: String) throws -> (folder: TemporaryFolder, result: RunResult) {
         let folder = try TemporaryFolder()
         let database = try Database(path: folder.url("App.sqlite"), options: .init(create: true))
-        try database.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); CREATE VIRTUAL TABLE search USING fts5(body, content='')")
-        try database.execute("INSERT INTO notes VALUES (1, 'Zebulon confided his xylophonic divorce'); INSERT INTO search (rowid, body) VALUES (1, 'Zebulon confided his xylophonic divorce')")
+        for statement in statements { try database.execute(statement) }
         try database.close()
-        let rules = try folder.write("rules.json", "{\"tables\": {\"notes\": {\"body\": {\"strategy\": \"fake\"}}}}")
+        let rules = try folder.write("rules.json", rules)
         let result = fixturekit(["anonymize", folder.url("App.sqlite"), "--rules", rules, "-o", folder.url("out.sqlite")], environment: Self.environment)
+        return (folder, result)
+    }
+
+    @Test func aContentlessFullTextIndexIsRefused() throws {
+        let (folder, result) = try Self.anonymizeStore([
+            "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); CREATE VIRTUAL TABLE search USING fts5(body, content='')",
+            "INSERT INTO notes VALUES (1, 'Zebulon confided his xylophonic divorce'); INSERT INTO search (rowid, body) VALUES (1, 'Zebulon confided his xylophonic divorce')",
+        ], rules: "{\"tables\": {\"notes\": {\"body\": {\"strategy\": \"fake\"}}}}")
         #expect(result.status == 2)
         #expect(result.standardError.hasPrefix("fixturekit: anonymize: \(folder.url("App.sqlite")): FTS table search cannot be rebuilt from the anonymized text (it keeps no text of its own: contentless, or its content table is gone): SQLite error 1: 'rebuild' may not be used with a contentless fts5 table"), "\(result.standardError)")
         #expect(result.standardError.hasSuffix("(hint: a contentless FTS index (content='') keeps tokens of the old values that only dropping it removes)\n"))
@@ -279,13 +288,10 @@ import Testing
     }
 
     @Test func aUTF16StoreIsScannedInItsOwnEncoding() throws {
-        let folder = try TemporaryFolder()
-        let database = try Database(path: folder.url("App.sqlite"), options: .init(create: true))
-        try database.execute("PRAGMA encoding = 'UTF-16le'; CREATE TABLE users (email TEXT, copy TEXT)")
-        try database.execute("INSERT INTO users VALUES ('zebulon.quackenbush@planted-mail.org', 'zebulon.quackenbush@planted-mail.org')")
-        try database.close()
-        let rules = try folder.write("rules.json", "{\"tables\": {\"users\": {\"email\": {\"strategy\": \"pseudonym\", \"format\": \"email\"}, \"copy\": \"keep\"}}}")
-        let result = fixturekit(["anonymize", folder.url("App.sqlite"), "--rules", rules, "-o", folder.url("out.sqlite")], environment: Self.environment)
+        let (folder, result) = try Self.anonymizeStore([
+            "PRAGMA encoding = 'UTF-16le'; CREATE TABLE users (email TEXT, copy TEXT)",
+            "INSERT INTO users VALUES ('zebulon.quackenbush@planted-mail.org', 'zebulon.quackenbush@planted-mail.org')",
+        ], rules: "{\"tables\": {\"users\": {\"email\": {\"strategy\": \"pseudonym\", \"format\": \"email\"}, \"copy\": \"keep\"}}}")
         // The kept copy holds the replaced address, in UTF-16: the scan finds it there.
         #expect(result.status == 1)
         #expect(result.standardError.hasSuffix("\nfixturekit: anonymize: leak scan: \(folder.url("out.sqlite")): a replaced value of users.email is in users.copy, rowid 1 (hint: another column keeps the same values: give it a rule too)\n"), "\(result.standardError)")

@@ -1,5 +1,6 @@
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// `fake` on values: the same key and value give the same fake, another key
 /// another one; each kind has its shape, drawn from the built-in lists.

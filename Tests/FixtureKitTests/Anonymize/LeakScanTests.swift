@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// Distinctive text of `count` bytes that no other call gives: words of
 /// letters drawn from a generator seeded by `seed`, with a non-ASCII letter now

@@ -1,5 +1,6 @@
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// The leak scan's pattern index, on values: what it finds, where, and what it
 /// does not find.

@@ -6,6 +6,7 @@ import Testing
 @testable import FixtureKitModels
 @testable import FixtureKitSQLite
 @testable import FixtureKitSystem
+@testable import FixtureKitTestSupport
 
 /// `capture`, `checkpoint` and `inspect` on live WAL stores built in the tests.
 @Suite struct CaptureTests {

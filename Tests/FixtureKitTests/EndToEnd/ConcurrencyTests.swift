@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// An `sqlite3` process fed statements in a loop from a thread, until stopped.
 final class FeedingProcess: @unchecked Sendable {

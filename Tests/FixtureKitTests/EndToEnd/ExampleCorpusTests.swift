@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// The example corpus committed in MigrationFixtures/: it verifies, it migrates,
 /// and its generator reproduces it byte for byte.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// Failures of the machine say what happened: a stage of `upgrade` that fills
 /// the disk names the stage and the restore; `migrate` whose temporary folder is

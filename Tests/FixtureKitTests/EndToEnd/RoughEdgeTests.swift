@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// Inputs that are not what they seem: FIFOs, hot journals, sidecars a reader
 /// left, a replacement that fails half-way.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// `kill -9` at random moments of every command that writes (fixed seed): no
 /// file half-written under a final name, the next run cleans up, no store lost.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// Files that vanish or change while a command runs, at the moment a test names
 /// (``FaultInjection``: a file about to be opened, a file just opened), never by

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// `freeze`: capture, sums and pack in one step, for release pipelines.
 @Suite struct FreezeTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// The content hash (`fixturekit hash`): the same whatever the page layout, different
 /// when any value changes, computed on copies only, and exactly the documented encoding.

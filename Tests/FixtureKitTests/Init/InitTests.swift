@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// `fixturekit init`: a corpus from nothing, rules suggested from a store's schema, nothing overwritten.
 @Suite struct InitTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// Replays the inputs the fuzzer kept (Fuzz/regressions/<target>/) and the
 /// example corpus' files through every parser of outside bytes: none may crash.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// `fixturekit.lock`: shipped history cannot change silently. Every test plays the
 /// one who changes it: by hand, by re-blessing with the tools, by replacing files.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// `foreign_key_check` failures name the table, the rowid, the parent table and
 /// the foreign key, at most 5 per table with the count, in every report.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// The HTML report's data diff: per path, per table and column, the values
 /// equal, lost, NULLed, changed and moved, with the first keys.

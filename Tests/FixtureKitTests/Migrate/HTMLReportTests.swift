@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// `migrate --html FILE`: one self-contained page, checked as text and as
 /// headless Chromium renders it.
@@ -150,7 +151,7 @@ enum Chromium {
     /// Opens `page` once in a fresh profile (no sandbox: test machines run as root;
     /// no GPU; a small /dev/shm is not used), with `arguments`, for at most 120 s.
     static func run(_ chromium: String, page: String, profile: String, _ arguments: [String]) throws -> RunResult {
-        try FixtureKitTests.run(
+        try FixtureKitTestSupport.run(
             ["timeout", "120", chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
              "--no-first-run", "--no-default-browser-check", "--user-data-dir=\(profile)"]
                 + arguments + [URL(fileURLWithPath: page).absoluteString])

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// A value is preserved when it reads back as the same value: text stored as a
 /// number must convert back to the very same text.
@@ -16,47 +17,35 @@ import Testing
         var testDescription: String { "\(source) \(sourceType) -> \(migrated) \(targetType)" }
     }
 
+    /// The cases of one conversion: each value of `same` reads back as itself, no value of `changed` does.
+    static func conversion(_ sourceType: String = "TEXT", to targetType: String, by migrated: String = "v", same: [String] = [], changed: [String] = []) -> [Case] {
+        same.map { Case(source: $0, sourceType: sourceType, targetType: targetType, migrated: migrated, same: true) }
+            + changed.map { Case(source: $0, sourceType: sourceType, targetType: targetType, migrated: migrated, same: false) }
+    }
+
     static let cases: [Case] = [
-        // Text into an INTEGER column, by its affinity.
-        Case(source: "'42'", targetType: "INTEGER", same: true),
-        Case(source: "'-7'", targetType: "INTEGER", same: true),
-        Case(source: "'01234'", targetType: "INTEGER", same: false),
-        Case(source: "'007'", targetType: "INTEGER", same: false),
-        Case(source: "' 77 '", targetType: "INTEGER", same: false),
-        Case(source: "'1e3'", targetType: "INTEGER", same: false),
-        Case(source: "'5.0'", targetType: "INTEGER", same: false),
-        Case(source: "'+5'", targetType: "INTEGER", same: false),
-        Case(source: "'3.5'", targetType: "INTEGER", same: true),
-        // Not a number: stays text, the same text.
-        Case(source: "'0x10'", targetType: "INTEGER", same: true),
+        // Text into an INTEGER column, by its affinity; '0x10' is not a number: stays text, the same text.
+        conversion(to: "INTEGER", same: ["'42'", "'-7'", "'3.5'", "'0x10'"], changed: ["'01234'", "'007'", "' 77 '", "'1e3'", "'5.0'", "'+5'"]),
         // Converted by the stage.
-        Case(source: "'0x10'", targetType: "INTEGER", migrated: "CAST(v AS INTEGER)", same: false),
-        Case(source: "'42'", targetType: "INTEGER", migrated: "CAST(v AS INTEGER)", same: true),
-        Case(source: "'3.5'", targetType: "INTEGER", migrated: "CAST(v AS INTEGER)", same: false),
-        Case(source: "'01234'", targetType: "TEXT", migrated: "CAST(CAST(v AS INTEGER) AS TEXT)", same: false),
+        conversion(to: "INTEGER", by: "CAST(v AS INTEGER)", same: ["'42'"], changed: ["'0x10'", "'3.5'"]),
+        conversion(to: "TEXT", by: "CAST(CAST(v AS INTEGER) AS TEXT)", changed: ["'01234'"]),
         // Text into a REAL column.
-        Case(source: "'3.5'", targetType: "REAL", same: true),
-        Case(source: "'0.1'", targetType: "REAL", same: true),
-        Case(source: "'100'", targetType: "REAL", same: true),
-        Case(source: "'5.0'", targetType: "REAL", same: true),
-        Case(source: "'1e3'", targetType: "REAL", same: false),
-        Case(source: "'1.50'", targetType: "REAL", same: false),
+        conversion(to: "REAL", same: ["'3.5'", "'0.1'", "'100'", "'5.0'"], changed: ["'1e3'", "'1.50'"]),
         // Date text and INTEGER seconds: the same instant.
-        Case(source: "'2024-01-02T10:00:00Z'", targetType: "INTEGER", migrated: "CAST(strftime('%s', v) AS INTEGER)", same: true),
-        Case(source: "'2024-01-02 10:00:00'", targetType: "INTEGER", migrated: "CAST(strftime('%s', v) AS INTEGER)", same: true),
-        Case(source: "'2024-01-02T10:00:00Z'", targetType: "INTEGER", migrated: "CAST(strftime('%s', v) AS INTEGER) + 1", same: false),
+        conversion(to: "INTEGER", by: "CAST(strftime('%s', v) AS INTEGER)", same: ["'2024-01-02T10:00:00Z'", "'2024-01-02 10:00:00'"]),
+        conversion(to: "INTEGER", by: "CAST(strftime('%s', v) AS INTEGER) + 1", changed: ["'2024-01-02T10:00:00Z'"]),
         // Numbers into text and into the other kind of number.
-        Case(source: "42", sourceType: "INTEGER", targetType: "TEXT", same: true),
-        Case(source: "42", sourceType: "INTEGER", targetType: "TEXT", migrated: "'0' || v", same: false),
-        Case(source: "3", sourceType: "INTEGER", targetType: "REAL", same: true),
-        Case(source: "3.5", sourceType: "REAL", targetType: "INTEGER", migrated: "CAST(v AS INTEGER)", same: false),
-        Case(source: "3.5", sourceType: "REAL", targetType: "TEXT", same: true),
-        // Text and bytes are never the same value.
-        Case(source: "'AB'", targetType: "BLOB", migrated: "CAST(v AS BLOB)", same: false),
-        Case(source: "NULL", targetType: "INTEGER", same: true),
-        Case(source: "NULL", targetType: "INTEGER", migrated: "0", same: false),
-        Case(source: "'x'", targetType: "TEXT", migrated: "NULL", same: false),
-    ]
+        conversion("INTEGER", to: "TEXT", same: ["42"]),
+        conversion("INTEGER", to: "TEXT", by: "'0' || v", changed: ["42"]),
+        conversion("INTEGER", to: "REAL", same: ["3"]),
+        conversion("REAL", to: "INTEGER", by: "CAST(v AS INTEGER)", changed: ["3.5"]),
+        conversion("REAL", to: "TEXT", same: ["3.5"]),
+        // Text and bytes are never the same value; NULL is only NULL.
+        conversion(to: "BLOB", by: "CAST(v AS BLOB)", changed: ["'AB'"]),
+        conversion(to: "INTEGER", same: ["NULL"]),
+        conversion(to: "INTEGER", by: "0", changed: ["NULL"]),
+        conversion(to: "TEXT", by: "NULL", changed: ["'x'"]),
+    ].flatMap { $0 }
 
     @Test(arguments: cases)
     func aValueIsPreservedWhenItReadsBackAsTheSameValue(_ test: Case) throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// Declared moves and renames are followed value by value: a moved value lost,
 /// NULLed or changed fails like any other; renamed tables and columns are

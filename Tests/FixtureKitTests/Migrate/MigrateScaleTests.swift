@@ -6,6 +6,7 @@ import Testing
 @testable import FixtureKitModels
 @testable import FixtureKitSQLite
 @testable import FixtureKitSystem
+@testable import FixtureKitTestSupport
 
 /// `migrate` at scale: regression guards, generous on purpose (the benchmarks
 /// in bench/ carry the real figures).

@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// Where a path's time goes, and how the matrix is scheduled and shared.
 @Suite struct MigrateScheduleTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// Checks see where the data came from: the source fixture's private copy is
 /// attached read-only as `source`; `expectSQL` compares two queries' rows;

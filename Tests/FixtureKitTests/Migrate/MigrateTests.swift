@@ -4,6 +4,7 @@ import FoundationXML
 #endif
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// The migration matrix on a Notes corpus built in code.
 @Suite struct MigrateTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// Value-level preservation: stages that keep the counts but lose data fail.
 @Suite struct PreservationTests {

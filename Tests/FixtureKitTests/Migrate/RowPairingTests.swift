@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// The value-level comparison pairs rows by key without a quadratic path, and
 /// says what a naive correlated comparison says, for every kind of key and

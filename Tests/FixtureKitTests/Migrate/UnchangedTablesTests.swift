@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// The shortcuts of the migration checks: tables a migration left byte for byte
 /// as they were skip the value join, and the integrity check splits by table.

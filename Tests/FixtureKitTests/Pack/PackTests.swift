@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// `pack`: byte-reproducible archives that the usual tools read.
 @Suite struct PackTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 @testable import FixtureKitTool
 
 /// `unpack`, `verify FILE`, `inspect FILE` and `list FILE`: safe, verified reading.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 @testable import FixtureKitTool
 
 /// `fixturekit sql`: look at a fixture, an archive or a store without touching it.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// `fixturekit status` on a Notes corpus built in code, with one thing broken at a time.
 @Suite struct StatusTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 @testable import FixtureKitTool
 
 /// `backup`, `restore` and `restore --pending` on live stores built in the tests.

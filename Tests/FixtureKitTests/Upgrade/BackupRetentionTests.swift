@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// Pruning never removes a backup that something still needs: the one a pending
 /// marker names (beside its store, or beside another store it is being restored

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// The codes of the failures a caller handles apart, set where they are thrown.
 @Suite struct ErrorCodeTests {

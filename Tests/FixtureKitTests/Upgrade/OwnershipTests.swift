@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// Owner, group and mode survive a backup and a restore, and a backup is never
 /// readable by more users than its store.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// One `upgrade`, `backup` or `restore` of a store at a time: two upgrades of one
 /// store started a moment apart, again and again; each of the other commands

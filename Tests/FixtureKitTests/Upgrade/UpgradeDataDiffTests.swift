@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// `upgrade` compares values, not only counts: after the stages and checks it
 /// runs `migrate`'s value-level comparison between the migrated store and its

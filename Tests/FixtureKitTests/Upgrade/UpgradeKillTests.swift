@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// `kill -9` at random moments of an upgrade: the next run always leaves either
 /// the original store or the fully migrated one, and never a damaged one.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// SIGTERM and SIGINT sent to fixturekit while a stage runs: the stage's
 /// processes end, `upgrade` restores the backup before it exits, `migrate`

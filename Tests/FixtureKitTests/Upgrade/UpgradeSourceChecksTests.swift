@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// In `upgrade`, checks read the store as it was before through `source`: its
 /// verified backup, extracted beside the store and attached read-only.

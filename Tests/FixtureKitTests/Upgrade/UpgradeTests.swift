@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import FixtureKit
 @testable import FixtureKitTool
+@testable import FixtureKitTestSupport
 
 /// `upgrade` on live stores built in the tests, against the Notes corpus.
 @Suite struct UpgradeTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// `sums` and `verify` on folders, through the tool as a user runs it.
 @Suite struct VerifyTests {

@@ -2,12 +2,40 @@ import Foundation
 import Testing
 @testable import FixtureKit
 
-/// A small Notes corpus built in code: three versions, two stages (SQL, then a
-/// program), a configuration with checks. Tests break one thing each.
-struct NotesCorpus {
-    let folder: TemporaryFolder
+/// A corpus built in code in a fresh folder: `MigrationFixtures/` with the
+/// fixtures captured from stores made by SQL, and its configuration.
+protocol CodeBuiltCorpus {
+    var folder: TemporaryFolder { get }
+}
+
+extension CodeBuiltCorpus {
     var corpus: String { folder.url("MigrationFixtures") }
     var config: String { corpus + "/fixturekit.json" }
+
+    /// A store of `version` built from `schema`, captured as its fixture.
+    func make(_ version: String, schema: String, fill: (Database) throws -> Void = { _ in }) throws {
+        let live = folder.url("live-\(version)")
+        try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: true)
+        let database = try Database(path: live + "/App.sqlite", options: .init(create: true))
+        try database.execute(schema)
+        try fill(database)
+        try database.close()
+        _ = try Capture.capture(store: live + "/App.sqlite", version: version, corpus: corpus, mode: .snapshot, anonymize: .synthetic)
+    }
+
+    /// Writes fixturekit.json from its JSON object.
+    func writeConfiguration(_ object: [String: Any]) throws {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+        let path = try folder.write("MigrationFixtures/fixturekit.json", Array(data))
+        // Every configuration the parser takes, the published schema takes too.
+        if (try? CorpusConfiguration.parse(Array(data), path: path)) != nil { expectMatchesSchema(path) }
+    }
+}
+
+/// A small Notes corpus built in code: three versions, two stages (SQL, then a
+/// program), a configuration with checks. Tests break one thing each.
+struct NotesCorpus: CodeBuiltCorpus {
+    let folder: TemporaryFolder
 
     static let schema1 = """
         CREATE TABLE notes (id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, title TEXT, body TEXT);
@@ -84,17 +112,6 @@ struct NotesCorpus {
         chmod(corpus + "/migrations/2.0.0-3.0.0.sh", 0o755)
     }
 
-    /// A store of `version` built from `schema`, captured as its fixture.
-    func make(_ version: String, schema: String, fill: (Database) throws -> Void = { _ in }) throws {
-        let live = folder.url("live-\(version)")
-        try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: true)
-        let database = try Database(path: live + "/App.sqlite", options: .init(create: true))
-        try database.execute(schema)
-        try fill(database)
-        try database.close()
-        _ = try Capture.capture(store: live + "/App.sqlite", version: version, corpus: corpus, mode: .snapshot, anonymize: .synthetic)
-    }
-
     /// Writes fixturekit.json, with `edit` applied to its JSON object.
     func writeConfig(_ edit: (inout [String: Any]) -> Void = { _ in }) throws {
         var object: [String: Any] = [
@@ -112,9 +129,6 @@ struct NotesCorpus {
             ],
         ]
         edit(&object)
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-        let path = try folder.write("MigrationFixtures/fixturekit.json", Array(data))
-        // Every configuration the parser takes, the published schema takes too.
-        if (try? CorpusConfiguration.parse(Array(data), path: path)) != nil { expectMatchesSchema(path) }
+        try writeConfiguration(object)
     }
 }

@@ -1,11 +1,7 @@
 import Foundation
 import Testing
-@testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
-@testable import FixtureKitSQLite
 @testable import FixtureKitSystem
+@testable import FixtureKitTestSupport
 @testable import FixtureKitTool
 
 /// What a user sees on a terminal: colour as colour, NO_COLOR honoured,

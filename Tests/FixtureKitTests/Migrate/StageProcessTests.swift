@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// Every process a stage starts ends with the stage, in `upgrade` and in
 /// `migrate`: one that detaches (`setsid`, its descriptors closed), one that

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// App versions that share a schema version: a patch release that did not touch
 /// the store is normal, when no stage lies between it and the release before.

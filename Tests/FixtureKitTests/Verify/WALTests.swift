@@ -6,6 +6,7 @@ import Testing
 @testable import FixtureKitModels
 @testable import FixtureKitSQLite
 @testable import FixtureKitSystem
+@testable import FixtureKitTestSupport
 
 /// The WAL reader and the store-set checks, on one good WAL built in the test and
 /// sliced and flipped in code into each bad case.

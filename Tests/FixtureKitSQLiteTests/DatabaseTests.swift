@@ -1,9 +1,10 @@
 import Foundation
 import Testing
-@testable import FixtureKit
+@testable import FixtureKitSQLite
+@testable import FixtureKitTestSupport
 
 /// The SQLite wrapper: errors, the online backup and the checkpoint APIs.
-@Suite struct SQLiteTests {
+@Suite struct DatabaseTests {
     @Test func errorsCarryCodeMessageAndSQL() throws {
         let folder = try TemporaryFolder()
         let database = try Database(path: folder.url("t.sqlite"), options: .init(create: true))

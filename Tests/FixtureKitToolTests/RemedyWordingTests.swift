@@ -83,7 +83,7 @@ import Testing
     /// those are the tool's words (Sources/fixturekit), reached through remedies.
     /// Doc comments and comments may; CSS custom properties (`--fg: #fff`, `var(--fg)`) are not options.
     @Test func noLibraryStringNamesTheTool() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         var offenders: [String] = []
         var scanned = 0
         for target in ["Sources/FixtureKit", "Sources/FixtureKitModels"] {

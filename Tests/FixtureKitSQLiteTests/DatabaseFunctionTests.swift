@@ -1,11 +1,8 @@
 import Foundation
 import Testing
-@testable import FixtureKit
-@testable import FixtureKitArchiveIO
-@testable import FixtureKitCrypto
-@testable import FixtureKitModels
 @testable import FixtureKitSQLite
 @testable import FixtureKitSystem
+@testable import FixtureKitTestSupport
 
 /// The SQL-function bridge: values of every storage class in and out, without
 /// loss; NULL; errors thrown by a body reach the caller as ``SQLiteError``.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// Version names are SemVer 2.0 exactly, and no path built from one leaves the corpus.
 @Suite struct VersionNameTests {

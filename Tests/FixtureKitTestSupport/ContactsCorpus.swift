@@ -5,10 +5,8 @@ import Testing
 /// A two-version Contacts corpus built in code: 1.0.0 keeps phone numbers and
 /// zip codes in `contacts`; the 2.0.0 stage (SQL, given by each test) moves
 /// them into `phones`. Tests write the stage and the configuration they need.
-struct ContactsCorpus {
+struct ContactsCorpus: CodeBuiltCorpus {
     let folder: TemporaryFolder
-    var corpus: String { folder.url("MigrationFixtures") }
-    var config: String { corpus + "/fixturekit.json" }
 
     static let schema1 = """
         CREATE TABLE contacts (id INTEGER PRIMARY KEY, fullname TEXT, phone TEXT, zip TEXT);
@@ -50,16 +48,6 @@ struct ContactsCorpus {
         try writeConfig()
     }
 
-    func make(_ version: String, schema: String, fill: (Database) throws -> Void = { _ in }) throws {
-        let live = folder.url("live-\(version)")
-        try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: true)
-        let database = try Database(path: live + "/App.sqlite", options: .init(create: true))
-        try database.execute(schema)
-        try fill(database)
-        try database.close()
-        _ = try Capture.capture(store: live + "/App.sqlite", version: version, corpus: corpus, mode: .snapshot, anonymize: .synthetic)
-    }
-
     func writeStage(_ sql: String) throws {
         try folder.write("MigrationFixtures/migrations/1.0.0-2.0.0.sql", sql)
     }
@@ -84,10 +72,7 @@ struct ContactsCorpus {
             "renames": ["contacts.fullname": "contacts.name", "tags": "labels"],
         ]
         edit(&object)
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
-        let path = try folder.write("MigrationFixtures/fixturekit.json", Array(data))
-        // Every configuration the parser takes, the published schema takes too.
-        if (try? CorpusConfiguration.parse(Array(data), path: path)) != nil { expectMatchesSchema(path) }
+        try writeConfiguration(object)
     }
 
     /// Runs the matrix in this process.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 @testable import FixtureKitTool
 
 /// The README and docs/ say what the tool does: the five minutes run as

@@ -113,6 +113,6 @@ extension CaptureAnonymization {
     static var synthetic: CaptureAnonymization { CaptureAnonymization(optOut: true) }
 }
 
-/// The repository's root folder, found from this file's path (Tests/FixtureKitTests/Support/).
+/// The repository's root folder, found from this file's path (Tests/FixtureKitTestSupport/).
 let repositoryRoot = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
