@@ -37,6 +37,8 @@ enum Tool {
 
     /// Runs the tool on `arguments` (without the program's name) and returns the exit status.
     static func main(_ arguments: [String], console: Console) -> ExitCode {
+        // The hints, reports and status lines the library writes name the tool's commands.
+        FixtureKitError.Remedy.useWording(FixtureKitError.Remedy.commandLine, terms: FixtureKitError.Term.commandLine)
         guard let first = arguments.first else {
             return usageError(UsageError("missing command"), usage: rootUsage, helpCommand: "fixturekit --help", console: console)
         }
@@ -87,8 +89,9 @@ enum Tool {
         defer { progress.finish() }
         do {
             return try command.run(console)
-        } catch let error as FixtureKitError {
+        } catch let error as any FixtureKitFailure {
             progress.finish()
+            let error = FixtureKitError(error)
             console.error(error.description)
             return ExitCode(error.category)
         } catch {

@@ -170,6 +170,55 @@ private func withFolder<T>(_ body: (String) throws -> T) throws -> T {
             try restored.close()
         }
     }
+
+    @Test func layersThrowTheirOwnErrorsAndRemediesAreValues() throws {
+        try withFolder { folder in
+            // A model's error: the store's problem as a value, with the kind of file.
+            do throws(StoreError) {
+                _ = try StoreSet(storePath: folder)
+                Issue.record("a folder was taken for a store")
+            } catch {
+                #expect(error.problem == .notRegularFile(.folder))
+                #expect(error.description == "open store: \(folder): is a folder, not a regular file")
+            }
+            // A format error: its line.
+            do throws(FormatError) {
+                _ = try CorpusLock(parsing: Array("# lock\nsums 1.0.0 x\n".utf8), path: "fixturekit.lock")
+                Issue.record("a malformed lock was read")
+            } catch {
+                #expect(error.line == 2)
+                #expect(error.remedy == .rewriteLock)
+            }
+            // An operation's error: what to do as a value, in the library's words.
+            try FileManager.default.createDirectory(atPath: folder + "/empty", withIntermediateDirectories: false)
+            do throws(FixtureKitError) {
+                _ = try Verifier.verify(folder + "/empty")
+                Issue.record("a folder without SHA256SUMS verified")
+            } catch {
+                #expect(error.remedy == .writeSums(folder: folder + "/empty"))
+                #expect(error.remedy?.description == "write the SHA256SUMS of \(folder)/empty")
+            }
+        }
+    }
+
+    /// A caller tells a failed check from another by its code, not its text.
+    @Test func aFailedCheckHasACode() throws {
+        try withFolder { folder in
+            let fixture = folder + "/1.0.0"
+            try FileManager.default.copyItem(atPath: corpus + "/1.0.0", toPath: fixture)
+            let handle = try #require(FileHandle(forWritingAtPath: fixture + "/App.sqlite"))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data([0]))
+            try handle.close()
+            do throws(FixtureKitError) {
+                _ = try FixtureArchive.pack(fixture)
+                Issue.record("a fixture that fails its SHA256SUMS was packed")
+            } catch {
+                #expect(error.category == .checkFailed)
+                #expect(error.code == .checksumMismatch)
+            }
+        }
+    }
 }
 
 /// Steps heard from any thread.

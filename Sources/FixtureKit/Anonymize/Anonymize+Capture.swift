@@ -35,11 +35,10 @@ struct CorpusAnonymization {
         optedOut = options.optOut
         guard !options.optOut else { return }
         let configurationPath = corpus.appendingPath(CorpusConfiguration.fileName)
-        let hint = "name a rules file in \"anonymize\", or declare the store synthetic: --no-anonymize, or \"anonymize\": false for the whole corpus"
         guard (try? POSIX.lstatIfPresent(configurationPath)) ?? nil != nil else {
             throw FixtureKitError(
                 what: "capture", path: configurationPath,
-                why: "no such file: nothing says how to anonymize the store, and it may hold personal data", hint: hint)
+                why: "no such file: nothing says how to anonymize the store, and it may hold personal data", remedy: .rulesOrSynthetic)
         }
         let configuration: CorpusConfiguration
         do { configuration = try CorpusConfiguration.load(configurationPath) } catch { throw error.within("capture") }
@@ -47,7 +46,7 @@ struct CorpusAnonymization {
         case nil:
             throw FixtureKitError(
                 what: "capture", path: configurationPath,
-                why: "names no anonymization rules (\"anonymize\"), and the store may hold personal data", hint: hint)
+                why: "names no anonymization rules (\"anonymize\"), and the store may hold personal data", remedy: .rulesOrSynthetic)
         case .disabled?:
             optedOut = true
             return
@@ -56,8 +55,8 @@ struct CorpusAnonymization {
             if mode == .raw {
                 throw FixtureKitError(
                     what: "capture", path: store,
-                    why: "the corpus anonymizes its fixtures (\(rulesPath)), and anonymizing folds the -wal away: --mode raw cannot keep it",
-                    hint: "capture with --mode snapshot, or --no-anonymize for a store that holds synthetic data only")
+                    why: "the corpus anonymizes its fixtures (\(rulesPath)), and anonymizing folds the -wal away: \(FixtureKitError.Term.rawCapture.text) cannot keep it",
+                    remedy: .snapshotOrSynthetic)
             }
             let rules: AnonymizationRules
             let key: AnonymizationKey

@@ -62,8 +62,8 @@ public enum Anonymizer {
 
     private static func anonymizeStore(_ input: String, output: String, rulesPath: String, environment: [String: String], force: Bool, keepFailed: String?) throws(FixtureKitError) -> AnonymizationReport {
         let (rules, key) = try load(rulesPath, environment: environment)
-        let set = try StoreSet(storePath: input)
-        do { _ = try set.readHeader() } catch {
+        let set = try StoreSet.locate(input)
+        do { _ = try set.header() } catch {
             throw FixtureKitError(what: "anonymize", path: input, why: error.why)
         }
         if let problem = try outputProblem(output, input: set, force: force) { throw problem }
@@ -114,7 +114,7 @@ public enum Anonymizer {
             throw FixtureKitError(what: "anonymize", path: manifestPath, why: "cannot read the manifest: \(JSONDecoderFactory.describe(error))")
         }
         try checkCorpusKey(AtomicFile.parentFolder(of: folder), key: key, what: "anonymize")
-        let set = try StoreSet(storePath: folder.appendingPath(old.store))
+        let set = try StoreSet.locate(folder.appendingPath(old.store))
         let staging: String
         do { staging = try FixtureFolder.prepareStaging(for: folder) } catch {
             throw FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)
@@ -124,7 +124,7 @@ public enum Anonymizer {
                 of: set, into: staging, rules: rules, key: key, display: set.storePath, names: { folder.appendingPath($0) },
                 keepFailed: keepFailed.map { (folder: $0, name: set.storeName) })
             let staged = staging.appendingPath(set.storeName)
-            let inspection = try StoreInspection(set: try StoreSet(storePath: staged), readContents: true, access: .ownedFileImmutable, hashContent: true)
+            let inspection = try StoreInspection(set: try StoreSet.locate(staged), readContents: true, access: .ownedFileImmutable, hashContent: true)
             var manifest = try Manifest(version: old.version, mode: old.capture.mode, inspection: inspection)
             manifest.anonymization = record(rules, key: key, report: report)
             try wrap("anonymize: write manifest", staging) { () throws(FileSystemError) in
@@ -167,19 +167,19 @@ public enum Anonymizer {
         if let existing {
             let inputInfo = try? POSIX.lstat(input.storePath)
             if let inputInfo, inputInfo.st_dev == existing.st_dev, inputInfo.st_ino == existing.st_ino {
-                return FixtureKitError(what: "anonymize", path: output, why: "is the input store: anonymize never rewrites a store in place", hint: "name another file with --output")
+                return FixtureKitError(what: "anonymize", path: output, why: "is the input store: anonymize never rewrites a store in place", remedy: .chooseAnotherOutput)
             }
             let members = input.memberNames.map { input.folder.appendingPath($0) }
             for member in members {
                 if let info = try? POSIX.lstat(member), info.st_dev == existing.st_dev, info.st_ino == existing.st_ino {
-                    return FixtureKitError(what: "anonymize", path: output, why: "is a file of the input's store set", hint: "name another file with --output")
+                    return FixtureKitError(what: "anonymize", path: output, why: "is a file of the input's store set", remedy: .chooseAnotherOutput)
                 }
             }
             guard (existing.st_mode & S_IFMT) == S_IFREG else {
                 return FixtureKitError(what: "anonymize", path: output, why: FileHasher.kindDescription(existing.st_mode))
             }
             guard force else {
-                return FixtureKitError(what: "anonymize", path: output, why: "the file exists", hint: "--force replaces it")
+                return FixtureKitError(what: "anonymize", path: output, why: "the file exists", remedy: .replaceExisting)
             }
         }
         return nil
@@ -244,7 +244,7 @@ public enum Anonymizer {
                 hint += "; the rejected store is kept in \(kept)"
             }
             let more = scan.hitCount > 1 ? " (and \(scan.hitCount - 1) more)" : ""
-            var error = FixtureKitError(what: "anonymize: leak scan", path: hit.file, why: hit.summary + more, hint: hint, category: .checkFailed)
+            var error = FixtureKitError(what: "anonymize: leak scan", path: hit.file, why: hit.summary + more, hint: hint, category: .checkFailed, code: .leakFound)
             error.report = CanonicalJSON.file(report)
             throw error
         }
@@ -261,7 +261,7 @@ public enum Anonymizer {
         if hit.foundIn != nil { return "another column keeps the same values: give it a rule too" }
         if hit.page == nil { return "a file of the store set holds it (Core Data's external data): give its attribute a rule, or leave the file out" }
         if hit.pageType?.hasPrefix("index") == true { return "an index on expressions holds it: give the columns it is computed from a rule" }
-        return "a page of no table holds it; `--keep-failed DIR` keeps the output for a look"
+        return FixtureKitError.Remedy.keepRejectedOutput.text
     }
 
     /// Moves (or, across file systems, copies) a rejected store to `path`,

@@ -212,7 +212,7 @@ final class LeakScan {
         } catch {
             throw Self.wrap(error, store: nil)
         }
-        let header = try StoreSet(storePath: target.store).readHeader()
+        let header = try StoreSet.locate(target.store).header()
         let storeName = target.files.first { $0.path == target.store }?.name ?? target.store
         var map: StorePageMap?
         var tablesRead: Set<String> = []

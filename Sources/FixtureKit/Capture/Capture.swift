@@ -55,9 +55,9 @@ public enum Capture {
         // A new corpus gets its lock with its first fixture; an existing one without
         // a lock adopts one explicitly (`fixturekit lock`), after a review.
         let createsLock = lockTarget.map { !$0.hasLock && isNewCorpus(corpus, besides: version) } ?? false
-        let set = try StoreSet(storePath: storePath)
+        let set = try StoreSet.locate(storePath)
         // SQLite would take an empty file for an empty database: refuse it first.
-        do { _ = try set.readHeader() } catch {
+        do { _ = try set.header() } catch {
             throw FixtureKitError(what: "capture", path: storePath, why: error.why)
         }
         let identity = try? POSIX.lstat(storePath)
@@ -70,7 +70,7 @@ public enum Capture {
             if try POSIX.lstatIfPresent(target) != nil && !force {
                 throw FixtureKitError(
                     what: "capture", path: target, why: "the fixture exists, and a fixture is history",
-                    hint: "--force replaces it")
+                    remedy: .replaceExisting)
             }
             staging = try FixtureFolder.prepareStaging(for: target)
         } catch let error as FixtureKitError {
@@ -100,7 +100,7 @@ public enum Capture {
             defer { progress?.end() }
             // The staged store is complete and nothing writes to it any more: more
             // threads sync it, hash its bytes and its content while its facts are read.
-            let stagedSet = try StoreSet(storePath: staged)
+            let stagedSet = try StoreSet.locate(staged)
             let storeWork = StagedStoreWork(staged, hashContent: stagedSet.present.isEmpty)
             defer { storeWork.drain() }
             // The staged copy is ours: read it in place, immutable, without another copy
@@ -244,7 +244,7 @@ public enum Capture {
             throw FixtureKitError(
                 what: "checkpoint", path: set.storePath,
                 why: framesLeft < 0 ? "other checkpoints kept it busy" : "readers kept \(StoreInspection.frames(framesLeft)) from being checkpointed",
-                hint: "close the app that uses the store, or capture with --mode snapshot")
+                remedy: .closeAppOrSnapshot)
         }
     }
 

@@ -41,7 +41,7 @@ public enum Checkpoint {
         } catch {
             throw FixtureKitError(what: "checkpoint", path: folder.appendingPath(Manifest.fileName), why: "cannot read the manifest: \(JSONDecoderFactory.describe(error))")
         }
-        let set = try StoreSet(storePath: folder.appendingPath(old.store))
+        let set = try StoreSet.locate(folder.appendingPath(old.store))
         let foldedFrames = set.has(.wal) ? ((try? WALFile(path: set.path(of: .wal)))?.committedFrames ?? 0) : 0
         let staging: String
         do { staging = try FixtureFolder.prepareStaging(for: folder) } catch {
@@ -60,7 +60,7 @@ public enum Checkpoint {
             // Closing the last connection removes them; a copy that kept them must not.
             for sidecar in [StoreSet.Sidecar.wal, .shm] { unlink(staging.appendingPath(set.fileName(of: sidecar))) }
             try wrap("sync", staged) { () throws(FileSystemError) in try POSIX.fsyncFile(staged) }
-            let inspection = try StoreInspection(set: try StoreSet(storePath: staged), readContents: true, access: .ownedFileImmutable, hashContent: true)
+            let inspection = try StoreInspection(set: try StoreSet.locate(staged), readContents: true, access: .ownedFileImmutable, hashContent: true)
             var manifest = try Manifest(version: old.version, mode: old.capture.mode, inspection: inspection)
             // What the store's bytes cannot tell is carried over: how the fixture was anonymized.
             manifest.anonymization = old.anonymization
@@ -68,7 +68,7 @@ public enum Checkpoint {
             if let before = old.contentHash, let after = manifest.contentHash, before != after {
                 throw FixtureKitError(
                     what: "checkpoint", path: set.storePath, why: "the checkpointed store's content hash \(after.prefix(12))… differs from the manifest's \(before.prefix(12))…",
-                    hint: "nothing was changed; `fixturekit verify --deep \(folder)` checks the fixture", category: .checkFailed)
+                    remedy: .verifyDeep(folder: folder), category: .checkFailed, code: .checksumMismatch)
             }
             try wrap("write manifest", staging) { () throws(FileSystemError) in
                 try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))
@@ -97,8 +97,8 @@ public enum Checkpoint {
     /// - Throws: ``FixtureKitError``; exit 2 when readers or writers keep it from completing.
     public static func checkpointLiveStore(_ storePath: String, busyTimeout: Int32 = 5000) throws(FixtureKitError) -> Database.CheckpointResult {
         // SQLite would take an empty or foreign file for an empty database.
-        do { _ = try StoreSet(storePath: storePath).readHeader() } catch {
-            throw FixtureKitError(what: "checkpoint", path: storePath, why: error.why, hint: error.hint, cause: error)
+        do { _ = try StoreSet.locate(storePath).header() } catch {
+            throw FixtureKitError(what: "checkpoint", path: storePath, why: error.why, hint: error.hint, remedy: error.remedy, cause: error)
         }
         let database: Database
         let counted: Database.CheckpointResult

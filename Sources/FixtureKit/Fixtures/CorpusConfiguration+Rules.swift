@@ -9,11 +9,12 @@ extension CorpusConfiguration {
     /// Reads and checks `fixturekit.json`, and the anonymization rules it names.
     /// - Throws: ``FixtureKitError`` (exit 2) naming what is wrong.
     public static func load(_ path: String) throws(FixtureKitError) -> CorpusConfiguration {
-        let configuration = try read(path)
+        let configuration: CorpusConfiguration
+        do { configuration = try read(path) } catch { throw FixtureKitError(error) }
         // Every command that reads the configuration says so when its rules cannot be read.
         if let rules = configuration.anonymize?.rulesFile {
             do { _ = try AnonymizationRules.load(configuration.resolve(rules)) } catch {
-                throw FixtureKitError(what: "read configuration", path: path, why: "\"anonymize\": \(error.path ?? rules): \(error.why)", hint: error.hint)
+                throw FixtureKitError(what: "read configuration", path: path, why: "\"anonymize\": \(error.path ?? rules): \(error.why)", hint: error.hint, remedy: error.remedy)
             }
         }
         return configuration

@@ -11,7 +11,7 @@ final class MigrationCopy {
     let stages: StageRunner
 
     init(fixture: String, store: String) throws(FixtureKitError) {
-        let set = try StoreSet(storePath: fixture.appendingPath(store))
+        let set = try StoreSet.locate( fixture.appendingPath(store))
         do { copy = try ScratchCopy(storeSet: set) } catch {
             throw FixtureKitError(what: "copy fixture", failed: error.cause)
         }

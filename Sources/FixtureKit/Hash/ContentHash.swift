@@ -24,14 +24,14 @@ public enum ContentHash {
             return try ofArchive(path)
         }
         let store = FixtureLocator.isFolder(path) ? try FixtureLocator.storePath(inFixture: path) : path
-        return try ofStore(try StoreSet(storePath: store), what: "hash")
+        return try ofStore(try StoreSet.locate(store), what: "hash")
     }
 
     /// The content hash of a store set, read from a copy of it.
     static func ofStore(_ set: StoreSet, what: String) throws(FixtureKitError) -> SHA256Digest {
         // SQLite would take an empty file for an empty database: refuse it first.
-        do { _ = try set.readHeader() } catch {
-            throw FixtureKitError(what: what, path: set.storePath, why: error.why, hint: error.hint, cause: error)
+        do { _ = try set.header() } catch {
+            throw FixtureKitError(what: what, path: set.storePath, why: error.why, hint: error.hint, remedy: error.remedy, cause: error)
         }
         let scratch = try ScratchStore(copying: set, what: what)
         return try digest(of: scratch.database, display: set.storePath, what: what)
@@ -58,12 +58,12 @@ public enum ContentHash {
         guard result.extracted else {
             throw FixtureKitError(
                 what: "hash", path: archive, why: "the archive fails its SHA256SUMS: \(FixtureArchive.summary(of: result.contents.verification.problems))",
-                hint: "`fixturekit verify \(archive)` lists every problem", category: .checkFailed)
+                remedy: .verify(path: archive, nothingChanged: false), category: .checkFailed, code: .checksumMismatch)
         }
         let store = try FixtureLocator.storePath(inFixture: folder)
-        do { return try ofStore(try StoreSet(storePath: store), what: "hash") } catch {
+        do { return try ofStore(try StoreSet.locate(store), what: "hash") } catch {
             // Name the archive, not the temporary folder it was unpacked into.
-            throw FixtureKitError(what: error.what, path: archive, why: error.why, hint: error.hint, category: error.category)
+            throw FixtureKitError(what: error.what, path: archive, why: error.why, hint: error.hint, remedy: error.remedy, category: error.category, code: error.code)
         }
     }
 }

@@ -85,8 +85,8 @@ public enum CorpusInit {
 
     /// The rule suggested for each column strict mode wants one for, read from a copy of the store.
     static func suggest(store: String) throws(FixtureKitError) -> [InitResult.Suggestion] {
-        let set = try StoreSet(storePath: store)
-        do { _ = try set.readHeader() } catch {
+        let set = try StoreSet.locate(store)
+        do { _ = try set.header() } catch {
             throw FixtureKitError(what: "init", path: store, why: error.why)
         }
         let scratch = try ScratchStore(copying: set, what: "init")

@@ -33,7 +33,7 @@ enum LockCheck {
     static func lock(around path: String) -> (corpus: String, name: String, lock: Result<CorpusLock, FixtureKitError>)? {
         guard let (corpus, name) = locate(path),
               (try? POSIX.lstatIfPresent(corpus.appendingPath(CorpusLock.fileName))) != nil else { return nil }
-        let lock = Result { () throws(FixtureKitError) -> CorpusLock in try CorpusLock.load(corpus: corpus) ?? CorpusLock() }
+        let lock = Result { () throws(FormatError) -> CorpusLock in try CorpusLock.load(corpus: corpus) ?? CorpusLock() }.mapError { FixtureKitError($0) }
         return (corpus, name, lock)
     }
 
@@ -53,7 +53,7 @@ enum LockCheck {
         case .failure(let error): return [VerificationProblem(kind: .lock, file: sums, detail: "cannot be checked against fixturekit.lock: \(error.why)")]
         }
         guard let locked = lock.digests[CorpusLock.Fact(.sums, version)] else {
-            return [VerificationProblem(kind: .lock, file: sums, detail: "not locked: fixturekit.lock has no sums line for \(version) (`fixturekit lock` adds it, once reviewed)")]
+            return [VerificationProblem(kind: .lock, file: sums, detail: "not locked: fixturekit.lock has no sums line for \(version) (\(FixtureKitError.Remedy.lockAfterReview.text))")]
         }
         var problems: [VerificationProblem] = []
         // The checksums hold (they were verified first): their file is what is pinned.
@@ -90,7 +90,7 @@ enum LockCheck {
         case .failure(let error): return [VerificationProblem(kind: .lock, file: name, detail: "cannot be checked against fixturekit.lock: \(error.why)")]
         }
         guard let locked = lock.digests[CorpusLock.Fact(.archive, version, name)] else {
-            return [VerificationProblem(kind: .lock, file: name, detail: "not locked: fixturekit.lock has no archive line for it (`fixturekit lock` adds it, once reviewed)")]
+            return [VerificationProblem(kind: .lock, file: name, detail: "not locked: fixturekit.lock has no archive line for it (\(FixtureKitError.Remedy.lockAfterReview.text))")]
         }
         var problems: [VerificationProblem] = []
         if let actual = digest(), actual != locked {
@@ -179,7 +179,7 @@ enum LockCheck {
             }
         }
         for fact in facts.sources.keys where fact.kind == .stage && lock.digests[fact] == nil {
-            problems.append(VerificationProblem(kind: .lock, file: fact.path ?? "", detail: "not locked: \(fact.version) shipped with it, but fixturekit.lock does not record it (`fixturekit lock` adds it, once reviewed)"))
+            problems.append(VerificationProblem(kind: .lock, file: fact.path ?? "", detail: "not locked: \(fact.version) shipped with it, but fixturekit.lock does not record it (\(FixtureKitError.Remedy.lockAfterReview.text))"))
         }
         return problems
     }

@@ -48,14 +48,14 @@ extension CorpusLock {
         guard let version = version ?? (archive ? CorpusFacts.archiveVersion(name, configuration: configuration) : name), Version(version) != nil else { return nil }
         var target = LockTarget(corpus: corpus, version: version, hasLock: hasLock)
         guard hasLock else { return target }
-        let lock = try load(corpus: corpus) ?? CorpusLock()
+        let lock = try existing(in: corpus) ?? CorpusLock()
         target.locked = archive
             ? lock.digests[Fact(.archive, version, name)] != nil
             : lock.digests.keys.contains { $0.version == version && ($0.kind == .sums || $0.kind == .content) }
         guard target.locked, !force else { return target }
         throw FixtureKitError(
             what: what, path: path, why: "the \(archive ? "archive" : "fixture") is locked in \(fileName)",
-            hint: "--force rewrites it and its lock line")
+            remedy: .replaceLockedFixture)
     }
 
     /// Recomputes the lines of `kinds` of `target`'s version from the corpus as it is
@@ -91,7 +91,7 @@ extension CorpusLock {
         while flock(folder, LOCK_EX) != 0 {
             guard errno == EINTR else { throw FixtureKitError(what: "write lock: flock", path: corpus, why: String(cString: strerror(errno))) }
         }
-        var lock = try load(corpus: corpus) ?? CorpusLock()
+        var lock = try existing(in: corpus) ?? CorpusLock()
         let configPath = corpus.appendingPath(CorpusConfiguration.fileName)
         let configuration = (try? POSIX.lstatIfPresent(configPath)) == nil ? nil : try CorpusConfiguration.load(configPath)
         let facts = try CorpusFacts(corpus: corpus, configuration: configuration, versions: versions)

@@ -16,7 +16,7 @@ struct LockedHistory: Sendable {
         let path = configuration.folder.appendingPath(CorpusLock.fileName)
         guard (try? POSIX.lstatIfPresent(path)) != nil else { return nil }
         self.configuration = configuration
-        lock = Result { () throws(FixtureKitError) -> CorpusLock in try CorpusLock.load(corpus: configuration.folder) ?? CorpusLock() }
+        lock = Result { () throws(FormatError) -> CorpusLock in try CorpusLock.load(corpus: configuration.folder) ?? CorpusLock() }.mapError { FixtureKitError($0) }
         frozen = (try? CorpusFacts(corpus: configuration.folder, configuration: configuration).frozen) ?? []
     }
 
@@ -30,7 +30,7 @@ struct LockedHistory: Sendable {
         }
         let folder = configuration.resolve(version)
         guard let locked = lock.digests[CorpusLock.Fact(.sums, version)] else {
-            return "\(archive ?? folder): not locked: fixturekit.lock has no sums line for \(version) (`fixturekit lock` adds it, once reviewed)"
+            return "\(archive ?? folder): not locked: fixturekit.lock has no sums line for \(version) (\(FixtureKitError.Remedy.lockAfterReview.text))"
         }
         guard let actual = (try? FileHasher())?.digestIfReadable(verifiedFolder.appendingPath(SHA256Sums.fileName)), actual == locked else {
             return (archive.map { "\($0): its SHA256SUMS " } ?? "\(folder.appendingPath(SHA256Sums.fileName)): ") + LockCheck.changed(version)
@@ -57,7 +57,7 @@ struct LockedHistory: Sendable {
         }
         for path in stage.lockedFiles(in: configuration.folder) {
             guard let locked = lock.digests[CorpusLock.Fact(.stage, stage.to, path)] else {
-                return "\(path): not locked: \(stage.to) shipped with it, but fixturekit.lock does not record it (`fixturekit lock` adds it, once reviewed)"
+                return "\(path): not locked: \(stage.to) shipped with it, but fixturekit.lock does not record it (\(FixtureKitError.Remedy.lockAfterReview.text))"
             }
             // A file that cannot be read is the stage's own failure to report.
             guard let actual = (try? FileHasher())?.digestIfReadable(CorpusFacts.resolve(path, in: configuration.folder)) else { continue }

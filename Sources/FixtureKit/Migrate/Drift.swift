@@ -30,8 +30,8 @@ public enum Drift {
     }
 
     private static func read(_ path: String) throws(FixtureKitError) -> (schema: SchemaSnapshot, contentHash: String) {
-        let set = try StoreSet(storePath: path)
-        _ = try set.readHeader()
+        let set = try StoreSet.locate(path)
+        _ = try set.header()
         let scratch = try ScratchStore(copying: set, what: "drift")
         let schema: SchemaSnapshot
         do { schema = try SchemaSnapshot(database: scratch.database) } catch {

@@ -61,7 +61,7 @@ extension MigrationRunner {
                 let read = ReadSlot()
                 if case .success(let own) = copy {
                     let store = own.appendingPath(configuration.store)
-                    reading.start { [self] in read.result = Result { () throws(FixtureKitError) in try readCopy(of: StoreSet(storePath: store)) } }
+                    reading.start { [self] in read.result = Result { () throws(FixtureKitError) in try readCopy(of: StoreSet.locate(store)) } }
                 }
                 defer { reading.drain() }
                 let problems = try Verifier.fixtureProblems((try? copy.get()) ?? folder)

@@ -106,8 +106,8 @@ final class ArchiveScanner {
 
     private func accept(_ entry: ArchiveEntry, into sink: (any ArchiveScanSink)?, state: inout State) throws(FixtureKitError) {
         let name = entry.quotedName
-        func refuse(_ why: String, hint: String? = nil) -> FixtureKitError {
-            refusal("entry \(name): " + why, hint: hint)
+        func refuse(_ why: String, remedy: FixtureKitError.Remedy? = nil) -> FixtureKitError {
+            refusal("entry \(name): " + why, remedy: remedy)
         }
         let isFolder: Bool
         switch entry.kind {
@@ -134,12 +134,12 @@ final class ArchiveScanner {
         if overflow || total > limits.maxTotalSize {
             throw refuse(
                 "the archive expands to more than \(ByteCount.describe(limits.maxTotalSize))",
-                hint: "raise the limit (--max-size) only for an archive you trust")
+                remedy: .raiseLimit(.size))
         }
         if Double(total) > limits.maxRatio * Double(max(reader.fileSize, 1)) {
             throw refuse(
                 "the archive expands to more than \(ByteCount.describe(ratio: limits.maxRatio)) times its size (\(ByteCount.describe(reader.fileSize)))",
-                hint: "raise the limit (--max-ratio) only for an archive you trust")
+                remedy: .raiseLimit(.ratio))
         }
         state.expandedSize = total
 
@@ -151,7 +151,7 @@ final class ArchiveScanner {
             guard path == Self.sumsPath else {
                 throw refuse(
                     "the archive's first entry must be SHA256SUMS, before any other file",
-                    hint: "`fixturekit pack` writes it first")
+                    remedy: .packWritesSumsFirst)
             }
             guard entry.size <= Self.maxSumsSize else {
                 throw refuse("is larger than \(ByteCount.describe(UInt64(Self.maxSumsSize))), too large for a SHA256SUMS")
@@ -260,7 +260,7 @@ final class ArchiveScanner {
         guard let sums = state.sums else {
             throw refusal(
                 state.entries.isEmpty ? "the archive has no entries: its first entry must be SHA256SUMS" : "no SHA256SUMS: the archive's first entry must be SHA256SUMS",
-                hint: "`fixturekit pack` writes it first")
+                remedy: .packWritesSumsFirst)
         }
         var malformed = sums.problems.map { VerificationProblem(kind: .malformed, file: SHA256Sums.fileName, detail: $0.description) }
         if sums.entries.isEmpty && sums.problems.isEmpty {
@@ -290,8 +290,8 @@ final class ArchiveScanner {
             verification: verification)
     }
 
-    private func refusal(_ why: String, hint: String? = nil) -> FixtureKitError {
-        FixtureKitError(what: what, path: archivePath, why: why, hint: hint, category: .couldNotWork)
+    private func refusal(_ why: String, remedy: FixtureKitError.Remedy? = nil) -> FixtureKitError {
+        FixtureKitError(what: what, path: archivePath, why: why, remedy: remedy, category: .couldNotWork)
     }
 
     // MARK: - Paths

@@ -112,7 +112,7 @@ extension FixtureArchive {
             case S_IFDIR:
                 throw FixtureKitError(
                     what: what, path: destination, why: "already exists",
-                    hint: "a fixture folder is history: unpack into a new folder, or pass --force to replace it")
+                    remedy: .unpackIntoNewFolder)
             default:
                 throw FixtureKitError(what: what, path: destination, why: "exists and " + FileKind.describe(info.st_mode).replacingOccurrences(of: "regular file", with: "folder"))
             }

@@ -103,8 +103,8 @@ struct PackPlan {
         return FixtureKitError(
             what: "pack", path: folder,
             why: "the folder fails its SHA256SUMS: " + FixtureArchive.summary(of: verification.problems),
-            hint: sumsMissing ? "write one with `fixturekit sums \(folder)`" : "`fixturekit verify \(folder)` lists every problem",
-            category: .checkFailed)
+            remedy: sumsMissing ? .writeSums(folder: folder) : .verify(path: folder, nothingChanged: false),
+            category: .checkFailed, code: .checksumMismatch)
     }
 
     /// ``failedCheck(folder:)`` for this plan's folder.

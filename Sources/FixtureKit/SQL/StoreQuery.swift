@@ -61,14 +61,14 @@ public enum StoreQuery {
             let folder = scratch.path.appendingPath("fixture")
             let result = try FixtureArchive.unpack(path, to: folder, progress: progress)
             if !result.extracted, let problem = result.contents.verification.problems.first {
-                throw FixtureKitError(what: "sql", path: path, why: "entry \"\(problem.file)\": \(problem.summary)", category: .checkFailed)
+                throw FixtureKitError(what: "sql", path: path, why: "entry \"\(problem.file)\": \(problem.summary)", category: .checkFailed, code: .checksumMismatch)
             }
             store = try FixtureLocator.storePath(inFixture: folder)
         } else if FixtureLocator.isFolder(path) {
             store = try VerifiedCopy.verifiedCopy(of: path, in: scratch).store
         } else {
-            let set = try StoreSet(storePath: path)
-            do { _ = try set.readHeader() } catch {
+            let set = try StoreSet.locate(path)
+            do { _ = try set.header() } catch {
                 throw FixtureKitError(what: "sql", path: path, why: error.why)
             }
             store = scratch.path.appendingPath(set.storeName)

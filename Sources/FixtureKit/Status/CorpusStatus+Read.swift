@@ -104,7 +104,7 @@ private struct StatusReader {
             if !result.passed {
                 problems.append(StatusProblem(
                     kind: .doesNotVerify, versions: [version],
-                    message: "fixture \(version) does not verify: \(FixtureArchive.summary(of: result.problems)) (hint: `fixturekit verify \(folder)` lists every problem)"))
+                    message: "fixture \(version) does not verify: \(FixtureArchive.summary(of: result.problems)) (hint: \(FixtureKitError.Remedy.verify(path: folder, nothingChanged: false).text))"))
             }
             return FixtureStatus(
                 path: folder, verified: result.passed, verifiedFiles: result.verifiedFiles,
@@ -134,7 +134,7 @@ private struct StatusReader {
         if !verification.passed {
             problems.append(StatusProblem(
                 kind: .doesNotVerify, versions: [version],
-                message: "archive \(name) does not verify: \(FixtureArchive.summary(of: verification.problems)) (hint: `fixturekit verify \(path)` lists every problem)"))
+                message: "archive \(name) does not verify: \(FixtureArchive.summary(of: verification.problems)) (hint: \(FixtureKitError.Remedy.verify(path: path, nothingChanged: false).text))"))
         }
         for problem in LockCheck.archiveProblems(path, digest: sha256.flatMap { SHA256Digest(hex: $0) }, sumsBytes: metadata.sumsBytes, deep: false) {
             problems.append(StatusProblem(kind: .lock, versions: [version], message: "archive \(name): \(problem.summary)"))
@@ -167,7 +167,7 @@ private struct StatusReader {
         guard sums.problems.isEmpty, sums.entries.count == 1, sums.entries[0].path.description == name else {
             problems.append(StatusProblem(
                 kind: .doesNotVerify, versions: [version],
-                message: "\(name)\(FixtureArchive.checksumSuffix) is not one checksum line for \(name) (hint: `fixturekit pack` writes it)"))
+                message: "\(name)\(FixtureArchive.checksumSuffix) is not one checksum line for \(name) (hint: \(FixtureKitError.Remedy.packWritesChecksumFile.text))"))
             return (actual, .malformed)
         }
         let listed = sums.entries[0].digest.hex
@@ -218,7 +218,7 @@ private struct StatusReader {
             let archive = configuration.resolve(configuration.archiveStem(of: version) + ArchiveFormat.default.suffix)
             problems.append(StatusProblem(
                 kind: .noFixture, versions: [version],
-                message: "\(role) has no fixture: neither \(folder) nor \(archive) exists (hint: `fixturekit freeze`, or `capture` and `pack`)"))
+                message: "\(role) has no fixture: neither \(folder) nor \(archive) exists (hint: \(FixtureKitError.Remedy.freezeFixture.text))"))
         default:
             break
         }

@@ -110,7 +110,7 @@ final class ExclusiveStore {
 
     static func describe(_ error: SQLiteError, what: String, path: String) -> FixtureKitError {
         if isInUse(error) {
-            return FixtureKitError(what: what, path: path, why: "in use by another process", hint: "close the app that uses the store, then try again")
+            return FixtureKitError(what: what, path: path, why: "in use by another process", hint: "close the app that uses the store, then try again", code: .storeBusy)
         }
         return FixtureKitError(what: what, path: path, why: error.description, hint: StoreHint.opening(error), cause: error)
     }

@@ -75,8 +75,8 @@ public enum StoreBackup {
     /// - Throws: ``FixtureKitError``.
     public static func backup(store storePath: String, to folder: String? = nil, keep: Int = defaultKeep) throws(FixtureKitError) -> BackupResult {
         let what = "backup"
-        let set = try StoreSet(storePath: storePath)
-        do { _ = try set.readHeader() } catch {
+        let set = try StoreSet.locate(storePath)
+        do { _ = try set.header() } catch {
             throw FixtureKitError(what: what, path: storePath, why: error.why)
         }
         let storeLock = try StoreLock.acquire(store: storePath, command: what, what: what, required: false)

@@ -70,7 +70,7 @@ final class StoreLock {
                 }
                 let running = holder.map { "another fixturekit \($0.command) of \(storePath) is running (pid \($0.pid))" }
                     ?? "another fixturekit run holds \(storePath)"
-                throw FixtureKitError(what: what, path: storePath, why: running, hint: "wait for it to finish, then try again")
+                throw FixtureKitError(what: what, path: storePath, why: running, hint: "wait for it to finish, then try again", code: .storeBusy)
             }
             // The file may have been removed (by the holder that just finished) or
             // replaced between open and flock: then this lock guards nothing.

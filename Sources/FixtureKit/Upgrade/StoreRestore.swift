@@ -72,7 +72,7 @@ public enum StoreRestore {
         let extracted = try extract(archive, forStore: storePath, what: what)
         defer { ScratchFolder.remove(extracted.root) }
         if existing != nil, ExclusiveStore.isInUse(storePath) {
-            throw FixtureKitError(what: what, path: storePath, why: "in use by another process", hint: "close the app that uses the store, then restore again")
+            throw FixtureKitError(what: what, path: storePath, why: "in use by another process", hint: "close the app that uses the store, then restore again", code: .storeBusy)
         }
         let marker = UpgradeMarker(
             format: UpgradeMarker.currentFormat, phase: .restoring, store: storeName, backup: POSIX.absolutePath(archive),
@@ -112,7 +112,7 @@ public enum StoreRestore {
         defer { ScratchFolder.remove(extracted.root) }
         let digests = extracted.targetDigests(storeName: marker.store)
         guard digests == marker.files else {
-            throw FixtureKitError(what: what, path: marker.backup, why: "the archive does not hold the store set the marker records", hint: "restore a backup by hand with `fixturekit restore FILE STORE`")
+            throw FixtureKitError(what: what, path: marker.backup, why: "the archive does not hold the store set the marker records", remedy: .restoreByHand)
         }
         var result = try replaceAndVerify(storePath, from: extracted, archive: marker.backup)
         result.removed = (removedFirst + result.removed).sorted { Self.sidecarOrder($0) < Self.sidecarOrder($1) }
@@ -159,13 +159,13 @@ public enum StoreRestore {
             result = try FixtureArchive.unpack(archive, to: folder)
         } catch {
             ScratchFolder.remove(root)
-            throw FixtureKitError(what: what, path: error.path ?? archive, why: error.why, hint: error.hint ?? "nothing was changed", category: error.category)
+            throw FixtureKitError(what: what, path: error.path ?? archive, why: error.why, hint: error.hint ?? (error.remedy == nil ? "nothing was changed" : nil), remedy: error.remedy, category: error.category, code: error.code)
         }
         guard result.extracted else {
             ScratchFolder.remove(root)
             throw FixtureKitError(
                 what: what, path: archive, why: "the archive fails its SHA256SUMS: " + FixtureArchive.summary(of: result.contents.verification.problems),
-                hint: "nothing was changed; `fixturekit verify \(archive)` lists every problem", category: .checkFailed)
+                remedy: .verify(path: archive, nothingChanged: true), category: .checkFailed, code: .checksumMismatch)
         }
         let store: String
         do {
@@ -208,7 +208,7 @@ public enum StoreRestore {
         do {
             removed = try replace(storePath, from: extracted.folder, sourceStore: extracted.sourceStore)
         } catch {
-            throw FixtureKitError(what: "\(what)", failed: error, hint: "the marker stays: `fixturekit restore --pending \(storePath)` finishes the restore")
+            throw FixtureKitError(what: "\(what)", failed: error, remedy: .finishPendingRestore(store: storePath, .finishes))
         }
         let storeName = storePath.split(separator: "/").last.map(String.init) ?? storePath
         let expected = extracted.targetDigests(storeName: storeName)

@@ -11,12 +11,11 @@ extension Upgrade {
     ///   the migration stands, and the next run or `restore --pending` confirms it.
     static func finish(_ result: inout UpgradeResult, marker: inout UpgradeMarker, stages: StageRunner, backup: BackupArchive, options: UpgradeOptions, backups: String) throws(FixtureKitError) {
         let storePath = result.store
-        let pending = "`fixturekit restore --pending \(storePath)` checks the migration again and keeps it"
         marker.phase = .migrated
         do { try marker.write(forStore: storePath) } catch {
             throw FixtureKitError(
                 what: "upgrade", path: storePath, why: "the migration passed every check, but the marker could not say so: \(error.descriptionWithoutHint)",
-                hint: "the marker stays: \(pending)")
+                remedy: .finishPendingRestore(store: storePath, .keepsMigration))
         }
         // The migrated store whole in its main file, as a fresh install leaves it.
         if let migrated = try? stages.open() {
@@ -32,7 +31,7 @@ extension Upgrade {
         do { try UpgradeMarker.remove(forStore: storePath) } catch {
             throw FixtureKitError(
                 what: "upgrade", path: storePath, why: "upgraded to \(result.to), but the marker could not be removed: \(error.descriptionWithoutHint)",
-                hint: "the marker stays: \(pending)")
+                remedy: .finishPendingRestore(store: storePath, .keepsMigration))
         }
         BackupPin.remove(archive: backup.path, store: storePath)
         result.outcome = .upgraded
@@ -53,14 +52,14 @@ extension Upgrade {
         do { try marker.switchToRestoring(forStore: storePath) } catch {
             throw FixtureKitError(
                 what: what, path: storePath, why: "\(failed); the backup could not be restored: \(error.descriptionWithoutHint)",
-                hint: "the marker stays: `fixturekit restore --pending \(storePath)` restores the backup once that is fixed")
+                remedy: .finishPendingRestore(store: storePath, .restoresOnceFixed))
         }
         // Only over a store nobody else has open: a process that got in while a
         // program stage ran keeps the restore pending.
         if ExclusiveStore.isInUse(storePath, timeout: options.lockTimeout) {
             throw FixtureKitError(
                 what: what, path: storePath, why: "\(failure.name) failed, and another process has opened the store since: the backup is not restored yet",
-                hint: "close the app that uses the store, then `fixturekit restore --pending \(storePath)` restores it")
+                remedy: .finishPendingRestore(store: storePath, .restoresAfterClosingApp))
         }
         do {
             result.restore = try StoreRestore.restore(marker, store: storePath, what: "restore")
@@ -68,12 +67,12 @@ extension Upgrade {
         } catch {
             throw FixtureKitError(
                 what: what, path: storePath, why: "\(failed); restoring the backup failed too: \(error.descriptionWithoutHint)",
-                hint: "the store set may be half-restored; the marker stays: `fixturekit restore --pending \(storePath)` finishes the restore once that is fixed")
+                remedy: .finishPendingRestore(store: storePath, .finishesOnceFixed))
         }
         do { try UpgradeMarker.remove(forStore: storePath) } catch {
             throw FixtureKitError(
                 what: what, path: storePath, why: "\(failed); the backup was restored, but the marker could not be removed: \(error.descriptionWithoutHint)",
-                hint: "the marker stays: `fixturekit restore --pending \(storePath)` restores the backup again")
+                remedy: .finishPendingRestore(store: storePath, .restoresAgain))
         }
         BackupPin.remove(archive: marker.backup, store: storePath)
         result.outcome = .restored

@@ -10,11 +10,11 @@ extension Upgrade {
     /// The store set, or a one-line error.
     static func openSet(_ storePath: String, what: String) throws(FixtureKitError) -> StoreSet {
         do {
-            let set = try StoreSet(storePath: storePath)
-            _ = try set.readHeader()
+            let set = try StoreSet.locate(storePath)
+            _ = try set.header()
             return set
         } catch {
-            throw FixtureKitError(what: what, path: storePath, why: error.why, hint: error.hint, category: error.category)
+            throw FixtureKitError(what: what, path: storePath, why: error.why, hint: error.hint, remedy: error.remedy, category: error.category, code: error.code)
         }
     }
 
@@ -24,16 +24,16 @@ extension Upgrade {
         do {
             problems = try database.rows("PRAGMA quick_check(\(quickCheckLimit))").compactMap { $0.first?.text }
         } catch {
-            throw FixtureKitError(what: what, path: storePath, why: "quick_check: \(error.description)", category: .checkFailed)
+            throw FixtureKitError(what: what, path: storePath, why: "quick_check: \(error.description)", category: .checkFailed, code: .integrityFailure)
         }
         guard problems == ["ok"] else {
             throw FixtureKitError(
                 what: what, path: storePath, why: "quick_check: " + problems.joined(separator: "; "),
-                hint: "the store is damaged: nothing was changed", category: .checkFailed)
+                hint: "the store is damaged: nothing was changed", category: .checkFailed, code: .integrityFailure)
         }
         let version: StoreVersion
         do { version = try configuration.storeVersion(of: database) } catch {
-            throw FixtureKitError(what: what, path: storePath, why: error.why, hint: error.hint, cause: error)
+            throw FixtureKitError(what: what, path: storePath, why: error.why, hint: error.hint, remedy: error.remedy, cause: error)
         }
         if version.isNewer {
             throw FixtureKitError(
@@ -103,7 +103,7 @@ extension Upgrade {
             throw FixtureKitError(
                 what: what, path: set.storePath,
                 why: "not enough free disk: the backup and the migration need \(ByteCount.describe(needed)), \(ByteCount.describe(free)) free in \(folder)",
-                hint: "free some space, or put the backups on another disk with --backups DIR")
+                remedy: .freeSpaceOrMoveBackups)
         }
     }
 }

@@ -20,7 +20,7 @@ extension Upgrade {
     ///   the store is running (``StoreLock``: its marker is its own, not an
     ///   interrupted one's); the store is in use (a stage program the killed run
     ///   started may still be running), or the restore failed; the marker stays.
-    public static func finishPending(store storePath: String, configuration given: CorpusConfiguration? = nil, lockTimeout: Int32 = Upgrade.defaultLockTimeout, what: String = "restore --pending") throws(FixtureKitError) -> PendingRecovery? {
+    public static func finishPending(store storePath: String, configuration given: CorpusConfiguration? = nil, lockTimeout: Int32 = Upgrade.defaultLockTimeout, what: String = "finish pending") throws(FixtureKitError) -> PendingRecovery? {
         let storeLock = try StoreLock.acquire(store: storePath, command: "restore", what: what)
         defer { storeLock?.release() }
         return try finishPendingLocked(store: storePath, configuration: given, lockTimeout: lockTimeout, what: what)
@@ -33,7 +33,7 @@ extension Upgrade {
         var recovery = PendingRecovery(outcome: .restored, phase: marker.phase.rawValue, backup: marker.backup, from: marker.from, to: marker.to)
         let inUse = FixtureKitError(
             what: what, path: storePath, why: "in use by another process",
-            hint: "an interrupted upgrade is pending, and a program it started may still be running: try again once the store is free")
+            hint: "an interrupted upgrade is pending, and a program it started may still be running: try again once the store is free", code: .storeBusy)
         if marker.phase != .restoring {
             do {
                 let lock = try ExclusiveStore(storePath: storePath, timeout: lockTimeout)

@@ -185,7 +185,7 @@ public enum Upgrade {
                 guard let problem = history.stageProblem(stage) else { continue }
                 throw FixtureKitError(
                     what: what, path: storePath, why: "stage \(stage.from) -> \(stage.to): \(problem)",
-                    hint: "nothing was changed; `fixturekit verify` lists every difference from the lock", category: .checkFailed)
+                    remedy: .verifyAgainstLock, category: .checkFailed, code: .lockMismatch)
             }
         }
         try checkSpace(set, backups: backups, options: options, what: what)

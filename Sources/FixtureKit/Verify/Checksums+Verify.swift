@@ -111,7 +111,7 @@ extension Checksums {
                 detail: suffix == "-wal"
                     ? "an empty -wal that SQLite made when a program opened \(storeName) in place (sqlite3, a database browser)"
                     : "a -shm that indexes no frame, made when a program opened \(storeName) in place (sqlite3, a database browser)",
-                hint: "remove it, it holds nothing; `fixturekit sql` looks at a fixture without touching it")
+                hint: FixtureKitError.Remedy.removeReaderLeftover.text)
         }
         return nil
     }

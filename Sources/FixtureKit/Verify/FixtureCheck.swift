@@ -74,7 +74,7 @@ enum FixtureCheck {
     static func deepProblems(_ set: StoreSet, manifest: Manifest, contentHash: inout String?) -> [VerificationProblem] {
         let name = set.storeName
         let scratch: ScratchStore
-        do { scratch = try ScratchStore(copying: set, what: "verify --deep") } catch {
+        do { scratch = try ScratchStore(copying: set, what: "deep verification") } catch {
             return [VerificationProblem(kind: .corrupt, file: name, detail: error.why)]
         }
         var problems: [VerificationProblem] = []

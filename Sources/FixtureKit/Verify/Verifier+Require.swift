@@ -37,11 +37,11 @@ extension Verifier {
             guard result.passed else {
                 throw FixtureKitError(
                     what: what, path: folder, why: "the fixture does not verify (\(result.problems.count) problems)",
-                    hint: "run `fixturekit verify \(folder)`", category: .checkFailed)
+                    remedy: .runVerify(folder: folder), category: .checkFailed, code: .checksumMismatch)
             }
         case .firstProblem(let fixture):
             if let problem = try fixtureProblems(folder).first {
-                throw FixtureKitError(what: "verify", path: fixture.appendingPath(problem.file), why: problem.summary, category: .checkFailed)
+                throw FixtureKitError(what: "verify", path: fixture.appendingPath(problem.file), why: problem.summary, category: .checkFailed, code: .checksumMismatch)
             }
         }
     }

@@ -48,7 +48,7 @@ public enum Verifier {
             guard !fixtures.isEmpty || !archives.isEmpty || !leftovers.isEmpty || lock != nil else {
                 throw FixtureKitError(
                     what: "verify", path: path, why: "no SHA256SUMS in the folder nor in any folder in it",
-                    hint: "write one with `fixturekit sums \(path)`")
+                    remedy: .writeSums(folder: path))
             }
             var results: [FolderVerification] = []
             for fixture in fixtures { results.append(try verifyFixture(path.appendingPath(fixture), deep: deep, threads: threads, progress: progress)) }
@@ -113,7 +113,7 @@ public enum Verifier {
         guard let bytes = try? POSIX.readFile(archive + FixtureArchive.checksumSuffix, limit: 1 << 16) else { return nil }
         let sums = SHA256Sums(parsing: bytes)
         guard sums.problems.isEmpty, sums.entries.count == 1, sums.entries[0].path.description == name else {
-            return VerificationProblem(kind: .checksumFile, file: checksumName, detail: "not one checksum line for \(name) (`fixturekit pack` writes it)")
+            return VerificationProblem(kind: .checksumFile, file: checksumName, detail: "not one checksum line for \(name) (\(FixtureKitError.Remedy.packWritesChecksumFile.text))")
         }
         let listed = sums.entries[0].digest
         guard let actual = digest(), actual != listed else { return nil }

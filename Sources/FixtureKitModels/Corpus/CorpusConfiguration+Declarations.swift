@@ -57,7 +57,7 @@ extension CorpusConfiguration {
 
     /// Refuses unknown keys inside `checks` entries and inside move objects of
     /// `changes`, before decoding, so a misspelt key cannot silently disable a check.
-    static func checkDeclarationKeys(_ dictionary: [String: Any], _ fail: (String) -> FixtureKitError) throws(FixtureKitError) {
+    static func checkDeclarationKeys(_ dictionary: [String: Any], _ fail: (String) -> FormatError) throws(FormatError) {
         for (index, entry) in ((dictionary["checks"] as? [Any]) ?? []).enumerated() {
             guard let entry = entry as? [String: Any] else { throw fail("checks[\(index)] must be an object") }
             if let unknown = entry.keys.filter({ !checkEntryKeys.contains($0) }).sorted().first {
@@ -75,7 +75,7 @@ extension CorpusConfiguration {
     /// Checks the shapes the decoder cannot: each check expects one way, runs
     /// from supported versions; each change is known; moves and renames name
     /// `table.column` as they must.
-    func validateDeclarations(_ fail: (String) -> FixtureKitError) throws(FixtureKitError) {
+    func validateDeclarations(_ fail: (String) -> FormatError) throws(FormatError) {
         for (index, check) in (checks ?? []).enumerated() {
             guard (check.expect == nil) != (check.expectSQL == nil) else {
                 throw fail("checks[\(index)] needs exactly one of \"expect\" and \"expectSQL\"")

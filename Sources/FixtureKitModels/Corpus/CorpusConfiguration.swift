@@ -111,23 +111,26 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
 
     /// Reads and parses `fixturekit.json`, without reading the files it names
     /// (``load(_:)`` also reads its anonymization rules).
-    /// - Throws: ``FixtureKitError`` (exit 2) naming what is wrong.
-    package static func read(_ path: String) throws(FixtureKitError) -> CorpusConfiguration {
+    /// - Throws: ``FormatError`` (exit 2) naming what is wrong; its
+    ///   ``FormatError/cause`` is the ``FileSystemError`` when the file cannot be read.
+    package static func read(_ path: String) throws(FormatError) -> CorpusConfiguration {
         let bytes: [UInt8]
         do { bytes = try POSIX.readFile(path, limit: 16 << 20) } catch {
             let missing = error.errno == ENOENT
-            throw FixtureKitError(
-                what: "read configuration", path: path, why: missing ? "no such file" : error.reason,
-                hint: missing ? "`fixturekit init` writes one; `fixturekit init STORE` also suggests anonymization rules" : nil)
+            throw FormatError(.configuration, file: path, expected: missing ? "no such file" : error.reason, remedy: missing ? .initCorpus : nil, cause: error)
         }
         return try parse(bytes, path: path)
     }
 
     /// Parses a configuration's bytes; `path` names it in errors and sets ``folder``.
-    package static func parse(_ bytes: [UInt8], path: String) throws(FixtureKitError) -> CorpusConfiguration {
-        func fail(_ why: String) -> FixtureKitError { FixtureKitError(what: "read configuration", path: path, why: why) }
+    /// - Throws: ``FormatError`` (exit 2): the JSON fault with its line and column,
+    ///   or the key or value that is not what the configuration allows.
+    package static func parse(_ bytes: [UInt8], path: String) throws(FormatError) -> CorpusConfiguration {
+        func fail(_ why: String) -> FormatError { FormatError(.configuration, file: path, expected: why) }
         // Strict JSON, each fault with its line and column: comments and trailing commas are refused.
-        do { try JSONSyntax.check(bytes) } catch { throw fail(error.description) }
+        do { try JSONSyntax.check(bytes) } catch {
+            throw FormatError(.configuration, file: path, line: error.line, column: error.column, expected: error.message)
+        }
         let object: Any
         do { object = try JSONSerialization.jsonObject(with: Data(bytes)) } catch {
             throw fail("not valid JSON")
@@ -155,7 +158,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         return configuration
     }
 
-    private func validate(_ fail: (String) -> FixtureKitError) throws(FixtureKitError) {
+    private func validate(_ fail: (String) -> FormatError) throws(FormatError) {
         guard store.isSafeFileName else { throw fail("\"store\" must be a file name, not \"\(store)\"") }
         for label in [current] + supported + stages.flatMap({ [$0.from, $0.to] }) where Version(label) == nil {
             throw fail("\"\(label)\" is not a version label")

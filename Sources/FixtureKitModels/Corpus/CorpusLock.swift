@@ -91,11 +91,11 @@ public struct CorpusLock: Sendable, Equatable {
     // MARK: - Reading
 
     /// Reads the lock's bytes; `path` names it in errors.
-    /// - Throws: ``FixtureKitError`` (exit status 2) naming the first line that is
+    /// - Throws: ``FormatError`` (exit status 2) naming the first line that is
     ///   not a fact of the format, or a fact given twice.
-    public init(parsing bytes: [UInt8], path: String) throws(FixtureKitError) {
-        func fail(_ number: Int, _ why: String) -> FixtureKitError {
-            FixtureKitError(what: "read lock", path: path, why: "line \(number): \(why)", hint: "fixturekit writes this file: `fixturekit lock` rewrites it from the corpus")
+    public init(parsing bytes: [UInt8], path: String) throws(FormatError) {
+        func fail(_ number: Int, _ why: String) -> FormatError {
+            FormatError(.lock, file: path, line: number, expected: why, remedy: .rewriteLock)
         }
         var digests: [Fact: SHA256Digest] = [:]
         var firstLine: [Fact: Int] = [:]
@@ -175,27 +175,38 @@ public struct CorpusLock: Sendable, Equatable {
     }
 
     /// The lock of `corpus`, or `nil` when it has none.
-    /// - Throws: ``FixtureKitError`` (exit status 2) when it cannot be read or parsed.
-    public static func load(corpus: String) throws(FixtureKitError) -> CorpusLock? {
+    /// - Throws: ``FormatError`` (exit status 2) when it cannot be read (its
+    ///   ``FormatError/cause`` a ``FileSystemError``), is not a regular file, or does not parse.
+    public static func load(corpus: String) throws(FormatError) -> CorpusLock? {
         let path = corpus.appendingPath(fileName)
+        let bytes: [UInt8]
         do {
             guard let info = try POSIX.lstatIfPresent(path) else { return nil }
             // A FIFO would block the read, a link could name any file: refused.
             guard (info.st_mode & S_IFMT) == S_IFREG else {
-                throw FixtureKitError(what: "read lock", path: path, why: FileKind.describe(info.st_mode), hint: "fixturekit writes this file: `fixturekit lock` rewrites it from the corpus")
+                throw FormatError(.lock, file: path, expected: FileKind.describe(info.st_mode), remedy: .rewriteLock)
             }
-            return try CorpusLock(parsing: try POSIX.readFile(path, limit: 16 << 20), path: path)
-        } catch let error as FixtureKitError {
+            bytes = try POSIX.readFile(path, limit: 16 << 20)
+        } catch let error as FormatError {
             throw error
         } catch let error as FileSystemError {
-            throw FixtureKitError(what: "read lock", path: path, why: error.reason, cause: error)
+            throw FormatError(.lock, file: path, expected: error.reason, cause: error)
         } catch {
-            throw FixtureKitError(what: "read lock", path: path, why: "\(error)")
+            throw FormatError(.lock, file: path, expected: "\(error)", cause: error)
         }
+        return try CorpusLock(parsing: bytes, path: path)
     }
 
     private static let space = UInt8(ascii: " ")
     private static let lineFeed = UInt8(ascii: "\n")
     private static let carriageReturn = UInt8(ascii: "\r")
     private static let hexDigits = Set("0123456789abcdef".utf8)
+}
+
+extension CorpusLock {
+    /// ``load(corpus:)`` for the operations: its ``FormatError`` becomes a
+    /// ``FixtureKitError`` that says the same and keeps it as its cause.
+    package static func existing(in corpus: String) throws(FixtureKitError) -> CorpusLock? {
+        do { return try load(corpus: corpus) } catch { throw FixtureKitError(error) }
+    }
 }

@@ -12,7 +12,7 @@ import FixtureKitArchiveIO
 /// ``FileSystemError`` with its errno, another `FixtureKitError` with its context), so
 /// that a caller can tell `SQLITE_BUSY` from a checksum mismatch without reading text.
 /// Two errors are equal when they say the same to the user, whatever their causes.
-public struct FixtureKitError: Error, CustomStringConvertible, Sendable, Equatable {
+public struct FixtureKitError: FixtureKitFailure, Equatable {
     /// What the user gets back as the process' exit status.
     public enum Category: Int32, Sendable {
         /// A check failed: checksum mismatch, corrupt store, leak found, drift.
@@ -26,15 +26,35 @@ public struct FixtureKitError: Error, CustomStringConvertible, Sendable, Equatab
         case interrupted = 130
     }
 
+    /// Which check failed, or what kept the work from starting, for the failures a
+    /// caller handles apart: `error.code == .checksumMismatch`.
+    public enum Code: Sendable, Equatable {
+        /// A file or an archive does not match its SHA256SUMS (or its `.sha256`).
+        case checksumMismatch
+        /// The leak scan found a value the anonymization should have replaced.
+        case leakFound
+        /// SQLite's `integrity_check` or `quick_check` found the store damaged.
+        case integrityFailure
+        /// A locked fixture or stage differs from what fixturekit.lock records.
+        case lockMismatch
+        /// Another process has the store open, or another fixturekit run holds it.
+        case storeBusy
+    }
+
     /// The operation, with its context: `verify`, `sums: write SHA256SUMS`.
     public var what: String
     /// The file or folder concerned, as the user named it; `nil` when none is.
     public var path: String?
     /// Why it failed, in lower case.
     public var why: String
-    /// What the user can do about it, when something helps.
+    /// What the user can do about it, when something helps, in words.
     public var hint: String?
+    /// What the user can do about it, as a value (replace the file, finish a
+    /// pending restore, ...): worded by the front end. A ``hint`` comes first.
+    public var remedy: Remedy?
     public var category: Category
+    /// Which check failed, when a caller may want to tell it apart; `nil` otherwise.
+    public var code: Code?
     /// The command's full report as JSON, when it failed with one to tell
     /// (`anonymize`'s leak scan: every hit): `--json` prints it on stdout.
     public var report: [UInt8]?
@@ -42,19 +62,21 @@ public struct FixtureKitError: Error, CustomStringConvertible, Sendable, Equatab
     /// ``FileSystemError``, ``ArchiveError``, ``CryptoError``, ``FixtureKitError``.
     public var cause: (any Error)?
 
-    package init(what: String, path: String? = nil, why: String, hint: String? = nil, category: Category = .couldNotWork, cause: (any Error)? = nil) {
+    package init(what: String, path: String? = nil, why: String, hint: String? = nil, remedy: Remedy? = nil, category: Category = .couldNotWork, code: Code? = nil, cause: (any Error)? = nil) {
         self.what = what
         self.path = path
         self.why = why
         self.hint = hint
+        self.remedy = remedy
         self.category = category
+        self.code = code
         self.cause = cause
     }
 
     /// A failed system call on a file, in the context `what`:
     /// `<what>: <operation>: <path>: <errno's text>`.
-    package init(what: String, failed error: FileSystemError, hint: String? = nil, category: Category = .couldNotWork) {
-        self.init(what: what + ": " + error.operation, path: error.path, why: error.reason, hint: hint, category: category, cause: error)
+    package init(what: String, failed error: FileSystemError, hint: String? = nil, remedy: Remedy? = nil, category: Category = .couldNotWork) {
+        self.init(what: what + ": " + error.operation, path: error.path, why: error.reason, hint: hint, remedy: remedy, category: category, cause: error)
     }
 
     /// The first cause of type `T` down the chain of causes, this error included:
@@ -63,13 +85,13 @@ public struct FixtureKitError: Error, CustomStringConvertible, Sendable, Equatab
         var next: (any Error)? = self
         while let error = next {
             if let match = error as? T { return match }
-            next = (error as? FixtureKitError)?.cause
+            next = (error as? any FixtureKitFailure)?.cause
         }
         return nil
     }
 
     public static func == (left: FixtureKitError, right: FixtureKitError) -> Bool {
-        left.what == right.what && left.path == right.path && left.why == right.why && left.hint == right.hint
+        left.what == right.what && left.path == right.path && left.why == right.why && left.hintText == right.hintText
             && left.category == right.category && left.report == right.report
     }
 
@@ -78,15 +100,20 @@ public struct FixtureKitError: Error, CustomStringConvertible, Sendable, Equatab
         var line = what
         if let path { line += ": " + path }
         line += ": " + why
-        if let hint { line += " (hint: \(hint))" }
+        if let hint = hintText { line += " (hint: \(hint))" }
         return line
     }
+
+    /// The hint as the user reads it: ``hint``, else ``remedy`` worded
+    /// (see ``Remedy/useWording(_:)``).
+    package var hintText: String? { hint ?? remedy?.text }
 
     /// The one-line message without the hint: for an error told inside another,
     /// whose own hint says what to do.
     package var descriptionWithoutHint: String {
         var copy = self
         copy.hint = nil
+        copy.remedy = nil
         return copy.description
     }
 
@@ -102,8 +129,8 @@ extension FixtureKitError {
     /// Wraps any error thrown by the library's lower layers with `what`.
     package static func wrapping(_ error: any Error, what: String, path: String? = nil) -> FixtureKitError {
         switch error {
-        case let error as FixtureKitError:
-            return error.within(what)
+        case let error as any FixtureKitFailure:
+            return FixtureKitError(error).within(what)
         case let error as FileSystemError:
             return FixtureKitError(what: what, failed: error)
         case let error as SQLiteError:

@@ -17,33 +17,34 @@ public struct CoreDataModel: Codable, Equatable, Sendable {
     public var storeType: String?
 
     /// The identity read from `database`, or `nil` when it is not a Core Data store.
-    /// - Throws: ``FixtureKitError`` when `Z_METADATA` exists but cannot be read.
-    public static func read(from database: Database) throws(FixtureKitError) -> CoreDataModel? {
+    /// - Throws: ``FormatError`` when `Z_METADATA` exists but cannot be read (its
+    ///   ``FormatError/cause`` the ``SQLiteError``) or does not hold Core Data's property list.
+    public static func read(from database: Database) throws(FormatError) -> CoreDataModel? {
         do {
             guard try database.scalar("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'Z_METADATA'") == .integer(1) else {
                 return nil
             }
             guard case .blob(let plist)? = try database.scalar("SELECT Z_PLIST FROM Z_METADATA ORDER BY Z_VERSION DESC LIMIT 1") else {
-                throw FixtureKitError(what: "read Core Data metadata", path: database.path, why: "Z_METADATA has no Z_PLIST blob")
+                throw FormatError(.coreDataMetadata, file: database.path, expected: "Z_METADATA has no Z_PLIST blob")
             }
             return try CoreDataModel(propertyList: plist, path: database.path)
-        } catch let error as FixtureKitError {
+        } catch let error as FormatError {
             throw error
         } catch {
-            throw FixtureKitError(what: "read Core Data metadata", path: database.path, why: "\(error)")
+            throw FormatError(.coreDataMetadata, file: database.path, expected: "\(error)", cause: error)
         }
     }
 
     /// Reads the identity from the metadata property list's bytes.
-    init(propertyList bytes: [UInt8], path: String) throws(FixtureKitError) {
+    init(propertyList bytes: [UInt8], path: String) throws(FormatError) {
         let object: Any
         do {
             object = try PropertyListSerialization.propertyList(from: Data(bytes), options: [], format: nil)
         } catch {
-            throw FixtureKitError(what: "read Core Data metadata", path: path, why: "Z_METADATA.Z_PLIST is not a property list")
+            throw FormatError(.coreDataMetadata, file: path, expected: "Z_METADATA.Z_PLIST is not a property list", cause: error)
         }
         guard let metadata = object as? [String: Any] else {
-            throw FixtureKitError(what: "read Core Data metadata", path: path, why: "Z_METADATA.Z_PLIST is not a dictionary")
+            throw FormatError(.coreDataMetadata, file: path, expected: "Z_METADATA.Z_PLIST is not a dictionary")
         }
         versionIdentifiers = (metadata["NSStoreModelVersionIdentifiers"] as? [Any])?.map { "\($0)" } ?? []
         versionChecksum = metadata["NSStoreModelVersionChecksumKey"] as? String

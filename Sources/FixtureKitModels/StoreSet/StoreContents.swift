@@ -52,7 +52,7 @@ public struct StoreContents: Codable, Equatable, Sendable {
         }
         schemaHash = schema.structuralHash
         objectCount = schema.objectCount
-        model = try CoreDataModel.read(from: database)
+        do { model = try CoreDataModel.read(from: database) } catch { throw FixtureKitError(error) }
     }
 
     /// The rows `PRAGMA foreign_key_check` would report, counted with one

@@ -63,7 +63,7 @@ public struct StoreInspection: Codable, Sendable {
     ///   counts and model identity through SQLite.
     /// - Throws: ``FixtureKitError`` when the main file cannot be read or is not SQLite.
     public init(storePath: String, readContents: Bool = true) throws(FixtureKitError) {
-        let set = try StoreSet(storePath: storePath)
+        let set = try StoreSet.locate(storePath)
         try self.init(set: set, readContents: readContents)
     }
 
@@ -88,7 +88,7 @@ public struct StoreInspection: Codable, Sendable {
         for (sidecar, size) in set.present { files[set.fileName(of: sidecar)] = size }
         self.files = files
         do {
-            mainFileHeader = try set.readHeader()
+            mainFileHeader = try set.header()
             wal = set.has(.wal) ? try WALFile(path: set.path(of: .wal)) : nil
             header = mainFileHeader
             if let wal, wal.problem?.discardsLog != true, let page1 = wal.committedDatabaseHeader, let committed = try? DatabaseHeader(bytes: page1) {
@@ -98,7 +98,7 @@ public struct StoreInspection: Codable, Sendable {
             let journalStart = set.has(.journal) ? try Self.prefix(of: set.path(of: .journal), count: FileFormat.journalMagic.count) : []
             hotJournal = journalStart == FileFormat.journalMagic
         } catch let error as FixtureKitError {
-            throw FixtureKitError(what: "inspect", path: error.path, why: error.why, hint: error.hint, cause: error)
+            throw FixtureKitError(what: "inspect", path: error.path, why: error.why, hint: error.hint, remedy: error.remedy, cause: error)
         } catch let error as FileSystemError {
             throw FixtureKitError(what: "inspect", failed: error)
         } catch {

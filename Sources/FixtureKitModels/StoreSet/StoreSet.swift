@@ -27,19 +27,19 @@ public struct StoreSet: Sendable, Equatable {
     public var storeSize: UInt64
 
     /// Finds the store set of `storePath`.
-    /// - Throws: ``FixtureKitError`` when the main file is missing or not a regular file.
-    public init(storePath: String) throws(FixtureKitError) {
+    /// - Throws: ``StoreError`` when the main file is missing, not a regular file
+    ///   (its ``FileKind``), or cannot be looked at.
+    public init(storePath: String) throws(StoreError) {
         self.storePath = storePath
         self.folder = AtomicFile.parentFolder(of: storePath)
         self.storeName = String(storePath.split(separator: "/", omittingEmptySubsequences: true).last ?? Substring(storePath))
         let info: stat?
         do { info = try POSIX.lstatIfPresent(storePath) } catch {
-            throw FixtureKitError(what: error.operation, path: storePath, why: error.reason, cause: error)
+            throw StoreError(store: storePath, problem: .unreadable(error))
         }
-        guard let info else { throw FixtureKitError(what: "open store", path: storePath, why: "no such file") }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw FixtureKitError(what: "open store", path: storePath, why: FileKind.describe(info.st_mode))
-        }
+        guard let info else { throw StoreError(store: storePath, problem: .missing) }
+        let kind = FileKind(mode: info.st_mode)
+        guard kind == .regular else { throw StoreError(store: storePath, problem: .notRegularFile(kind)) }
         storeSize = UInt64(info.st_size)
         present = [:]
         for sidecar in Sidecar.allCases {
@@ -87,17 +87,17 @@ public struct StoreSet: Sendable, Equatable {
     public func has(_ sidecar: Sidecar) -> Bool { present[sidecar] != nil }
 
     /// The main file's database header.
-    /// - Throws: ``FixtureKitError`` when it cannot be read or is not SQLite's.
-    public func readHeader() throws(FixtureKitError) -> DatabaseHeader {
+    /// - Throws: ``StoreError`` when it cannot be read or is not SQLite's.
+    public func readHeader() throws(StoreError) -> DatabaseHeader {
         var bytes = [UInt8](repeating: 0, count: FileFormat.databaseHeaderSize)
         do {
             let reader = try SequentialReader(path: storePath)
             bytes.removeSubrange(reader.read(into: &bytes)...)
         } catch {
-            throw FixtureKitError(what: error.operation, path: storePath, why: error.reason, cause: error)
+            throw StoreError(store: storePath, problem: .unreadable(error))
         }
         do { return try DatabaseHeader(bytes: bytes) } catch {
-            throw FixtureKitError(what: "read header", path: storePath, why: error.description, cause: error)
+            throw StoreError(store: storePath, problem: .header(error))
         }
     }
 

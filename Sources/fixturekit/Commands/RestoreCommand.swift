@@ -44,7 +44,7 @@ struct RestoreCommand: Command {
 
     func run(_ console: Console) throws -> ExitCode {
         guard let archive else {
-            let recovery = try Upgrade.finishPending(store: store)
+            let recovery = try Upgrade.finishPending(store: store, what: "restore --pending")
             console.info(recovery.map { UpgradeText.line($0, store: store) } ?? "\(store): nothing pending")
             if json { console.output(Formatting.json(recovery)) }
             return .success

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTool
 @testable import FixtureKitTestSupport
 
 /// `upgrade` on live stores built in the tests, against the Notes corpus.
@@ -215,7 +216,8 @@ import Testing
             #expect(error.category == .couldNotWork)
             #expect(error.why.hasPrefix("not enough free disk: the backup and the migration need "), "\(error)")
             #expect(error.why.hasSuffix(", 1000 B free in \(live)"))
-            #expect(error.hint == "free some space, or put the backups on another disk with --backups DIR")
+            #expect(error.remedy == .freeSpaceOrMoveBackups)
+            #expect(FixtureKitError.Remedy.commandLine(.freeSpaceOrMoveBackups) == "free some space, or put the backups on another disk with --backups DIR")
         }
         #expect(try storeFiles(live) == before)
         #expect(!FileManager.default.fileExists(atPath: live + "/.fixturekit-backups"))
