@@ -76,7 +76,7 @@ enum AnonymizationEngine {
         let (bound, absent) = try bind(rules, to: schema, database: database, display: display)
         let spool: LeakSpool
         do { spool = try LeakSpool(folder: spoolFolder, utf16: schema.isUTF16) } catch {
-            throw FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "anonymize", failed: error)
         }
         // Its second thread indexes the replaced values while they are spooled.
         let leakScan = LeakScan(spool: spool, schemaText: schema.schemaText)

@@ -72,7 +72,7 @@ public enum Anonymizer {
             try FixtureFolder.recover(output)
             guard mkdir(work, 0o700) == 0 else { throw FileSystemError("create folder", path: work, errno: errno) }
         } catch {
-            throw FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "anonymize", failed: error)
         }
         defer { ScratchFolder.remove(work) }
         let kept = keepFailed.map { (folder: $0, name: String(output.split(separator: "/").last ?? "")) }
@@ -117,7 +117,7 @@ public enum Anonymizer {
         let set = try StoreSet.locate(folder.appendingPath(old.store))
         let staging: String
         do { staging = try FixtureFolder.prepareStaging(for: folder) } catch {
-            throw FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "anonymize", failed: error)
         }
         do throws(FixtureKitError) {
             var report = try anonymizeCopy(
@@ -162,7 +162,7 @@ public enum Anonymizer {
         }
         let existing: stat?
         do { existing = try POSIX.lstatIfPresent(output) } catch {
-            return FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)
+            return FixtureKitError(what: "anonymize", failed: error)
         }
         if let existing {
             let inputInfo = try? POSIX.lstat(input.storePath)
@@ -220,7 +220,7 @@ public enum Anonymizer {
         defer { sync.drain() }
         let items: [FolderItem]
         do { items = try FolderListing.items(below: folder) } catch {
-            throw FixtureKitError(what: "anonymize: \(error.operation)", path: error.path, why: error.reason)
+            throw FixtureKitError(what: "anonymize", failed: error)
         }
         let files = items.map { (path: folder.appendingPath($0.path.description), name: names($0.path.description)) }
         let scan: LeakScanReport

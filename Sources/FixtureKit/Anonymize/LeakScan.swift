@@ -192,7 +192,7 @@ final class LeakScan {
     private static func wrap(_ error: any Error, store: String?) -> FixtureKitError {
         switch error {
         case let error as FixtureKitError: return error
-        case let error as FileSystemError: return FixtureKitError(what: "leak scan: \(error.operation)", path: error.path, why: error.reason)
+        case let error as FileSystemError: return FixtureKitError(what: "leak scan", failed: error)
         case let error as SQLiteError: return FixtureKitError(what: "leak scan", path: store, why: error.description)
         default: return FixtureKitError(what: "leak scan", path: store, why: "\(error)")
         }
