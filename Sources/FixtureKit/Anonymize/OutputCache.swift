@@ -68,6 +68,11 @@ struct OutputCache {
     private static func slot(_ owner: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(truncatingIfNeeded: owner)
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        // FNV's last bytes hardly reach its top bits ("Name 1" and "Name 2" would
+        // share a slot): a finalizer spreads every bit over the ones taken.
+        hash ^= hash >> 33
+        hash = hash &* 0xFF51_AFD7_ED55_8CCD
+        hash ^= hash >> 33
         return Int(truncatingIfNeeded: hash >> 48) & (slotCount - 1)
     }
 
