@@ -54,7 +54,7 @@ struct OutputCache {
     private static let slotBytes = headerBytes + 2 * maximumBytes
 
     private var slots: UnsafeMutableRawPointer?
-    /// Lookups and hits by owner, and whether the owner gave up on the cache.
+    /// Lookups and hits by owner during its probation, and whether it gave up on the cache.
     private var lookups: [Int] = []
     private var hits: [Int] = []
     private var disabled: [Bool] = []
@@ -95,9 +95,12 @@ struct OutputCache {
                 && Int(base.load(fromByteOffset: 4, as: Int32.self)) == bytes.count
                 && (bytes.isEmpty || memcmp(base + Self.headerBytes, bytes.baseAddress!, bytes.count) == 0)
         }
-        lookups[owner] += 1
-        if hit { hits[owner] += 1 }
-        if lookups[owner] == Self.probation && hits[owner] * Self.minimumHitRatio < lookups[owner] { disabled[owner] = true }
+        // Counted during the probation only: the arrays are not written afterwards.
+        if lookups[owner] < Self.probation {
+            lookups[owner] += 1
+            if hit { hits[owner] += 1 }
+            if lookups[owner] == Self.probation && hits[owner] * Self.minimumHitRatio < lookups[owner] { disabled[owner] = true }
+        }
         return hit ? slot : nil
     }
 
