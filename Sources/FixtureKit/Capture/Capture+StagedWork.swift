@@ -33,7 +33,8 @@ final class StagedStoreWork {
         hashing.start { result.digest = try FileHasher().digest(ofFileAt: path) }
         if hashContent {
             content.start {
-                let database = try ScratchStore.openImmutable(path)
+                let database: Database
+                do throws(StoreError) { database = try ScratchStore.openImmutable(path) } catch { throw FixtureKitError(error) }
                 result.contentHash = try ContentHash.digest(of: database, display: path, what: "hash").hex
             }
         }

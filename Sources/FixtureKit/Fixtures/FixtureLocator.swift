@@ -35,7 +35,7 @@ package enum FixtureLocator {
         }
         let names: [[UInt8]]
         do { names = try POSIX.listDirectory(folder) } catch {
-            throw FixtureKitError(what: error.operation, path: folder, why: error.reason, cause: error)
+            throw FixtureKitError(failed: error)
         }
         let stores = names.map { String(pathBytes: $0) }.sorted().filter { name in
             let path = folder.appendingPath(name)

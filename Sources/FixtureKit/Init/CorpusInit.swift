@@ -77,7 +77,7 @@ public enum CorpusInit {
         } catch {
             // The rules without their configuration would stop the next init.
             if rulesText != nil { unlink(rulesPath) }
-            throw FixtureKitError(what: "init: \(error.operation)", path: configurationPath, why: error.errno == EEXIST ? "the file exists: init never overwrites" : error.reason)
+            throw FixtureKitError(what: "init: \(error.operation)", path: configurationPath, why: error.errno == EEXIST ? "the file exists: init never overwrites" : error.reason, cause: error)
         }
         return InitResult(
             configuration: configurationPath, rules: store == nil ? nil : rulesPath, store: storeName, current: version, suggestions: suggestions)

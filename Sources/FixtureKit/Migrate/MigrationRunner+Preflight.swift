@@ -27,7 +27,7 @@ extension MigrationRunner {
             try POSIX.writeAll(fd, UnsafeRawBufferPointer(buffer), path: probe)
             try POSIX.fsync(fd, path: probe)
         } catch {
-            throw FixtureKitError(what: "migrate: temporary folder", path: base, why: "\(error.operation): \(error.reason)", hint: hint)
+            throw FixtureKitError(what: "migrate: temporary folder", path: base, why: "\(error.operation): \(error.reason)", hint: hint, cause: error)
         }
         if ScratchFolder.isFull() {
             throw FixtureKitError(what: "migrate: temporary folder", path: base, why: "full: less than \(ByteCount.describe(ScratchFolder.fullBelow)) free", hint: hint)

@@ -173,7 +173,8 @@ final class FolderWriter: ArchiveScanSink {
 
 /// The temporary folder an extraction is written into, `DEST.tmp` beside the
 /// destination, locked with `flock` while a run uses it: a run tells one left by
-/// a killed run (not locked: emptied and reused) from one in use (refused).
+/// a killed run (not locked: emptied and reused) from one in use (refused, once
+/// the lock has been tried for half a second: ``POSIX/lock(_:_:grace:)``).
 final class StagingFolder {
     let path: String
     private var fd: Int32
@@ -192,7 +193,7 @@ final class StagingFolder {
             }
         }
         fd = try POSIX.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+        guard POSIX.lock(fd, LOCK_EX) else {
             close(fd)
             throw FileSystemError("lock", path: path, message: "another unpack is writing there")
         }

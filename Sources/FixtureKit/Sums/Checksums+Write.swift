@@ -61,7 +61,7 @@ extension Checksums {
         do {
             items = try FolderListing.items(below: folder)
         } catch {
-            throw FixtureKitError(what: error.operation, path: error.path, why: error.reason, cause: error)
+            throw FixtureKitError(failed: error)
         }
         var files: [RelativePath] = []
         var sizes: [UInt64] = []

@@ -141,12 +141,16 @@ public enum StoreBackup {
                 }
             }
             var inspection: StoreInspection
-            if case .raw(_, _, let contents) = mode {
-                // The very bytes of the store, whose contents the caller read under its lock.
-                inspection = try StoreInspection(storePath: staging.appendingPath(set.storeName), readContents: false)
-                inspection.contents = contents
-            } else {
-                inspection = try StoreInspection(storePath: staging.appendingPath(set.storeName))
+            do throws(StoreError) {
+                if case .raw(_, _, let contents) = mode {
+                    // The very bytes of the store, whose contents the caller read under its lock.
+                    inspection = try StoreInspection(storePath: staging.appendingPath(set.storeName), readContents: false)
+                    inspection.contents = contents
+                } else {
+                    inspection = try StoreInspection(storePath: staging.appendingPath(set.storeName))
+                }
+            } catch {
+                throw FixtureKitError(error)
             }
             var manifest = try Manifest(version: version, mode: mode.name, inspection: inspection)
             manifest.backup = origin
@@ -232,7 +236,7 @@ public enum StoreBackup {
                 do {
                     for item in try FolderListing.items(below: set.path(of: .support)) { files.append(support + "/" + item.path.description) }
                 } catch {
-                    throw FixtureKitError(what: error.operation, path: error.path, why: error.reason, cause: error)
+                    throw FixtureKitError(failed: error)
                 }
             }
         }
@@ -247,7 +251,7 @@ public enum StoreBackup {
         var owners: [String: FileOwnership] = [:]
         for path in paths {
             do { owners[path] = FileOwnership(try POSIX.lstat(set.folder.appendingPath(path))) } catch {
-                throw FixtureKitError(what: error.operation, path: error.path, why: error.reason, cause: error)
+                throw FixtureKitError(failed: error)
             }
         }
         return BackupOrigin(store: BackupOrigin.identity(ofStore: set.storePath), files: owners)
@@ -275,7 +279,7 @@ final class BackupFolderLock {
             }
             fd = try POSIX.open(path, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
         } catch {
-            throw FixtureKitError(what: error.operation, path: error.path, why: error.reason, cause: error)
+            throw FixtureKitError(failed: error)
         }
         guard POSIX.lock(fd, LOCK_EX) else {
             close(fd)

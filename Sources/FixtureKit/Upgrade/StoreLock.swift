@@ -15,6 +15,9 @@ import FixtureKitModels
 /// Its descriptor is closed on `exec`, and the stage reaper closes it too
 /// (``StageProcess``): no program a stage starts keeps the lock after fixturekit.
 ///
+/// A run tries the lock for half a second before it turns away (``POSIX/lock(_:_:grace:)``):
+/// a child that another thread is forking holds it until its `exec`.
+///
 /// The holder removes the file when it is done, while it still holds the lock;
 /// a run that opened the file meanwhile finds, once it has the lock, that its
 /// descriptor no longer names the file at that path, and starts again.
@@ -61,7 +64,7 @@ final class StoreLock {
             guard fd >= 0 else {
                 throw FixtureKitError(what: "\(what): lock", path: path, why: FileSystemError("open", path: path, errno: errno).reason)
             }
-            guard POSIX.retrying({ flock(fd, LOCK_EX | LOCK_NB) }) == 0 else {
+            guard POSIX.lock(fd, LOCK_EX) else {
                 let code = errno
                 let holder = code == EWOULDBLOCK ? Self.holder(fd) : nil
                 close(fd)

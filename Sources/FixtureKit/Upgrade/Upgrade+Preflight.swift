@@ -65,7 +65,7 @@ extension Upgrade {
             do {
                 for item in try FolderListing.items(below: set.path(of: .support)) { files.append(support + "/" + item.path.description) }
             } catch {
-                throw FixtureKitError(what: error.operation, path: error.path, why: error.reason, cause: error)
+                throw FixtureKitError(failed: error)
             }
         }
         var digests: [String: SHA256Digest] = [:]

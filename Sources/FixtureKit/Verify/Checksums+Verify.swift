@@ -127,7 +127,7 @@ extension Checksums {
         do {
             items = try FolderListing.items(below: folder)
         } catch {
-            throw FixtureKitError(what: error.operation, path: error.path, why: error.reason, cause: error)
+            throw FixtureKitError(failed: error)
         }
         let sumsPath = folder.appendingPath(SHA256Sums.fileName)
         let sums: SHA256Sums

@@ -39,14 +39,15 @@ extension CorpusConfiguration {
     }
 
     /// Refuses names in `counts`, `keys` and `changes` that no fixture has.
-    /// - Throws: ``FixtureKitError`` (exit 2), the first unknown name and how many more.
-    package func checkNames(path: String) throws(FixtureKitError) {
+    /// - Throws: ``FormatError`` (exit 2), the first unknown name and how many
+    ///   more, with the fixtures' tables as its hint.
+    package func checkTableNames(path: String) throws(FormatError) {
         guard let tables = fixtureTables() else { return }
         let unknown = unknownTableNames(among: tables)
         guard let first = unknown.first else { return }
         let more = unknown.count > 1 ? " (and \(unknown.count - 1) more)" : ""
-        throw FixtureKitError(
-            what: "read configuration", path: path, why: first + more,
+        throw FormatError(
+            .configuration, file: path, expected: first + more,
             hint: "the fixtures' tables are \(tables.sorted().joined(separator: ", "))")
     }
 }

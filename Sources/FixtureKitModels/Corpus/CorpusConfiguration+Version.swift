@@ -22,35 +22,32 @@ extension CorpusConfiguration {
     /// Reads the version of the store open on `database`: `versionQuery`'s answer,
     /// or the label `userVersions` gives its `user_version`; with both, they must agree.
     ///
-    /// - Throws: ``FixtureKitError`` (exit status 2) when the version cannot be
-    ///   told: neither key is configured, the query fails or returns no label, a
-    ///   `user_version` no label maps to (and not above the current one's).
-    package func storeVersion(of database: Database) throws(FixtureKitError) -> StoreVersion {
-        func unknown(_ why: String, hint: String? = nil) -> FixtureKitError {
-            FixtureKitError(what: "read version", path: database.path, why: "cannot tell the store's version: " + why, hint: hint)
+    /// - Throws: ``StoreError`` (``StoreError/Problem/unknownVersion(_:)``, exit
+    ///   status 2) when the version cannot be told: neither key is configured, the
+    ///   query fails or returns no label, a `user_version` no label maps to (and
+    ///   not above the current one's).
+    package func storeVersion(of database: Database) throws(StoreError) -> StoreVersion {
+        func unknown(_ why: StoreError.UnknownVersion) -> StoreError {
+            StoreError(store: database.path, problem: .unknownVersion(why))
         }
-        guard userVersions != nil || versionQuery != nil else {
-            throw unknown(
-                "the configuration has neither \"userVersions\" nor \"versionQuery\"",
-                hint: "map each version to its user_version in \"userVersions\"")
-        }
+        guard userVersions != nil || versionQuery != nil else { throw unknown(.notConfigured) }
         let current = Version(self.current)
         var fromQuery: StoreVersion?
         if let query = versionQuery {
             let value: SQLiteValue?
             do { value = try database.scalar(query) } catch {
-                throw unknown("versionQuery failed: \(error.description)")
+                throw unknown(.queryFailed(error))
             }
-            guard let value, value != .null else { throw unknown("versionQuery returned no version") }
+            guard let value, value != .null else { throw unknown(.noAnswer) }
             let label = value.description
-            guard let version = Version(label) else { throw unknown("versionQuery returned \"\(label)\", which is not a version label") }
+            guard let version = Version(label) else { throw unknown(.notALabel(label)) }
             fromQuery = StoreVersion(label: label, evidence: "versionQuery", isNewer: current.map { $0 < version } ?? false)
         }
         var fromUserVersion: StoreVersion?
         if let userVersions {
             let number: Int
             do { number = Int(try database.scalar("PRAGMA user_version")?.integer ?? 0) } catch {
-                throw unknown(error.description)
+                throw unknown(.userVersionUnread(error))
             }
             let evidence = "user_version \(number)"
             // Versions that share the number share the schema (no stage between
@@ -60,18 +57,18 @@ extension CorpusConfiguration {
             } else if let currentNumber = userVersions[self.current], number > currentNumber {
                 fromUserVersion = StoreVersion(label: nil, evidence: evidence, isNewer: true)
             } else if fromQuery == nil {
-                throw unknown("\(evidence) is not one of \"userVersions\"")
+                throw unknown(.unmappedUserVersion(evidence: evidence))
             }
         }
         switch (fromQuery, fromUserVersion) {
         case let (query?, user?) where query.label != user.label && !shareUserVersion(query.label, user.label):
-            throw unknown("versionQuery says \(query.label ?? "?"), \(user.label.map { "\(user.evidence) says \($0)" } ?? "\(user.evidence) is not one of \"userVersions\"")")
+            throw unknown(.disagreement("versionQuery says \(query.label ?? "?"), \(user.label.map { "\(user.evidence) says \($0)" } ?? "\(user.evidence) is not one of \"userVersions\"")"))
         case let (query?, _):
             return query
         case let (nil, user?):
             return user
         case (nil, nil):
-            throw unknown("the configuration has neither \"userVersions\" nor \"versionQuery\"")
+            throw unknown(.notConfigured)
         }
     }
 }

@@ -202,11 +202,3 @@ public struct CorpusLock: Sendable, Equatable {
     private static let carriageReturn = UInt8(ascii: "\r")
     private static let hexDigits = Set("0123456789abcdef".utf8)
 }
-
-extension CorpusLock {
-    /// ``load(corpus:)`` for the operations: its ``FormatError`` becomes a
-    /// ``FixtureKitError`` that says the same and keeps it as its cause.
-    package static func existing(in corpus: String) throws(FixtureKitError) -> CorpusLock? {
-        do { return try load(corpus: corpus) } catch { throw FixtureKitError(error) }
-    }
-}

@@ -79,15 +79,9 @@ public struct FixtureKitError: FixtureKitFailure, Equatable {
         self.init(what: what + ": " + error.operation, path: error.path, why: error.reason, hint: hint, remedy: remedy, category: category, cause: error)
     }
 
-    /// The first cause of type `T` down the chain of causes, this error included:
-    /// `error.underlying(SQLiteError.self)?.resultCode == .busy`.
-    public func underlying<T: Error>(_ type: T.Type) -> T? {
-        var next: (any Error)? = self
-        while let error = next {
-            if let match = error as? T { return match }
-            next = (error as? any FixtureKitFailure)?.cause
-        }
-        return nil
+    /// A failed system call on a file, told as it is: `<operation>: <path>: <errno's text>`.
+    package init(failed error: FileSystemError) {
+        self.init(what: error.operation, path: error.path, why: error.reason, cause: error)
     }
 
     public static func == (left: FixtureKitError, right: FixtureKitError) -> Bool {

@@ -9,6 +9,8 @@ public protocol FixtureKitFailure: Error, CustomStringConvertible, Sendable {
     var path: String? { get }
     /// Why it failed, in lower case.
     var why: String { get }
+    /// What the user can do about it, in words, when no ``remedy`` says it.
+    var hint: String? { get }
     /// What the user can do about it, as a value.
     var remedy: FixtureKitError.Remedy? { get }
     var category: FixtureKitError.Category { get }
@@ -17,12 +19,24 @@ public protocol FixtureKitFailure: Error, CustomStringConvertible, Sendable {
 }
 
 extension FixtureKitFailure {
+    public var hint: String? { nil }
     public var remedy: FixtureKitError.Remedy? { nil }
     public var category: FixtureKitError.Category { .couldNotWork }
     public var cause: (any Error)? { nil }
 
     /// The one-line message, without the tool's name.
     public var description: String { FixtureKitError(self).description }
+
+    /// The first cause of type `T` down the chain of causes, this error included:
+    /// `error.underlying(SQLiteError.self)?.resultCode == .busy`.
+    public func underlying<T: Error>(_ type: T.Type) -> T? {
+        var next: (any Error)? = self
+        while let error = next {
+            if let match = error as? T { return match }
+            next = (error as? any FixtureKitFailure)?.cause
+        }
+        return nil
+    }
 }
 
 extension FixtureKitError {
@@ -33,6 +47,6 @@ extension FixtureKitError {
             self = error
             return
         }
-        self.init(what: failure.what, path: failure.path, why: failure.why, remedy: failure.remedy, category: failure.category, cause: failure)
+        self.init(what: failure.what, path: failure.path, why: failure.why, hint: failure.hint, remedy: failure.remedy, category: failure.category, cause: failure)
     }
 }

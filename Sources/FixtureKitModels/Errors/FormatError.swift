@@ -22,16 +22,19 @@ public struct FormatError: FixtureKitFailure, Equatable {
     /// What the format expects there, or what is wrong with what was found:
     /// `not a SHA-256 (64 lower-case hexadecimal digits) at the end`.
     public var expected: String
+    /// What helps, in words, when no ``remedy`` says it: what the file may name.
+    public var hint: String?
     public var remedy: FixtureKitError.Remedy?
     /// The error that kept the file from being read, when one did.
     public var cause: (any Error)?
 
-    public init(_ format: Format, file: String, line: Int? = nil, column: Int? = nil, expected: String, remedy: FixtureKitError.Remedy? = nil, cause: (any Error)? = nil) {
+    public init(_ format: Format, file: String, line: Int? = nil, column: Int? = nil, expected: String, hint: String? = nil, remedy: FixtureKitError.Remedy? = nil, cause: (any Error)? = nil) {
         self.format = format
         self.file = file
         self.line = line
         self.column = column
         self.expected = expected
+        self.hint = hint
         self.remedy = remedy
         self.cause = cause
     }
@@ -54,6 +57,6 @@ public struct FormatError: FixtureKitFailure, Equatable {
 
     public static func == (left: FormatError, right: FormatError) -> Bool {
         left.format == right.format && left.file == right.file && left.line == right.line && left.column == right.column
-            && left.expected == right.expected && left.remedy == right.remedy
+            && left.expected == right.expected && left.hint == right.hint && left.remedy == right.remedy
     }
 }

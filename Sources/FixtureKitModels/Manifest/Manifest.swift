@@ -73,11 +73,12 @@ public struct Manifest: Codable, Equatable, Sendable {
     public var backup: BackupOrigin? = nil
 
     /// The manifest of an inspected store set.
-    /// - Throws: ``FixtureKitError`` when the inspection could not read the contents.
-    package init(version: String, mode: String, inspection: StoreInspection) throws(FixtureKitError) {
+    /// - Throws: ``StoreError`` (``StoreError/Problem/contentsUnread(_:)``) when the
+    ///   inspection could not read the contents.
+    package init(version: String, mode: String, inspected inspection: StoreInspection) throws(StoreError) {
         guard let contents = inspection.contents else {
             let why = inspection.diagnostics.last?.message ?? "its contents could not be read"
-            throw FixtureKitError(what: "write manifest", path: inspection.store, why: why)
+            throw StoreError(store: inspection.store, problem: .contentsUnread(why), operation: "write manifest")
         }
         let header = inspection.header
         let storeName = String(inspection.store.split(separator: "/").last ?? "")

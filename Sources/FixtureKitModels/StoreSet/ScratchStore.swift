@@ -15,20 +15,21 @@ package final class ScratchStore {
     var path: String { database.path }
 
     /// Copies the store set into a temporary folder and opens the copy.
-    /// - Throws: ``FixtureKitError``.
-    package init(copying set: StoreSet, what: String) throws(FixtureKitError) {
+    /// - Parameter operation: what the copy is for (`inspect`), said in the error.
+    /// - Throws: ``StoreError``: ``StoreError/Problem/copy(_:)`` when the copy
+    ///   fails, ``StoreError/Problem/sqlite(_:)`` when SQLite cannot open or read it.
+    package init(copying set: StoreSet, operation: String) throws(StoreError) {
         do {
             copy = try ScratchCopy(storeSet: set)
         } catch {
-            let error = error.cause
-            throw FixtureKitError(what: "\(what): copy \(error.operation)", path: error.path, why: error.reason, cause: error)
+            throw StoreError(store: set.storePath, problem: .copy(error.cause), operation: operation)
         }
         do {
             database = try Database(path: copy.path, options: .init(busyTimeout: 0))
             // Reading the header now makes SQLite replay the copied WAL.
             _ = try database.scalar("SELECT count(*) FROM sqlite_schema")
         } catch {
-            throw FixtureKitError(what: what, path: set.storePath, why: error.description, cause: error)
+            throw StoreError(store: set.storePath, problem: .sqlite(error), operation: operation)
         }
     }
 }
@@ -37,13 +38,14 @@ extension ScratchStore {
     /// Opens a single-file store read-only with `immutable=1`: SQLite takes no
     /// lock, creates no sidecar and writes nothing. Only for a store the caller
     /// owns and has finished writing (a capture's staging copy).
-    package static func openImmutable(_ path: String) throws(FixtureKitError) -> Database {
+    /// - Throws: ``StoreError`` (``StoreError/Problem/sqlite(_:)``).
+    package static func openImmutable(_ path: String) throws(StoreError) -> Database {
         do {
             let database = try Database(path: fileURI(path) + "?immutable=1", options: .init(readOnly: true, uri: true, busyTimeout: 0))
             _ = try database.scalar("SELECT count(*) FROM sqlite_schema")
             return database
         } catch {
-            throw FixtureKitError(what: "read store", path: path, why: error.description, cause: error)
+            throw StoreError(store: path, problem: .sqlite(error))
         }
     }
 

@@ -36,8 +36,10 @@ public struct StoreContents: Codable, Equatable, Sendable {
     /// - Parameter countingForeignKeys: `false` leaves ``foreignKeyViolations``
     ///   at 0 without looking (one look-up per row of every child table), for a
     ///   reader that does not use it.
-    /// - Throws: ``FixtureKitError``.
-    public init(database: Database, countingForeignKeys: Bool = true) throws(FixtureKitError) {
+    /// - Throws: ``StoreError``: ``StoreError/Problem/sqlite(_:)`` when SQLite
+    ///   cannot read it, ``StoreError/Problem/metadata(_:)`` for Core Data metadata
+    ///   that does not follow its format.
+    package init(reading database: Database, countingForeignKeys: Bool = true) throws(StoreError) {
         do {
             schema = try SchemaSnapshot(database: database)
             var counts: [String: Int] = [:]
@@ -48,11 +50,13 @@ public struct StoreContents: Codable, Equatable, Sendable {
             userVersion = Int(try database.scalar("PRAGMA user_version")?.integer ?? 0)
             foreignKeyViolations = countingForeignKeys ? try Self.countForeignKeyViolations(database, schema: schema) : 0
         } catch {
-            throw FixtureKitError(what: "read store", path: database.path, why: error.description, cause: error)
+            throw StoreError(store: database.path, problem: .sqlite(error))
         }
         schemaHash = schema.structuralHash
         objectCount = schema.objectCount
-        do { model = try CoreDataModel.read(from: database) } catch { throw FixtureKitError(error) }
+        do { model = try CoreDataModel.read(from: database) } catch {
+            throw StoreError(store: database.path, problem: .metadata(error))
+        }
     }
 
     /// The rows `PRAGMA foreign_key_check` would report, counted with one

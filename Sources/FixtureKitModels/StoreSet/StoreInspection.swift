@@ -61,9 +61,9 @@ public struct StoreInspection: Codable, Sendable {
     /// Inspects the store set of `storePath`.
     /// - Parameter readContents: also copy the set and read its schema, row
     ///   counts and model identity through SQLite.
-    /// - Throws: ``FixtureKitError`` when the main file cannot be read or is not SQLite.
-    public init(storePath: String, readContents: Bool = true) throws(FixtureKitError) {
-        let set = try StoreSet.locate(storePath)
+    /// - Throws: ``StoreError`` when the main file cannot be read or is not SQLite.
+    public init(storePath: String, readContents: Bool = true) throws(StoreError) {
+        let set = try StoreSet(storePath: storePath)
         try self.init(set: set, readContents: readContents)
     }
 
@@ -76,19 +76,26 @@ public struct StoreInspection: Codable, Sendable {
         case ownedFileImmutable
     }
 
-    public init(set: StoreSet, readContents: Bool = true) throws(FixtureKitError) {
-        try self.init(set: set, readContents: readContents, access: .copy)
+    /// - Throws: ``StoreError`` when the main file or a sidecar cannot be read, or
+    ///   the main file is not SQLite.
+    public init(set: StoreSet, readContents: Bool = true) throws(StoreError) {
+        try self.init(inspecting: set, readContents: readContents, access: .copy)
     }
 
     /// - Parameter hashContent: also compute the content hash (``Database/contentHash()``)
     ///   on the connection the contents are read through, into `contents.contentHash`.
-    package init(set: StoreSet, readContents: Bool, access: ContentsAccess, hashContent: Bool = false) throws(FixtureKitError) {
+    /// - Throws: ``StoreError``, its operation `inspect`.
+    package init(inspecting set: StoreSet, readContents: Bool, access: ContentsAccess, hashContent: Bool = false) throws(StoreError) {
         store = set.storePath
         var files = [set.storeName: set.storeSize]
         for (sidecar, size) in set.present { files[set.fileName(of: sidecar)] = size }
         self.files = files
-        do {
-            mainFileHeader = try set.header()
+        do throws(StoreError) {
+            mainFileHeader = try set.readHeader()
+        } catch {
+            throw StoreError(store: error.store, problem: error.problem, operation: "inspect")
+        }
+        do throws(FileSystemError) {
             wal = set.has(.wal) ? try WALFile(path: set.path(of: .wal)) : nil
             header = mainFileHeader
             if let wal, wal.problem?.discardsLog != true, let page1 = wal.committedDatabaseHeader, let committed = try? DatabaseHeader(bytes: page1) {
@@ -97,12 +104,8 @@ public struct StoreInspection: Codable, Sendable {
             shm = set.has(.shm) ? SharedMemoryHeader(bytes: try Self.prefix(of: set.path(of: .shm), count: FileFormat.shmHeaderSize)) : nil
             let journalStart = set.has(.journal) ? try Self.prefix(of: set.path(of: .journal), count: FileFormat.journalMagic.count) : []
             hotJournal = journalStart == FileFormat.journalMagic
-        } catch let error as FixtureKitError {
-            throw FixtureKitError(what: "inspect", path: error.path, why: error.why, hint: error.hint, remedy: error.remedy, cause: error)
-        } catch let error as FileSystemError {
-            throw FixtureKitError(what: "inspect", failed: error)
         } catch {
-            throw FixtureKitError(what: "inspect", path: set.storePath, why: "\(error)")
+            throw StoreError(store: set.storePath, problem: .sidecar(error), operation: "inspect")
         }
         walFramesNotInMainFile = 0
         walTransactionsNotInMainFile = 0
@@ -120,15 +123,15 @@ public struct StoreInspection: Codable, Sendable {
         }
         diagnostics = diagnose(set)
         if readContents {
-            do throws(FixtureKitError) {
+            do throws(StoreError) {
                 var scratch: ScratchStore?
-                if access != .ownedFileImmutable || !set.present.isEmpty { scratch = try ScratchStore(copying: set, what: "inspect") }
+                if access != .ownedFileImmutable || !set.present.isEmpty { scratch = try ScratchStore(copying: set, operation: "inspect") }
                 let database: Database
                 if let scratch { database = scratch.database } else { database = try ScratchStore.openImmutable(set.storePath) }
-                contents = try StoreContents(database: database)
+                contents = try StoreContents(reading: database)
                 if hashContent {
                     do throws(SQLiteError) { contents?.contentHash = try database.contentHash().hex } catch {
-                        throw FixtureKitError(what: "hash", path: set.storePath, why: error.description, cause: error)
+                        throw StoreError(store: set.storePath, problem: .sqlite(error), operation: "hash")
                     }
                 }
             } catch {

@@ -95,15 +95,7 @@ struct AnonymizationAccelerationTests {
         let rules = try AnonymizationRules.parse(Array(rulesText.utf8), path: "rules.json")
         let key = try AnonymizationKey(variable: "FIXTUREKIT_ANON_KEY", environment: Self.environment, what: "anonymize", path: "rules.json")
         func run(_ name: String, _ acceleration: AnonymizationSession.Acceleration) throws -> (bytes: [UInt8], result: EngineResult, hits: Int) {
-            let raw = folder.url("\(name)-raw")
-            try FileManager.default.createDirectory(atPath: raw, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: folder.url("source/App.sqlite"), toPath: raw + "/App.sqlite")
-            let output = folder.url("\(name).sqlite")
-            let result = try AnonymizationEngine.run(
-                folder: raw, storeName: "App.sqlite", output: output, rules: rules, key: key, spoolFolder: raw, display: name,
-                pristine: (folder: folder.url("source"), names: ["App.sqlite"]), acceleration: acceleration)
-            let scan = try result.leakScan.finish(LeakScan.Target(files: [(output, name)], store: output, utf16: encoding != "UTF-8", columns: result.ruleNames))
-            return (try folder.read("\(name).sqlite"), result, scan.hitCount)
+            try runEngine(name, in: folder, rules: rules, key: key, pristine: folder.url("source"), acceleration: acceleration, utf16: encoding != "UTF-8")
         }
         let plain = try run("plain", .none)
         let fast = try run("fast", AnonymizationSession.Acceleration(textFastPath: true, prefetch: false))

@@ -41,16 +41,9 @@ extension AnonymizeTests {
             """.utf8), path: "rules.json")
         let key = try AnonymizationKey(variable: "FIXTUREKIT_ANON_KEY", environment: Self.environment, what: "anonymize", path: "rules.json")
         func run(_ name: String, pristine: String?) throws -> (bytes: [UInt8], result: EngineResult) {
-            let raw = folder.url("\(name)-raw")
-            try FileManager.default.createDirectory(atPath: raw, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: folder.url("source/App.sqlite"), toPath: raw + "/App.sqlite")
-            let output = folder.url("\(name).sqlite")
-            let result = try AnonymizationEngine.run(
-                folder: raw, storeName: "App.sqlite", output: output, rules: rules, key: key, spoolFolder: raw, display: name,
-                pristine: pristine.map { (folder: $0, names: ["App.sqlite"]) })
-            let scan = try result.leakScan.finish(LeakScan.Target(files: [(output, name)], store: output, utf16: false, columns: result.ruleNames))
-            #expect(scan.hitCount == 0)
-            return (try folder.read("\(name).sqlite"), result)
+            let run = try runEngine(name, in: folder, rules: rules, key: key, pristine: pristine)
+            #expect(run.hits == 0)
+            return (run.bytes, run.result)
         }
         // However far the second thread gets (it may not start before the UPDATE ends), the bytes are the same.
         let onTheSpot = try run("spot", pristine: nil)

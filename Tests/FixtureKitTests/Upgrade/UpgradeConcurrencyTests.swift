@@ -10,14 +10,15 @@ import Testing
 /// 20 pairs by default; `FIXTUREKIT_TORTURE_RUNS=N` asks for N (`make torture`).
 @Suite(.serialized) struct UpgradeConcurrencyTests {
     /// The second upgrade starts up to this long after the first, which takes
-    /// over a second (its program stage sleeps first).
+    /// over two seconds (its program stage sleeps first): longer than the start
+    /// offset plus the half second a run tries the lock for before it gives up.
     static let maxOffset = 0.5
     /// Pairs run at once, each on its own store.
     static let parallel = 4
     static let seed: UInt64 = 0xC0_4C_0A_2E
 
     /// The Notes stage 2.0.0 -> 3.0.0, after a pause: an upgrade that lasts.
-    static let slowStage = NotesCorpus.stage2to3.replacingOccurrences(of: "set -eu\n", with: "set -eu\nsleep 1\n")
+    static let slowStage = NotesCorpus.stage2to3.replacingOccurrences(of: "set -eu\n", with: "set -eu\nsleep 2\n")
 
     @Test func twoUpgradesOfOneStoreStartedAMomentApart() throws {
         let notes = try NotesCorpus.forUpgrade()
@@ -77,7 +78,7 @@ import Testing
 
     @Test func backupRestoreAndPendingAreTurnedAwayWhileAnUpgradeRuns() throws {
         let notes = try NotesCorpus.forUpgrade()
-        try notes.writeProgramStage(Self.slowStage.replacingOccurrences(of: "sleep 1\n", with: "sleep 3\n"))
+        try notes.writeProgramStage(Self.slowStage.replacingOccurrences(of: "sleep 2\n", with: "sleep 6\n"))
         let live = notes.folder.url("live")
         let store = try NotesCorpus.liveStore(in: live)
         let archive = try JSONDecoder().decode(BackupResult.self, from: Data(fixturekit("backup", store, "--json").standardOutput.utf8)).archive.path
