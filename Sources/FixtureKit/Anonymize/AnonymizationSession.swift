@@ -63,20 +63,23 @@ final class AnonymizationSession {
         var message = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
         let digest = UnsafeMutablePointer<UInt8>.allocate(capacity: HMACSHA256.byteCount)
         var cache = OutputCache()
-        /// Rows changed, by rule index.
-        var changed: [Int]
+        /// Rows changed, by rule index (a buffer: an array written through the
+        /// pointer costs a uniqueness check on every call).
+        let changed: UnsafeMutableBufferPointer<Int>
         /// What the text fast path needs of each rule.
         let textRules: UnsafeMutableBufferPointer<TextRule>
         /// The spool keeps every value as it is (no UTF-16 forms to add).
         let spoolsBytesAsTheyAre: Bool
         /// Per rule: the text values the fast path has seen, for ``prefetch``.
-        var sequences: [Int]
+        let sequences: UnsafeMutableBufferPointer<Int>
 
         func release() {
             message.deallocate()
             digest.deallocate()
             for rule in textRules { rule.prefix.deallocate() }
             textRules.deallocate()
+            changed.deallocate()
+            sequences.deallocate()
         }
     }
 
@@ -102,7 +105,7 @@ final class AnonymizationSession {
 
     let scratch: UnsafeMutablePointer<Scratch>
     /// Rows changed, by rule index.
-    var changed: [Int] { scratch.pointee.changed }
+    var changed: [Int] { Array(scratch.pointee.changed) }
     /// The bytes of the last text or blob output.
     var outputBytes: [UInt8] { scratch.pointee.output }
     /// The statements ``mapped(_:_:)`` and ``unpend(_:_:)`` read the maps with, by rule index.
@@ -121,11 +124,17 @@ final class AnonymizationSession {
         let textRules = UnsafeMutableBufferPointer<TextRule>.allocate(capacity: rules.count)
         _ = textRules.initialize(from: rules.map(TextRule.init))
         scratch.initialize(to: Scratch(
-            changed: Array(repeating: 0, count: rules.count), textRules: textRules, spoolsBytesAsTheyAre: !spool.utf16,
-            sequences: Array(repeating: 0, count: rules.count)))
+            changed: Self.counters(rules.count), textRules: textRules, spoolsBytesAsTheyAre: !spool.utf16,
+            sequences: Self.counters(rules.count)))
         scratch.pointee.output.reserveCapacity(4096)
         lookups = Array(repeating: nil, count: rules.count)
         unpendLookups = Array(repeating: nil, count: rules.count)
+    }
+
+    private static func counters(_ count: Int) -> UnsafeMutableBufferPointer<Int> {
+        let counters = UnsafeMutableBufferPointer<Int>.allocate(capacity: count)
+        counters.initialize(repeating: 0)
+        return counters
     }
 
     deinit {

@@ -214,21 +214,21 @@ final class KeyedPrefetch: @unchecked Sendable {
                     let input = select.columnText(column)
                     guard !input.isEmpty, input.count <= Self.maximumBytes else { continue }
                     let plan = plans[column]
+                    // A value met before is in the SQL function's cache too (the two
+                    // caches see the same values in the same order): it never comes
+                    // to take this slot, which would hold up the ring.
+                    if cache.lookup(plan.outputs, input) != nil { continue }
                     output.removeAll(keepingCapacity: true)
-                    if let slot = cache.lookup(plan.outputs, input) {
-                        output.append(contentsOf: cache.output(slot))
-                    } else {
-                        guard var stream = Self.stream(hmac, prefix: plan.prefix, input: input, message: &message, digest: &digest) else { return }
-                        switch plan.strategy {
-                        case .pseudonym(let format, _, let length):
-                            ValueTransforms.pseudonym(format, length: length, attempt: 0, input: input, stream: &stream, into: &output)
-                        case .fake(let kind):
-                            ValueTransforms.fake(kind, input: input, stream: &stream, into: &output)
-                        default:
-                            continue
-                        }
-                        output.withUnsafeBufferPointer { cache.store(plan.outputs, input, output: $0) }
+                    guard var stream = Self.stream(hmac, prefix: plan.prefix, input: input, message: &message, digest: &digest) else { return }
+                    switch plan.strategy {
+                    case .pseudonym(let format, _, let length):
+                        ValueTransforms.pseudonym(format, length: length, attempt: 0, input: input, stream: &stream, into: &output)
+                    case .fake(let kind):
+                        ValueTransforms.fake(kind, input: input, stream: &stream, into: &output)
+                    default:
+                        continue
                     }
+                    output.withUnsafeBufferPointer { cache.store(plan.outputs, input, output: $0) }
                     guard output.count <= Self.maximumBytes else { continue }
                     // Wait for room, unless the SQL function gets past this value meanwhile.
                     let written = produced(ring).pointee.load(ordering: .relaxed)

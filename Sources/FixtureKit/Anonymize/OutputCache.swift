@@ -54,7 +54,7 @@ struct OutputCache {
     private static let slotBytes = headerBytes + 2 * maximumBytes
 
     private var slots: UnsafeMutableRawPointer?
-    /// Lookups and hits by owner, and whether the owner gave up on the cache.
+    /// Lookups and hits by owner during its probation, and whether it gave up on the cache.
     private var lookups: [Int] = []
     private var hits: [Int] = []
     private var disabled: [Bool] = []
@@ -68,6 +68,11 @@ struct OutputCache {
     private static func slot(_ owner: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(truncatingIfNeeded: owner)
         for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        // FNV's last bytes hardly reach its top bits ("Name 1" and "Name 2" would
+        // share a slot): a finalizer spreads every bit over the ones taken.
+        hash ^= hash >> 33
+        hash = hash &* 0xFF51_AFD7_ED55_8CCD
+        hash ^= hash >> 33
         return Int(truncatingIfNeeded: hash >> 48) & (slotCount - 1)
     }
 
@@ -90,9 +95,12 @@ struct OutputCache {
                 && Int(base.load(fromByteOffset: 4, as: Int32.self)) == bytes.count
                 && (bytes.isEmpty || memcmp(base + Self.headerBytes, bytes.baseAddress!, bytes.count) == 0)
         }
-        lookups[owner] += 1
-        if hit { hits[owner] += 1 }
-        if lookups[owner] == Self.probation && hits[owner] * Self.minimumHitRatio < lookups[owner] { disabled[owner] = true }
+        // Counted during the probation only: the arrays are not written afterwards.
+        if lookups[owner] < Self.probation {
+            lookups[owner] += 1
+            if hit { hits[owner] += 1 }
+            if lookups[owner] == Self.probation && hits[owner] * Self.minimumHitRatio < lookups[owner] { disabled[owner] = true }
+        }
         return hit ? slot : nil
     }
 

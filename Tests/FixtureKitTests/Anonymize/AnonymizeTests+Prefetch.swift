@@ -113,4 +113,44 @@ extension AnonymizeTests {
         prefetch.stop()
         #expect(!FileManager.default.fileExists(atPath: folder.url("prefetch")))
     }
+
+    /// A value met before is taken from the SQL function's own cache, never from
+    /// the ring: the second thread must not wait for it to be taken, or it can get
+    /// no further ahead than the SQL function (the prefetch then took almost nothing).
+    @Test func repeatedValuesDoNotHoldUpTheSecondThread() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.url("source"), withIntermediateDirectories: true)
+        let rows = 3 * KeyedPrefetch.capacity
+        let database = try Database(path: folder.url("source/App.sqlite"), options: .init(create: true))
+        try database.execute("CREATE TABLE people (id INTEGER PRIMARY KEY, handle TEXT, name TEXT)")
+        try database.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < \(rows)) INSERT INTO people SELECT i, 'handle-' || i, 'Name ' || (i % 150) FROM n")
+        let rules = try AnonymizationRules.parse(Array("""
+            {"tables": {"people": {"handle": {"strategy": "pseudonym", "format": "hex"}, "name": {"strategy": "fake", "kind": "name"}}}}
+            """.utf8), path: "rules.json")
+        let key = try AnonymizationKey(variable: "FIXTUREKIT_ANON_KEY", environment: Self.environment, what: "anonymize", path: "rules.json")
+        let (bound, _) = try AnonymizationEngine.bind(rules, to: try AnonymizationSchema(database: database), database: database, display: "test")
+        let handle = try #require(bound.first { $0.column == "handle" }), name = try #require(bound.first { $0.column == "name" })
+        let prefetch = KeyedPrefetch(
+            statements: [KeyedPrefetch.Statement(table: "people", rules: [handle, name])], ruleCount: bound.count, hmac: try key.hmac.duplicate(),
+            source: folder.url("source"), names: ["App.sqlite"], storeName: "App.sqlite", folder: folder.url("prefetch"))
+        defer { prefetch.stop() }
+        // As the SQL function goes: every handle is new and taken from the ring; a
+        // name is taken the first time only, then found in its cache.
+        var output: [UInt8] = []
+        for sequence in 0..<rows {
+            let deadline = Date().addingTimeInterval(30)
+            while prefetch.waiting(rule: handle.index) == 0 && Date() < deadline { usleep(1000) }
+            prefetch.skip(rule: handle.index, sequence: sequence)
+            let taken = Array("handle-\(sequence + 1)".utf8).withUnsafeBufferPointer { prefetch.take(rule: handle.index, sequence: sequence, input: $0, into: &output) }
+            guard taken else {
+                Issue.record("handle #\(sequence) was not computed ahead: \(prefetch.waiting(rule: name.index)) names wait in their ring")
+                return
+            }
+            prefetch.skip(rule: name.index, sequence: sequence)
+            if sequence < 150 {
+                _ = Array("Name \((sequence + 1) % 150)".utf8).withUnsafeBufferPointer { prefetch.take(rule: name.index, sequence: sequence, input: $0, into: &output) }
+            }
+        }
+        try database.close()
+    }
 }
