@@ -80,6 +80,7 @@ extension MigrationRunner {
                         state.contents = contents
                         state.copy = reference
                         state.keys = SourceKeys(reference: reference, schema: contents.schema, keys: configuration.keys ?? [:])
+                        state.pages = SourcePages(reference: reference)
                     }
                 }
             } catch {

@@ -53,6 +53,8 @@ public final class MigrationRunner: Sendable {
         var copy: String?
         /// Whether its tables' keys are unique, found on a thread of their own.
         var keys: SourceKeys?
+        /// The pages of its b-trees, walked on a thread of their own.
+        var pages: SourcePages?
     }
 
     /// Threads each path's integrity check runs on: the cores the paths leave.
@@ -74,8 +76,11 @@ public final class MigrationRunner: Sendable {
     }
 
     deinit {
-        // The keys still being checked read a copy in these folders.
-        for slot in fixtures.withLock({ Array($0.values) }) { _ = slot.made?.keys?.wait() }
+        // The keys still being checked, and the pages still being walked, read a copy in these folders.
+        for slot in fixtures.withLock({ Array($0.values) }) {
+            _ = slot.made?.keys?.wait()
+            _ = slot.made?.pages?.wait()
+        }
         temporaryFolders.withLock { $0.removeAll() }
     }
 
@@ -291,7 +296,7 @@ public final class MigrationRunner: Sendable {
         do {
             let check = PreservationCheck(
                 database: database, keys: configuration.keys ?? [:], changes: configuration.declaredChanges, source: schema, migrated: migrated.schema,
-                sourceCounts: source.contents?.tables ?? [:], migratedCounts: migrated.tables, sourceKeys: source.keys,
+                sourceCounts: source.contents?.tables ?? [:], migratedCounts: migrated.tables, sourceKeys: source.keys, sourcePages: source.pages,
                 personal: personalColumns, renames: configuration.renameMap, moves: configuration.declaredMoves)
             run.preservation = try check.run(sourcePath: reference, changedPages: changedPages)
         } catch {

@@ -53,6 +53,8 @@ struct PreservationCheck {
     /// Whether each key is unique in the source, found beforehand
     /// (``SourceKeys``): waited for, then used.
     var sourceKeys: SourceKeys?
+    /// The pages of the source's b-trees, walked beforehand (``SourcePages``).
+    var sourcePages: SourcePages?
     /// Columns (`table.column`, lowercased) whose values the report never shows
     /// (the anonymization rules' personal columns); `nil`: every column.
     var personal: Set<String>? = []
@@ -78,7 +80,9 @@ struct PreservationCheck {
         try database.execute("PRAGMA \(Self.schemaName).cache_size = -\(Self.cacheKiB); PRAGMA temp.cache_size = -\(Self.cacheKiB)")
         let known = sourceKeys?.wait() ?? [:]
         var unchanged: Set<String> = []
-        if let changedPages { unchanged = try UnchangedTables.find(database: database, sourceSchema: Self.schemaName, changedPages: changedPages) }
+        if let changedPages {
+            unchanged = try UnchangedTables.find(database: database, sourceSchema: Self.schemaName, changedPages: changedPages, sourcePages: sourcePages?.wait())
+        }
         var results: [ColumnPreservation] = []
         let migratedTables = Dictionary(migrated.tables.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         for table in source.tables where table.kind == "table" {

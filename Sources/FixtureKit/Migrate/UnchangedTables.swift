@@ -105,7 +105,11 @@ struct ChangedPages: Sendable {
 enum UnchangedTables {
     /// Lowercased names of the unchanged tables. `database` is the migrated
     /// store, with the source attached as `sourceSchema`.
-    static func find(database: Database, sourceSchema: String, changedPages: ChangedPages) throws(SQLiteError) -> Set<String> {
+    /// - Parameter sourcePages: the pages of the source's b-trees by object
+    ///   name (``SourcePages``), walked beforehand: the same pages as the
+    ///   migrated store's walk wherever the pages are the same. An object they
+    ///   lack is walked in the migrated store.
+    static func find(database: Database, sourceSchema: String, changedPages: ChangedPages, sourcePages: [String: [Int]]? = nil) throws(SQLiteError) -> Set<String> {
         func objects(_ schema: String) throws(SQLiteError) -> [String: [[String]]] {
             let rows = try database.rows("SELECT type, name, tbl_name, rootpage, coalesce(sql, '') FROM \(schema).sqlite_schema WHERE type IN ('table', 'index')")
             var byTable: [String: [[String]]] = [:]
@@ -125,6 +129,10 @@ enum UnchangedTables {
             guard group == after[table], group.contains(where: { $0[0] == "table" && $0[3] != "0" }) else { continue }
             var numbers: [Int] = []
             for object in group {
+                if let known = sourcePages?[object[1]] {
+                    numbers += known
+                    continue
+                }
                 try pages.bind([.text(object[1])])
                 while try pages.step() { numbers.append(Int(pages.column(0).integer ?? 0)) }
                 pages.reset()

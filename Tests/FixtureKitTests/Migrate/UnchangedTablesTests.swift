@@ -34,7 +34,12 @@ import Testing
         guard let pages = ChangedPages.compare(migrated: migrated, source: source) else { return nil }
         let database = try Database(path: migrated)
         _ = try database.rows("ATTACH DATABASE ?1 AS src", [.text(source)])
-        return try UnchangedTables.find(database: database, sourceSchema: "src", changedPages: pages)
+        let found = try UnchangedTables.find(database: database, sourceSchema: "src", changedPages: pages)
+        // The source's pages walked beforehand (as the runner does while the
+        // stages run) give the same answer as the migrated store's own walk.
+        let walked = try #require(SourcePages(reference: source).wait())
+        #expect(try UnchangedTables.find(database: database, sourceSchema: "src", changedPages: pages, sourcePages: walked) == found)
+        return found
     }
 
     @Test func onlyTablesWhosePagesAndSchemaAreTheSameAreUnchanged() throws {
@@ -50,6 +55,10 @@ import Testing
         // A new index on an untouched table.
         let indexed = try stores("CREATE INDEX small_name ON small(name)")
         #expect(try unchanged(indexed.source, indexed.migrated) == ["big", "other"])
+        // Rows added at the end of a table: its last pages split, new pages
+        // past the source's end of file.
+        let grown = try stores("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 500) INSERT INTO big (body) SELECT printf('%.300c', 'y') || i FROM n")
+        #expect(try unchanged(grown.source, grown.migrated) == ["small", "other"])
         // A stage that changes nothing at all.
         let nothing = try stores("PRAGMA user_version = 2")
         #expect(try unchanged(nothing.source, nothing.migrated) == ["small", "big", "other"])
@@ -168,5 +177,25 @@ import Testing
         #expect(MigrationChecks.integrity(path: good.source, sizes: [:], workers: 3).result() == CheckResult(name: "integrity_check", passed: true))
         let missing = MigrationChecks.integrity(path: folder.url("missing.sqlite"), sizes: [:], workers: 1).result()
         #expect(!missing.passed)
+    }
+
+    /// The largest table's check starts first, `quick_check` second (it walks
+    /// every page), then the other tables by size; whatever the sizes and the
+    /// number of workers, the split check reports what the whole one does.
+    @Test func quickCheckStartsSecondAndTheSplitCheckFindsTheSame() throws {
+        #expect(ParallelIntegrityCheck.startOrder(0) == [])
+        #expect(ParallelIntegrityCheck.startOrder(1) == [0])
+        #expect(ParallelIntegrityCheck.startOrder(2) == [0, 1])
+        #expect(ParallelIntegrityCheck.startOrder(3) == [0, 2, 1])
+        #expect(ParallelIntegrityCheck.startOrder(6) == [0, 5, 1, 2, 3, 4])
+        let (folder, broken) = try storeWithABrokenIndex()
+        defer { withExtendedLifetime(folder) {} }
+        let whole = try MigrationChecks.integrity(try Database(path: broken, options: .init(readOnly: true)))
+        for workers in 1...4 {
+            for sizes in [["big": 3000, "small": 2], ["big": 2, "small": 3000], [:]] {
+                let split = MigrationChecks.integrity(path: broken, sizes: sizes, workers: workers).result()
+                #expect(!split.passed && split.message == whole.message, "\(workers) workers, \(sizes)")
+            }
+        }
     }
 }
