@@ -56,7 +56,7 @@ public struct AnonymizationRules: Equatable, Sendable {
     public static func load(_ path: String) throws(FixtureKitError) -> AnonymizationRules {
         let bytes: [UInt8]
         do { bytes = try POSIX.readFile(path, limit: 16 << 20) } catch {
-            throw FixtureKitError(what: "read rules", path: path, why: error.reason)
+            throw FixtureKitError(what: "read rules", path: path, why: error.reason, cause: error)
         }
         return try parse(bytes, path: path)
     }

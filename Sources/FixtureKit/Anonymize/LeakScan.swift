@@ -193,7 +193,7 @@ final class LeakScan {
         switch error {
         case let error as FixtureKitError: return error
         case let error as FileSystemError: return FixtureKitError(what: "leak scan", failed: error)
-        case let error as SQLiteError: return FixtureKitError(what: "leak scan", path: store, why: error.description)
+        case let error as SQLiteError: return FixtureKitError(what: "leak scan", path: store, why: error.description, cause: error)
         default: return FixtureKitError(what: "leak scan", path: store, why: "\(error)")
         }
     }

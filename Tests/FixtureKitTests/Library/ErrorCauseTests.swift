@@ -56,4 +56,21 @@ import Testing
         }
         #expect(!FileManager.default.fileExists(atPath: corpus + "/fixturekit.json"))
     }
+
+    /// A rules file that cannot be read: the line names the file, the cause the call.
+    @Test func rulesThatCannotBeRead() throws {
+        let folder = try TemporaryFolder()
+        // A folder is refused before any read: no errno, the cause all the same.
+        for (name, code) in [("missing.json", ENOENT), ("folder", 0)] {
+            if name == "folder" { try FileManager.default.createDirectory(atPath: folder.url(name), withIntermediateDirectories: true) }
+            do {
+                _ = try AnonymizationRules.load(folder.url(name))
+                Issue.record("\(name) was read as rules")
+            } catch {
+                let cause = try #require(error.underlying(FileSystemError.self))
+                #expect(cause.errno == code)
+                #expect(error.description == "read rules: \(folder.url(name)): \(cause.reason)")
+            }
+        }
+    }
 }
