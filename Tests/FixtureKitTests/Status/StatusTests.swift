@@ -40,6 +40,9 @@ import Testing
             "  1.0.0  notes 40, drafts 2",
             "  2.0.0  notes 25, folders 2, tags 2, and 1 more table",
             "  3.0.0  folders 1, notes 0, tags 0",
+            "empty tables (no path from the version checks a value of theirs):",
+            "  2.0.0  drafts",
+            "  3.0.0  notes, tags",
             "archives:",
         ] + digests.map { "  " + $0 } + [
             "chains to 3.0.0:",
