@@ -83,6 +83,10 @@ import Testing
         #expect(model["userVersion"] as? Int == 0)
         #expect((model["schemaHash"] as? String)?.count == 64)
         #expect(versions[0]["chain"] as? [String] == ["1.0.0", "2.0.0", "3.0.0"])
+        // The tables a fixture leaves empty: no value of theirs is checked on a path from it.
+        #expect(facts["emptyTables"] as? [String] == [])
+        #expect((versions[1]["facts"] as? [String: Any])?["emptyTables"] as? [String] == ["drafts"])
+        #expect((versions[2]["facts"] as? [String: Any])?["emptyTables"] as? [String] == ["notes", "tags"])
         let folder = try #require(versions[1]["fixture"] as? [String: Any])
         #expect(folder["verified"] as? Bool == true)
         #expect((versions[1]["archive"] as? [String: Any])?["sameAsFolder"] as? Bool == true)
