@@ -98,4 +98,47 @@ import Testing
         // 219 findings of each kind print in at most one page more than 20 (each fold's summary line).
         #expect(pages[1] <= pages[0] + 1, "\(pages)")
     }
+
+    /// A stage that changes 25 columns of a table and adds 25 more: the summary
+    /// shows 20 findings and 20 unchecked columns, and counts the others.
+    @Test func theSummaryFoldsTooAndJSONHoldsEveryOne() throws {
+        let corpus = try WideCorpus(columns: 25)
+        let result = fixturekit("migrate", "--config", corpus.config, "--json")
+        #expect(result.status == 1, "\(result.standardError)")
+        let lines = result.standardError.split(separator: "\n").map(String.init)
+        let first = try #require(lines.firstIndex { $0.hasPrefix("      data preserved: ") })
+        #expect(lines[first] == "      data preserved: wide.c1: 3 changed of 3 values (key 1: 'a' -> 'x'; key 2: 'a' -> 'x'; key 3: 'a' -> 'x')")
+        #expect(lines[first + 19] == "        wide.c20: 3 changed of 3 values (key 1: 'a' -> 'x'; key 2: 'a' -> 'x'; key 3: 'a' -> 'x')")
+        #expect(lines[first + 20] == "        and 5 more lines (--json has them all)")
+        #expect(lines[first + 21] == "      unchecked: wide.n1: not in 1.0.0")
+        #expect(lines[first + 40] == "      unchecked: wide.n20: not in 1.0.0")
+        #expect(lines[first + 41] == "      and 5 more unchecked")
+        #expect(lines[first + 42].hasPrefix("      time: "))
+        let report = try JSONDecoder().decode(MigrationReport.self, from: Data(result.standardOutput.utf8))
+        #expect(report.paths[0].check("data preserved")?.message?.split(separator: "\n").count == 25)
+        #expect(report.paths[0].unchecked?.count == 25)
+    }
+}
+
+/// One table of `columns` text columns, all `'a'` in 3 rows; its stage sets
+/// every one to `'x'` and adds as many columns, which 2.0.0's schema has too.
+struct WideCorpus: CodeBuiltCorpus {
+    let folder: TemporaryFolder
+
+    init(columns: Int) throws {
+        folder = try TemporaryFolder()
+        let old = (1...columns).map { "c\($0) TEXT" }, new = (1...columns).map { "n\($0) TEXT" }
+        try make("1.0.0", schema: "CREATE TABLE wide (id INTEGER PRIMARY KEY, \(old.joined(separator: ", ")));") { database in
+            for _ in 1...3 { try database.execute("INSERT INTO wide (c1) VALUES ('a')") }
+            try database.execute("UPDATE wide SET " + (1...columns).map { "c\($0) = 'a'" }.joined(separator: ", "))
+        }
+        try make("2.0.0", schema: "CREATE TABLE wide (id INTEGER PRIMARY KEY, \((old + new).joined(separator: ", ")));")
+        let stage = ["UPDATE wide SET " + (1...columns).map { "c\($0) = 'x'" }.joined(separator: ", ") + ";"]
+            + new.map { "ALTER TABLE wide ADD COLUMN \($0);" }
+        try folder.write("MigrationFixtures/migrations/1.0.0-2.0.0.sql", stage.joined(separator: "\n") + "\n")
+        try writeConfiguration([
+            "store": "App.sqlite", "current": "2.0.0", "supported": ["1.0.0"],
+            "stages": [["from": "1.0.0", "to": "2.0.0", "sql": "migrations/1.0.0-2.0.0.sql"]],
+        ])
+    }
 }
