@@ -17,10 +17,17 @@ enum MigrationText {
             for check in result.checks where check.passed && check.message != nil { add("      \(check.name): \(check.message ?? "")", true) }
             // Where the time went, after the failure's lines; an ordinary line, which --quiet leaves out.
             defer { if let times = times(result) { add("      " + times) } }
+            // What the value checks could not see, before it: ordinary lines too.
+            defer {
+                let unchecked = result.unchecked ?? []
+                for entry in unchecked.prefix(MigrationReport.shownLines) { add("      unchecked: " + entry.line) }
+                if unchecked.count > MigrationReport.shownLines { add("      and \(unchecked.count - MigrationReport.shownLines) more unchecked") }
+            }
             guard let failure = result.firstFailure else { continue }
             let message = (failure.message ?? "failed").split(separator: "\n", omittingEmptySubsequences: false)
             add("      \(failure.name): \(message.first ?? "")", true)
-            for more in message.dropFirst() { add("        \(more)", true) }
+            for more in message.dropFirst().prefix(MigrationReport.shownLines - 1) { add("        \(more)", true) }
+            if message.count > MigrationReport.shownLines { add("        and \(Formatting.count(message.count - MigrationReport.shownLines, "more line")) (--json has them all)", true) }
             if let statement = failure.statement { add("      statement: \(statement.escapingControlCharacters())", true) }
             let others = result.checks.filter { !$0.passed }.count - 1
             if others > 0 { add("      and \(Formatting.count(others, "more failed check"))", true) }

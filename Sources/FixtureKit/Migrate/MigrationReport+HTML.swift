@@ -115,6 +115,7 @@ private struct HTMLReport {
             <style>
             \(Self.css)
             \(MigrationReport.dataDiffCSS)
+            \(HTML.foldedCSS)
             </style>
             </head>
             <body>
@@ -161,7 +162,8 @@ private struct HTMLReport {
         var html = "<section aria-labelledby=\"matrix\">\n<h2 id=\"matrix\">Matrix</h2>\n"
         html += "<p class=\"legend\">Each row is a path from a source version; each column a check. "
         html += "<span class=\"cell pass\">\(Self.passMark)</span> <span class=\"cell fail\">\(Self.failMark)</span> "
-        html += "<span class=\"cell none\">\(Self.noneMark)</span> (a hop, or a check after the path failed).</p>\n"
+        html += "<span class=\"cell none\">\(Self.noneMark)</span> (a hop, or a check after the path failed) "
+        html += "<span class=\"cell range\">\(Self.rangeMark)</span> (not in this path's range: the check's <code>from</code> leaves out its source version).</p>\n"
         html += "<div class=\"scroll\" role=\"region\" aria-labelledby=\"matrix\" tabindex=\"0\">\n<table class=\"grid\">\n<thead>\n<tr>"
         html += "<th scope=\"col\" class=\"rowhead\">Source / path</th><th scope=\"col\">result</th>"
         // `foreign_key_check` may break after its underscores, never inside a word.
@@ -176,7 +178,9 @@ private struct HTMLReport {
                 ? "<td class=\"cell pass\">\(Self.passMark)</td>"
                 : "<td class=\"cell fail\"><a href=\"#\(Self.anchor(index))\">\(Self.failMark)</a></td>"
             for column in columns {
-                html += cell(path.checks.filter { Self.columnKey($0.name) == column.key }, anchor: Self.anchor(index))
+                html += (path.outOfRange ?? []).contains(column.key)
+                    ? "<td class=\"cell range\" title=\"\(HTML.escape(column.key)): not in this path's range (from)\">\(Self.rangeMark)</td>"
+                    : cell(path.checks.filter { Self.columnKey($0.name) == column.key }, anchor: Self.anchor(index))
             }
             html += "</tr>\n"
         }
@@ -218,26 +222,27 @@ private struct HTMLReport {
         var html = "<div class=\"check\">\n<h4>\(HTML.escape("✗ " + check.name))</h4>\n"
         let key = Self.columnKey(check.name)
         if key == "schema" && !path.schemaDifferences.isEmpty {
-            html += "<p class=\"label\">Schema differences from \(HTML.escape(path.target))</p>\n<ul class=\"diff\">\n"
-            for difference in path.schemaDifferences { html += "<li><code>\(HTML.escape(difference))</code></li>\n" }
-            html += "</ul>\n"
+            html += "<p class=\"label\">Schema differences from \(HTML.escape(path.target))</p>\n"
+            html += HTML.folded(path.schemaDifferences.map { "<li><code>\(HTML.escape($0))</code></li>\n" }, open: "<ul class=\"diff\">\n", close: "</ul>\n", noun: "difference")
         } else if key == "data preserved" && path.preservation.contains(where: { !$0.passed }) {
-            html += "<p class=\"label\">Data-preservation findings (rows matched by key)</p>\n<ul class=\"findings\">\n"
+            html += "<p class=\"label\">Data-preservation findings (rows matched by key)</p>\n"
+            var items: [String] = []
             for finding in path.preservation where !finding.passed {
                 let name = finding.column.map { "\(finding.table).\($0)" } ?? finding.table
                 var counts = ["\(finding.compared) compared", "\(finding.equal) equal"]
-                for (count, word) in [(finding.lost, "lost"), (finding.nulled, "became NULL"), (finding.emptied, "became empty"), (finding.truncated, "truncated"), (finding.changed, "changed")] where count > 0 {
+                for (count, word) in [(finding.lost, "lost"), (finding.dropped ?? 0, "dropped"), (finding.nulled, "became NULL"), (finding.emptied, "became empty"), (finding.truncated, "truncated"), (finding.changed, "changed")] where count > 0 {
                     counts.append("\(count) \(word)")
                 }
                 // The finding starts with the column's name, already shown.
                 var text = finding.finding ?? "not preserved"
                 if text.hasPrefix(name + ": ") { text.removeFirst(name.count + 2) }
-                html += "<li><code class=\"name\">\(HTML.escape(name))</code> <span>\(HTML.escape(text))</span>"
-                html += "<span class=\"counts\">\(HTML.escape(counts.joined(separator: " · ")))</span></li>\n"
+                items.append("<li><code class=\"name\">\(HTML.escape(name))</code> <span>\(HTML.escape(text))</span>"
+                    + "<span class=\"counts\">\(HTML.escape(counts.joined(separator: " · ")))</span></li>\n")
             }
-            html += "</ul>\n"
+            html += HTML.folded(items, open: "<ul class=\"findings\">\n", close: "</ul>\n", noun: "finding")
         } else {
-            html += "<pre class=\"message\">\(HTML.escape(check.message ?? "failed"))</pre>\n"
+            let lines = (check.message ?? "failed").split(separator: "\n", omittingEmptySubsequences: false)
+            html += HTML.folded(lines.map { HTML.escape(String($0)) }, open: "<pre class=\"message\">", close: "</pre>\n", separator: "\n", noun: "line")
         }
         if let statement = check.statement {
             html += "<p class=\"label\">Statement that failed</p>\n<pre class=\"statement\"><code>\(HTML.escape(statement))</code></pre>\n"
@@ -251,6 +256,7 @@ private struct HTMLReport {
     static let passMark = "✓ pass"
     static let failMark = "✗ FAIL"
     static let noneMark = "– not run"
+    static let rangeMark = "○ not in range"
 
     static func badge(_ passed: Bool) -> String {
         passed ? "<span class=\"badge pass\">✓ PASSED</span>" : "<span class=\"badge fail\">✗ FAILED</span>"

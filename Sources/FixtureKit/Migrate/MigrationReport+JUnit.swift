@@ -4,7 +4,8 @@ import FixtureKitModels
 extension MigrationReport {
     /// The report as JUnit XML: one testsuite per source version, one testcase
     /// per path and check (with the check's `time`), failure messages that say
-    /// what changed.
+    /// what changed, and each suite's ``PathResult/unchecked`` as lines of its
+    /// `system-out`.
     ///
     /// The files of several shards together hold every testcase of the matrix once.
     public func junitXML() -> String {
@@ -38,6 +39,9 @@ extension MigrationReport {
                     xml += head + ">\n      <\(element) message=\"\(Self.escape(message.split(separator: "\n").first.map(String.init) ?? message))\">\(Self.escape(body))</\(element)>\n    </testcase>\n"
                 }
             }
+            // What the value checks could not see: lines for a person, after the testcases.
+            let unchecked = results.flatMap { result in (result.unchecked ?? []).map { "\(result.kind == .hop ? "hop " : "")\(result.id): unchecked: \($0.line)" } }
+            if !unchecked.isEmpty { xml += "    <system-out>\(Self.escape(unchecked.joined(separator: "\n")))</system-out>\n" }
             xml += "  </testsuite>\n"
         }
         xml += "</testsuites>\n"

@@ -49,6 +49,13 @@ public struct PathResult: Codable, Equatable, Sendable {
     /// its fixture could not be copied, the temporary folder filled up. Such a
     /// failure makes `migrate` exit 2, never 1.
     public var couldNotRun: Bool?
+    /// The tables and columns of the target that no value of the source
+    /// fixture stands for, so that the value checks could not see them;
+    /// `nil` when the values were not compared.
+    public var unchecked: [UncheckedValues]?
+    /// The configuration's checks this path does not run: their `from` leaves
+    /// out its source version.
+    public var outOfRange: [String]?
 
     /// The first check that failed.
     public var firstFailure: CheckResult? { checks.first { !$0.passed } }
@@ -76,6 +83,11 @@ public struct MigrationReport: Codable, Equatable, Sendable {
         /// The whole run, from its start to its last path's end.
         public var seconds: Double
     }
+
+    /// Lines of a finding, or entries of a list, that the summary and the HTML
+    /// page show before they fold the rest under their count (`--json` and
+    /// JUnit hold every one).
+    package static let shownLines = 20
 
     public var passed: Bool { paths.allSatisfy(\.passed) }
     public var failedCount: Int { paths.filter { !$0.passed }.count }

@@ -81,6 +81,7 @@ extension MigrationRunner {
                         state.copy = reference
                         state.keys = SourceKeys(reference: reference, schema: contents.schema, keys: configuration.keys ?? [:])
                         state.pages = SourcePages(reference: reference)
+                        state.values = SourceValues(reference: reference, schema: contents.schema)
                     }
                 }
             } catch {

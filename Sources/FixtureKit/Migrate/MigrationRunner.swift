@@ -55,6 +55,8 @@ public final class MigrationRunner: Sendable {
         var keys: SourceKeys?
         /// The pages of its b-trees, walked on a thread of their own.
         var pages: SourcePages?
+        /// Which of its columns hold a value, found on a thread of their own.
+        var values: SourceValues?
     }
 
     /// Threads each path's integrity check runs on: the cores the paths leave.
@@ -80,6 +82,7 @@ public final class MigrationRunner: Sendable {
         for slot in fixtures.withLock({ Array($0.values) }) {
             _ = slot.made?.keys?.wait()
             _ = slot.made?.pages?.wait()
+            _ = slot.made?.values?.wait()
         }
         temporaryFolders.withLock { $0.removeAll() }
     }
@@ -137,6 +140,8 @@ public final class MigrationRunner: Sendable {
             id: path.id, kind: path.kind, source: path.source, target: path.target,
             passed: run.checks.allSatisfy(\.passed), seconds: 0, checks: run.checks, schemaDifferences: run.schemaDifferences,
             preservation: run.preservation, preservationSeconds: run.preservationSeconds, alsoFor: path.alsoFor)
+        result.unchecked = run.unchecked
+        result.outOfRange = outOfRange(path)
         // A failure of the machine is not a regression: a copy that could not be
         // made, a stage that ran out of room (the temporary folder is full now).
         if !result.passed, run.infrastructure || ScratchFolder.isFull() {
@@ -299,6 +304,7 @@ public final class MigrationRunner: Sendable {
                 sourceCounts: source.contents?.tables ?? [:], migratedCounts: migrated.tables, sourceKeys: source.keys, sourcePages: source.pages,
                 personal: personalColumns, renames: configuration.renameMap, moves: configuration.declaredMoves)
             run.preservation = try check.run(sourcePath: reference, changedPages: changedPages)
+            run.unchecked = check.unchecked(version: path.source, held: source.values?.wait())
         } catch {
             run.preservationSeconds = pagesSeconds + start.secondsSince
             run.fail("data preserved", error.description, seconds: run.preservationSeconds)
@@ -309,5 +315,13 @@ public final class MigrationRunner: Sendable {
         findings.isEmpty
             ? run.pass("data preserved", seconds: run.preservationSeconds)
             : run.fail("data preserved", findings.joined(separator: "\n"), seconds: run.preservationSeconds)
+    }
+
+    /// The configuration's checks that a path to the current version does not
+    /// run because their `from` leaves out its source; `nil` when none.
+    private func outOfRange(_ path: MigrationPath) -> [String]? {
+        guard path.target == configuration.current else { return nil }
+        let names = (configuration.checks ?? []).filter { !($0.from?.contains(path.source) ?? true) }.map(\.name)
+        return names.isEmpty ? nil : names
     }
 }

@@ -15,6 +15,8 @@ struct PathRun {
     var copy: MigrationCopy?
     var preservation: [ColumnPreservation] = []
     var preservationSeconds: Double = 0
+    /// What the value checks could not see (``UncheckedValues``); `nil` when they did not run.
+    var unchecked: [UncheckedValues]?
     /// Says each phase as it ends (`--verbose`).
     var phases: MigrationProgress?
     /// The path failed for want of the machine (disk, files), not of the migration.

@@ -302,6 +302,7 @@ extension FixtureFacts {
         tables = manifest.tables.map { TableRows(name: $0.key, rows: $0.value) }.sorted { lhs, rhs in
             lhs.rows != rhs.rows ? lhs.rows > rhs.rows : lhs.name.utf8.lexicographicallyPrecedes(rhs.name.utf8)
         }
+        emptyTables = manifest.tables.filter { $0.value == 0 }.map(\.key).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         anonymization = FixtureAnonymization(manifest.anonymization)
     }
 }

@@ -45,9 +45,10 @@ extension Upgrade {
         let columns: [ColumnPreservation]
         do {
             let migrated = try SchemaSnapshot(database: database)
+            // A live store's values are shown only for the columns the rules `keep`.
             let check = PreservationCheck(
                 database: database, keys: configuration.keys ?? [:], changes: configuration.declaredChanges, source: contents.schema,
-                migrated: migrated, sourceCounts: contents.tables, personal: configuration.personalColumns,
+                migrated: migrated, sourceCounts: contents.tables, personal: configuration.personalColumns, shownValues: configuration.keptColumns,
                 renames: configuration.renameMap, moves: configuration.declaredMoves)
             columns = try check.run(sourcePath: source)
         } catch {

@@ -60,7 +60,7 @@ import Testing
         #expect(html.contains("<h4>✗ no note titled &lt;Lost&gt;</h4>\n<pre class=\"message\">"))
         #expect(html.contains("<pre class=\"statement\"><code>SELECT count(*) FROM notes WHERE title LIKE &#39;Lost%&#39; AND id &gt; 0</code></pre>"))
         #expect(html.contains("<li><code>table leftovers: extra (not in 3.0.0)</code></li>"))
-        #expect(html.contains("<code class=\"name\">notes.title</code> <span>1 changed of 40 values (keys 40)</span>"), "\(html)")
+        #expect(html.contains("<code class=\"name\">notes.title</code> <span>1 changed of 40 values (key 40: &#39;Note 40&#39; -&gt; &#39;Lost &lt;&amp;&gt; title&#39;)</span>"), "\(html)")
     }
 
     @Test func everyTextIsEscaped() {
@@ -131,7 +131,7 @@ import Testing
         #expect(text.contains("✗ no note titled <Lost>"))
         #expect(text.contains("Statement that failed " + Self.failingStatement), "\(text)")
         #expect(text.contains("table leftovers: extra (not in 3.0.0)"))
-        #expect(text.contains("notes.title 1 changed of 40 values (keys 40)"))
+        #expect(text.contains("notes.title 1 changed of 40 values (key 40: 'Note 40' -> 'Lost <&> title')"))
     }
 }
 
