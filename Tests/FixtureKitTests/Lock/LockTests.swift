@@ -313,7 +313,7 @@ import Testing
         #expect(try CorpusLock(parsing: lock.rendered(), path: "l") == lock)
         let bad: [(String, String)] = [
             ("sums 1.0.0 \(digest)\r\n", "line 1: ends with CR: the lock's lines end with LF alone"),
-            ("sum 1.0.0 \(digest)\n", "line 1: not a fact of fixturekit.lock (archive, content, stage or sums, a version, and a SHA-256)"),
+            ("sum 1.0.0 \(digest)\n", "line 1: not a fact of fixturekit.lock (archive, content, declaration, stage or sums, a version, and a SHA-256)"),
             ("# comment\nsums 1.0 \(digest)\n", "line 2: '1.0' is not a semantic version (MAJOR.MINOR.PATCH, then optionally -PRERELEASE and +BUILD, each of [0-9A-Za-z-] separated by dots)"),
             ("sums 1.0.0 \(digest.uppercased())\n", "line 1: not a SHA-256 (64 lower-case hexadecimal digits) at the end"),
             ("sums 1.0.0 \(digest)\nsums 1.0.0 \(digest)\n", "line 2: sums 1.0.0 is given again (first on line 1)"),
