@@ -78,7 +78,10 @@ package struct MigrationFolder: Sendable, Equatable {
             throw Problem(message: "\(folder.appendingPath(odd.name)): \(odd.convention.rawValue), where \(files[0].name) is \(files[0].convention.rawValue): one folder holds one convention")
         }
         let convention = diesel.isEmpty ? (conventions.first ?? .numbered) : .diesel
-        var migrations = (diesel.isEmpty ? files.map(\.migration) : diesel).sorted { order($0.key, $1.key, convention) }
+        // Two of one version are refused below; the names make the order total meanwhile.
+        var migrations = (diesel.isEmpty ? files.map(\.migration) : diesel).sorted {
+            order($0.key, $1.key, convention) || (!order($1.key, $0.key, convention) && $0.name < $1.name)
+        }
         for (first, second) in zip(migrations, migrations.dropFirst()) where !order(first.key, second.key, convention) {
             throw Problem(message: "\(folder): \(first.name) and \(second.name) have the same version \(first.version)")
         }
