@@ -29,10 +29,10 @@ struct FoldersCorpus: CodeBuiltCorpus {
     /// - Parameters:
     ///   - wal: the fixtures' stores are in WAL mode.
     ///   - extraSchema: more of both versions' schema; `schema2` replaces 2.0.0's.
-    ///   - fill: more rows of 1.0.0; `fill2`, of 2.0.0.
+    ///   - fill: more rows of 1.0.0 (a trailing closure is it); `fill2`, of 2.0.0.
     init(
         wal: Bool = false, extraSchema: String = "", schema2: String = Self.schema2,
-        fill2: (Database) throws -> Void = { _ in }, fill: (Database) throws -> Void = { _ in }
+        fill: (Database) throws -> Void = { _ in }, fill2: (Database) throws -> Void = { _ in }
     ) throws {
         folder = try TemporaryFolder()
         let mode = wal ? "PRAGMA journal_mode = WAL;\n" : ""

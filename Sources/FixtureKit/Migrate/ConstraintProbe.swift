@@ -64,7 +64,8 @@ struct ConstraintProbe {
         func copy(_ old: String) -> String {
             let values = columns.map { "NEW.\(quotedIdentifier($0))" }.joined(separator: ", ")
             let filter = nullIn.map { " WHERE NEW.\(quotedIdentifier($0)) IS NULL" } ?? ""
-            return "INSERT INTO \(Self.rows) SELECT \(old), \(values)\(filter); SELECT RAISE(IGNORE);"
+            // A trigger's INSERT names its table unqualified: a temporary trigger finds the temporary table first.
+            return "INSERT INTO \(Self.rows.dropFirst("temp.".count)) SELECT \(old), \(values)\(filter); SELECT RAISE(IGNORE);"
         }
         let writes = statement.actions.inserts.contains(table) || statement.actions.updates.contains(table)
         guard writes else { return }
@@ -81,11 +82,12 @@ struct ConstraintProbe {
         let names = columns.indices.map { "c\($0)" }
         let kept = withoutRowID ? "" : " WHERE rowid NOT IN (SELECT old FROM \(Self.rows) WHERE old IS NOT NULL)"
         let rows = "SELECT \(columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(table))\(kept) UNION ALL SELECT \(names.joined(separator: ", ")) FROM \(Self.rows)"
-        let grouped = "SELECT \(names.joined(separator: ", ")), count(*) AS n FROM (\(rows)) AS r(\(names.joined(separator: ", "))) WHERE \(names.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")) GROUP BY \(names.joined(separator: ", ")) HAVING n > 1"
+        // NULLs are never duplicates: UNIQUE lets any number of them be.
+        let grouped = "WITH r(\(names.joined(separator: ", "))) AS (\(rows)) SELECT \(names.joined(separator: ", ")), count(*) AS n FROM r WHERE \(names.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")) GROUP BY \(names.joined(separator: ", ")) HAVING n > 1"
         let count = Int(try database.scalar("SELECT count(*) FROM (\(grouped))")?.integer ?? 0)
         guard count > 0 else { return [] }
         let hidden = columns.contains { Self.isPersonal(table, $0, personal) }
-        let first = try database.rows("\(grouped) ORDER BY \(names.joined(separator: ", ")) LIMIT \(Self.shown)").map { row in
+        let first = try database.rows("SELECT * FROM (\(grouped)) ORDER BY \(names.joined(separator: ", ")) LIMIT \(Self.shown)").map { row in
             let key = hidden ? ConfiguredChecks.hidden : Self.key(Array(row.dropLast()))
             return "\(key) (\(row.last?.integer ?? 0) rows)"
         }

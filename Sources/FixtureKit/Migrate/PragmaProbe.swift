@@ -45,7 +45,9 @@ final class PragmaProbe {
         let read = "PRAGMA " + (pragma.schema.map { quotedIdentifier($0) + "." } ?? "") + pragma.name
         guard let held = try? database.scalar(read), let would = try? effect(of: statement.statement.sql, read: read), held != would else { return }
         let line = cursor.position(of: cursor.firstTokenLine(from: statement.start, to: statement.end)).line
-        warnings.append("\(file):\(line): \(statement.text) does nothing here: \(pragma.name) stays \(held), where it would be \(would) (\(reason))")
+        var text = cursor.written(statement.start, statement.end)
+        if text.hasSuffix(";") { text.removeLast() }
+        warnings.append("\(file):\(line): \(text) does nothing here: \(pragma.name) stays \(held), where it would be \(would) (\(reason))")
     }
 
     /// The setting `sql` gives an empty store outside a transaction.

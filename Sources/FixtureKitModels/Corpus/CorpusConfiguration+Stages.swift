@@ -82,6 +82,12 @@ extension CorpusConfiguration {
             guard let entry = entry as? [String: Any] else { continue }
             try check(entry["connection"], ConnectionSettings.keys, "stages[\(index)].connection")
             try check(entry["record"], StageRecord.keys, "stages[\(index)].record")
+            if let transaction = entry["transaction"] as? String, StageTransaction(rawValue: transaction) == nil {
+                throw fail("stages[\(index)].transaction: \"\(transaction)\" is not one of \"each file\", \"whole stage\"")
+            }
+            if let value = (entry["record"] as? [String: Any])?["value"] as? String, StageRecord.Value(rawValue: value) == nil {
+                throw fail("stages[\(index)].record.value: \"\(value)\" is not one of \"version\", \"name\"")
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 
 /// A UNIQUE or NOT NULL failure in a stage names its file and line, and the
 /// rows behind it: the keys held twice, the rows that would be NULL, at most 5
@@ -34,14 +35,16 @@ import Testing
             DROP TABLE folders;
             ALTER TABLE folders_new RENAME TO folders;
             """
-        #expect(try Self.message(stage) == """
+        let message = try Self.message(stage)
+        #expect(message == """
             migrations/1.0.0-2.0.0.sql:2: SQLite error 19: UNIQUE constraint failed: folders_new.name
             folders_new.name: 6 keys held by more than one row, the first 5: \(Self.duplicateNames)
             """)
     }
 
     @Test func aUniqueIndexOverRowsAlreadyThere() throws {
-        #expect(try Self.message("ALTER TABLE folders ADD COLUMN color TEXT;\n\nCREATE UNIQUE INDEX folders_by_name ON folders (name);") == """
+        let message = try Self.message("ALTER TABLE folders ADD COLUMN color TEXT;\n\nCREATE UNIQUE INDEX folders_by_name ON folders (name);")
+        #expect(message == """
             migrations/1.0.0-2.0.0.sql:3: SQLite error 19: UNIQUE constraint failed: folders.name
             folders.name: 6 keys held by more than one row, the first 5: \(Self.duplicateNames)
             """)
@@ -53,7 +56,8 @@ import Testing
             CREATE UNIQUE INDEX notes_by_title ON notes (title);
             UPDATE notes SET title = 'Note ' || (id % 3) WHERE id > 6;
             """
-        #expect(try Self.message(stage) == """
+        let message = try Self.message(stage)
+        #expect(message == """
             migrations/1.0.0-2.0.0.sql:3: SQLite error 19: UNIQUE constraint failed: notes.title
             notes.title: 3 keys held by more than one row: 'Note 0' (2 rows); 'Note 1' (3 rows); 'Note 2' (3 rows)
             """)
@@ -61,7 +65,8 @@ import Testing
 
     @Test func aPersonalKeyIsCountedNotShown() throws {
         let rules = #"{"tables": {"folders": {"name": {"strategy": "fake", "kind": "name"}}}}"#
-        #expect(try Self.message("CREATE UNIQUE INDEX folders_by_name ON folders (name);", rules: rules) == """
+        let message = try Self.message("CREATE UNIQUE INDEX folders_by_name ON folders (name);", rules: rules)
+        #expect(message == """
             migrations/1.0.0-2.0.0.sql:1: SQLite error 19: UNIQUE constraint failed: folders.name
             folders.name: 6 keys held by more than one row, the first 5: (personal) (2 rows); (personal) (2 rows); (personal) (2 rows); (personal) (2 rows); (personal) (2 rows)
             """)
@@ -73,7 +78,8 @@ import Testing
             CREATE TABLE notes_new (id INTEGER PRIMARY KEY, folder_id INTEGER REFERENCES folders(id), title TEXT NOT NULL);
             INSERT INTO notes_new SELECT id, folder_id, title FROM notes;
             """
-        #expect(try Self.message(stage, nullTitles: true) == """
+        let message = try Self.message(stage, nullTitles: true)
+        #expect(message == """
             migrations/1.0.0-2.0.0.sql:3: SQLite error 19: NOT NULL constraint failed: notes_new.title
             notes_new.title: 6 rows would hold NULL, the first 5: id 1; id 3; id 5; id 7; id 9
             """)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FixtureKit
+@testable import FixtureKitTestSupport
 @testable import FixtureKitTool
 
 /// A PASS means what it would on the device: a stage runs on the connection it
