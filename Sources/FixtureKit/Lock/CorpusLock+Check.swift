@@ -144,7 +144,7 @@ enum LockCheck {
             return result
         }
         result.problems += problems(lock: lock, facts: facts, configured: configuration != nil)
-        result.problems.sort { $0.file.utf8.lexicographicallyPrecedes($1.file.utf8) }
+        result.problems.sort { $0.file != $1.file ? $0.file.utf8.lexicographicallyPrecedes($1.file.utf8) : ($0.detail ?? "").utf8.lexicographicallyPrecedes(($1.detail ?? "").utf8) }
         return result
     }
 

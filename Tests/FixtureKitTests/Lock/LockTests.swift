@@ -61,7 +61,7 @@ import Testing
         #expect(verify.standardError.hasSuffix("\(notes.corpus)/fixturekit.lock: OK (10 lines)\n"))
         // Again: nothing to change, nothing written.
         let again = fixturekit("lock", notes.corpus)
-        #expect(again.standardError == "\(notes.corpus)/fixturekit.lock: up to date (8 lines)\n")
+        #expect(again.standardError == "\(notes.corpus)/fixturekit.lock: up to date (10 lines)\n")
         #expect(String(decoding: try notes.folder.read("MigrationFixtures/fixturekit.lock"), as: UTF8.self) == text)
         // A folder that is not a corpus has no configuration to lock.
         let bare = fixturekit("lock", notes.corpus + "/1.0.0")
