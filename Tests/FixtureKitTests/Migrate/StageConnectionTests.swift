@@ -85,6 +85,40 @@ import Testing
         #expect(page.contains("<p class=\"label\">Connection</p>\n<pre class=\"message\">\(on)</pre>"))
     }
 
+    @Test(arguments: JournalMode.allCases)
+    func upgradeRunsTheStageWithTheSameSettings(mode: JournalMode) throws {
+        let corpus = try FoldersCorpus()
+        try corpus.write("migrations/1.0.0-2.0.0.sql", FoldersCorpus.rebuild + "\nPRAGMA user_version = 2;\n")
+        for foreignKeys in [true, false] {
+            try corpus.writeConfig(stage: ["sql": "migrations/1.0.0-2.0.0.sql"]) { object in
+                object["userVersions"] = ["1.0.0": 0, "2.0.0": 2]
+                object["connection"] = ["foreign_keys": foreignKeys]
+            }
+            let live = corpus.folder.url("live-\(foreignKeys)")
+            try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: true)
+            let store = live + "/App.sqlite"
+            let database = try Database(path: store, options: .init(create: true))
+            if mode == .wal { try database.execute("PRAGMA journal_mode = WAL") }
+            try database.execute(FoldersCorpus.schema1 + "INSERT INTO folders VALUES (1, 'Inbox'); INSERT INTO notes VALUES (1, 1, 'Note');")
+            try database.close()
+            let on = ConnectionSettings.sqlStageDefaults.replacingOccurrences(of: "foreign_keys OFF", with: "foreign_keys ON")
+            let run = fixturekit("upgrade", store, "--config", corpus.config)
+            if foreignKeys {
+                #expect(run.status == 1)
+                #expect(run.standardError.contains("""
+                    FAIL  stage 1.0.0 -> 2.0.0
+                          migrations/1.0.0-2.0.0.sql:4: SQLite error 19: FOREIGN KEY constraint failed
+                          statement: DROP TABLE folders;
+                          connection: \(on)
+
+                    """), "\(run.standardError)")
+            } else {
+                #expect(run.status == 0, "\(run.standardError)")
+                #expect(run.standardError.contains("PASS  stage 1.0.0 -> 2.0.0\n      connection: \(ConnectionSettings.sqlStageDefaults)\n"))
+            }
+        }
+    }
+
     // MARK: - Statements that do nothing where they stand
 
     /// `PRAGMA foreign_keys = ON` at line 2 of a stage that otherwise passes.
