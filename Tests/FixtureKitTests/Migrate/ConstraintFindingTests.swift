@@ -84,17 +84,4 @@ import Testing
             notes_new.title: 6 rows would hold NULL, the first 5: id 1; id 3; id 5; id 7; id 9
             """)
     }
-
-    @Test func theProbeLeavesNothingBehind() throws {
-        // The rows are found inside a savepoint rolled back: a stage that goes on
-        // after the failure (none does) would find the store as the failure left it.
-        let corpus = try Self.corpus("CREATE UNIQUE INDEX folders_by_name ON folders (name);")
-        let kept = corpus.folder.url("kept")
-        let runner = try MigrationRunner.prepareMatrix(config: corpus.config)
-        let result = runner.run(try #require(runner.configuration.migrationPaths().first), keepFailed: kept)
-        #expect(!result.passed)
-        let database = try Database(path: kept + "/1.0.0_to_2.0.0/App.sqlite", options: .init(readOnly: true))
-        #expect(try database.scalar("SELECT count(*) FROM sqlite_schema WHERE name LIKE 'fixturekit%'") == .integer(0))
-        #expect(try database.scalar("SELECT count(*) FROM folders") == .integer(13))
-    }
 }
