@@ -119,6 +119,22 @@ import Testing
         }
     }
 
+    @Test func theToolCannotRunASwiftStageAndSaysWhere() throws {
+        let corpus = try FoldersCorpus()
+        try corpus.writeConfig(stage: ["swift": "AppMigrator"]) { $0["userVersions"] = ["1.0.0": 0, "2.0.0": 2] }
+        let migrate = fixturekit("migrate", "--config", corpus.config)
+        #expect(migrate.status == 1)
+        #expect(migrate.standardError.contains(#"      stage 1.0.0 -> 2.0.0: "swift": "AppMigrator" is a Swift stage: it runs in the app's own tests, which give its code to MigrationRunner (swiftStages:); the fixturekit tool cannot run it"#))
+        let live = corpus.folder.url("live")
+        try FileManager.default.createDirectory(atPath: live, withIntermediateDirectories: true)
+        let database = try Database(path: live + "/App.sqlite", options: .init(create: true))
+        try database.execute(FoldersCorpus.schema1)
+        try database.close()
+        let upgrade = fixturekit("upgrade", live + "/App.sqlite", "--config", corpus.config)
+        #expect(upgrade.status == 2)
+        #expect(upgrade.standardError == #"fixturekit: upgrade: \#(live)/App.sqlite: stage 1.0.0 -> 2.0.0 is a Swift stage ("swift": "AppMigrator"): its code is the app's, which runs it itself; upgrade cannot"# + "\n")
+    }
+
     // MARK: - Statements that do nothing where they stand
 
     /// `PRAGMA foreign_keys = ON` at line 2 of a stage that otherwise passes.
