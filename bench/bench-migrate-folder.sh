@@ -7,11 +7,12 @@
 #
 # The corpus is bench-migrate-scale's (bench/migrate-scale/corpus.sh), built once
 # under bench/work/folder-N/ with N notes (FIXTUREKIT_BENCH_FOLDER_NOTES, default
-# 1440000: about 500 MiB) and reused while it verifies. Beside its fixturekit.json
-# it gets two configurations whose one stage is the folder bench/migrate-folder/
-# (copied into the corpus' migrations/folder/): the same statements as the scale
-# stage, one step a file (notes rewritten, its index, tags rewritten, user_version),
-# the first with "each file", the second with "whole stage".
+# 1440000: about 500 MiB) and reused while it verifies. Two corpora are made beside
+# it, bench/work/folder-N-each-file/ and folder-N-whole-stage/, with its fixtures
+# hard-linked and one stage, the folder bench/migrate-folder/ (copied into their
+# migrations/folder/): the same statements as the scale stage, one step a file
+# (notes rewritten, its index, tags rewritten, user_version), with "transaction":
+# "each file" in the first and "whole stage" in the second.
 #
 # One hyperfine run of `fixturekit migrate --config CONFIG --jobs 1 --json` with each
 # configuration, side by side, each report appended to a file, so that the stage's
@@ -53,12 +54,17 @@ echo "  load average:  $load_before (before the runs)"
 echo
 
 scale_corpus "$corpus" "$notes"
-rm -rf -- "$corpus/migrations/folder"
-cp -R -- bench/migrate-folder "$corpus/migrations/folder"
 modes=("each file" "whole stage")
 commands=() prepares=()
 for index in 0 1; do
-  config=$corpus/fixturekit-${modes[$index]// /-}.json
+  # A corpus per mode: the fixtures hard-linked (fixturekit never writes them), the
+  # folder stage, and no lock (the scale corpus' pins its own stage).
+  derived=$corpus-${modes[$index]// /-}
+  config=$derived/fixturekit.json
+  rm -rf -- "${derived:?}"
+  mkdir -p "$derived/migrations"
+  cp -al -- "$corpus/1.0.0" "$corpus/2.0.0" "$derived/" || die "cannot link the fixtures into $derived"
+  cp -R -- bench/migrate-folder "$derived/migrations/folder"
   jq --arg mode "${modes[$index]}" '.stages[0] = {"from": "1.0.0", "to": "2.0.0", "folder": "migrations/folder", "transaction": $mode}' \
     <"$corpus/fixturekit.json" >"$config" || die "cannot write $config"
   tmp=$out_dir/tmp-$index
@@ -69,7 +75,7 @@ for index in 0 1; do
 done
 size=$(size_of "$corpus/1.0.0/App.sqlite")
 echo "corpus: $corpus/1.0.0/App.sqlite: $(mib_of "$size") MiB ($size bytes); stage: $(find bench/migrate-folder -name '*.sql' | wc -l) files"
-warm_page_cache "$corpus"
+warm_page_cache "$corpus" "$corpus"-each-file "$corpus"-whole-stage
 echo
 
 run_hyperfine folder "$warmup" "$runs" "${prepares[@]}" "${commands[@]}"
