@@ -45,13 +45,7 @@ readonly corpus=bench/work/folder-$notes out_dir=bench/work/folder-out results=b
 mkdir -p "$out_dir" "$results"
 private_binary "$out_dir"
 
-load_before=$(load_now)
-host_facts
-echo "  sqlite3:       $(sqlite3 --version | cut -d' ' -f1,2) (CLI); fixturekit links $(sqlite_library_facts)"
-echo "  hyperfine:     $(hyperfine --version)"
-echo "  fixturekit:    $("$bin" --version 2>/dev/null | sed -n 1p) ($bin_shown, SHA-256 ${bin_sha256:0:16}…)"
-echo "  load average:  $load_before (before the runs)"
-echo
+migrate_bench_facts
 
 scale_corpus "$corpus" "$notes"
 modes=("each file" "whole stage")

@@ -14,14 +14,8 @@ import Testing
         CREATE TABLE folders (id INTEGER PRIMARY KEY, name TEXT NOT NULL, color TEXT);
         CREATE TABLE notes (id INTEGER PRIMARY KEY, folder_id INTEGER REFERENCES folders(id), title TEXT, pinned INTEGER NOT NULL DEFAULT 0);
         CREATE TABLE tags (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-        CREATE TABLE note_tags (
-            note_id INTEGER NOT NULL REFERENCES notes(id),
-            tag_id INTEGER NOT NULL REFERENCES tags(id),
-            added_at INTEGER NOT NULL,
-            UNIQUE (note_id, tag_id)
-        );
-        CREATE INDEX note_tags_by_tag ON note_tags (tag_id);
-        """
+
+        """ + noteTags
     /// The third migration; line 7 is `brokenLine` in the broken one.
     static let noteTags = """
         -- Tags on notes: a note has many tags,
