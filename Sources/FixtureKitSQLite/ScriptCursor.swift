@@ -23,6 +23,8 @@ package struct StatementActions: Equatable, Sendable {
     package var inserts: [String] = []
     /// The tables the statement itself updates (`SQLITE_UPDATE`).
     package var updates: [String] = []
+    /// The tables the statement itself deletes rows of (`SQLITE_DELETE`) or drops (`SQLITE_DROP_TABLE`).
+    package var removes: [String] = []
 }
 
 /// A statement of a script where it failed: SQLite's error, and where in the
@@ -220,6 +222,9 @@ private let authorize: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePo
         if let name, !collector.actions.inserts.contains(name) { collector.actions.inserts.append(name) }
     case SQLITE_UPDATE where direct:
         if let name, !collector.actions.updates.contains(name) { collector.actions.updates.append(name) }
+    case SQLITE_DELETE where direct, SQLITE_DROP_TABLE where direct:
+        // A DROP TABLE is asked about the schema table's row too (`DELETE` of sqlite_master).
+        if let name, !name.hasPrefix("sqlite_"), !collector.actions.removes.contains(name) { collector.actions.removes.append(name) }
     default:
         break
     }

@@ -38,6 +38,8 @@ import Testing
         try database.execute("CREATE TABLE log (x); CREATE TRIGGER t_log AFTER INSERT ON t BEGIN INSERT INTO log VALUES (NEW.a); END")
         let insert = try statements("INSERT INTO t VALUES (5, 6)", on: database)
         #expect(insert.map(\.actions.inserts) == [["t"]])
+        // What a DELETE or a DROP TABLE removes (not the schema table's row of it).
+        #expect(try statements("CREATE TABLE u (a); DELETE FROM u; DROP TABLE u;", on: database).map(\.actions.removes) == [[], ["u"], ["u"]])
     }
 
     @Test(arguments: ["\n", "\r\n"])

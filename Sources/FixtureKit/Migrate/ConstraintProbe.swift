@@ -25,8 +25,10 @@ struct ConstraintProbe {
 
     /// The lines that name the rows behind `error`, which `statement` raised
     /// while the connection is still in the state it failed in; none when it is
-    /// not a UNIQUE or NOT NULL failure, or the rows cannot be found.
+    /// not a UNIQUE, NOT NULL or (of a DELETE or DROP TABLE) foreign key failure,
+    /// or the rows cannot be found.
     func describe(_ error: SQLiteError, statement: ScriptStatement) -> [String] {
+        if error.isForeignKeyViolation { return (try? references(to: statement.actions.removes)) ?? [] }
         let unique = error.isUniqueViolation
         guard unique || error.isNotNullViolation, let (table, columns) = Self.constraint(error.message) else { return [] }
         do {
@@ -106,6 +108,28 @@ struct ConstraintProbe {
             return zip(naming, row.dropFirst()).map { "\($0) \(Self.key([$1]))" }.joined(separator: ", ")
         }
         return ["\(table).\(column): \(Self.count(count, "row")) would hold NULL\(count > Self.shown ? ", the first \(Self.shown)" : ""): \(rows.joined(separator: "; "))"]
+    }
+
+    /// `notes.folder_id -> folders(id): 12 rows refer to folders`: each foreign key
+    /// of one column that refers to a table whose rows the statement removes, and
+    /// how many rows refer to them. SQLite says only `FOREIGN KEY constraint failed`.
+    private func references(to parents: [String]) throws(SQLiteError) -> [String] {
+        var lines: [String] = []
+        for parent in parents {
+            let keys = try database.rows("""
+                SELECT m.name, f.id, f."from", f."to" FROM sqlite_schema AS m, pragma_foreign_key_list(m.name) AS f
+                WHERE m.type = 'table' AND f."table" = ?1 COLLATE NOCASE ORDER BY m.name, f.id
+                """, [.text(parent)])
+            let primaryKey = try database.rows("SELECT name FROM pragma_table_info(?1) WHERE pk > 0", [.text(parent)]).compactMap { $0.first?.text }
+            for row in keys where keys.filter({ $0[0] == row[0] && $0[1] == row[1] }).count == 1 {
+                guard let child = row[0].text, let from = row[2].text, let to = row[3].text ?? (primaryKey.count == 1 ? primaryKey[0] : nil) else { continue }
+                let count = Int(try database.scalar("""
+                    SELECT count(*) FROM main.\(quotedIdentifier(child)) WHERE \(quotedIdentifier(from)) IN (SELECT \(quotedIdentifier(to)) FROM main.\(quotedIdentifier(parent)))
+                    """)?.integer ?? 0)
+                if count > 0 { lines.append("\(child).\(from) -> \(parent)(\(to)): \(Self.count(count, "row")) \(count == 1 ? "refers" : "refer") to \(parent)") }
+            }
+        }
+        return lines
     }
 
     /// `1 row`, `2 rows`.

@@ -41,7 +41,7 @@ import Testing
             let failed = try on.migrate()
             let stage = try #require(failed.check("stage 1.0.0 -> 2.0.0"))
             #expect(!stage.passed)
-            #expect(stage.message == "\(file):4: SQLite error 19: FOREIGN KEY constraint failed")
+            #expect(stage.message == "\(file):4: SQLite error 19: FOREIGN KEY constraint failed\nnotes.folder_id -> folders(id): 12 rows refer to folders")
             #expect(stage.statement == "DROP TABLE folders;")
             #expect(stage.connection?.foreignKeys == true)
             #expect(stage.connection?.summary == ConnectionSettings.sqlStageDefaults.replacingOccurrences(of: "foreign_keys OFF", with: "foreign_keys ON"))
@@ -65,8 +65,9 @@ import Testing
         let on = ConnectionSettings.sqlStageDefaults.replacingOccurrences(of: "foreign_keys OFF", with: "foreign_keys ON")
         let lines = run.standardError.split(separator: "\n").map(String.init)
         #expect(lines.dropFirst().first == "migrate: stage 1.0.0 -> 2.0.0 ran with \(on)")
-        #expect(Array(lines.dropFirst(3).prefix(3)) == [
+        #expect(Array(lines.dropFirst(3).prefix(4)) == [
             "      stage 1.0.0 -> 2.0.0: \(file):4: SQLite error 19: FOREIGN KEY constraint failed",
+            "        notes.folder_id -> folders(id): 12 rows refer to folders",
             "      statement: DROP TABLE folders;",
             "      connection: \(on)",
         ])
@@ -108,6 +109,7 @@ import Testing
                 #expect(run.standardError.contains("""
                     FAIL  stage 1.0.0 -> 2.0.0
                           migrations/1.0.0-2.0.0.sql:4: SQLite error 19: FOREIGN KEY constraint failed
+                          notes.folder_id -> folders(id): 1 row refers to folders
                           statement: DROP TABLE folders;
                           connection: \(on)
 
