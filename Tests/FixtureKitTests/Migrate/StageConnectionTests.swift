@@ -157,9 +157,13 @@ import Testing
         let path = try corpus.migrate()
         #expect(path.passed)
         #expect(path.check("stage 1.0.0 -> 2.0.0")?.warnings == [warning])
-        let run = fixturekit("migrate", "--config", corpus.config, "--quiet")
+        let junit = corpus.folder.url("report.xml")
+        let html = corpus.folder.url("report.html")
+        let run = fixturekit("migrate", "--config", corpus.config, "--quiet", "--junit", junit, "--html", html)
         #expect(run.status == 0)
         #expect(run.standardError == "      stage 1.0.0 -> 2.0.0: warning: \(warning)\n")
+        #expect(try String(contentsOfFile: junit, encoding: .utf8).contains("      <system-out>\(warning)</system-out>\n"))
+        #expect(try String(contentsOfFile: html, encoding: .utf8).contains("<h3 id=\"warnings\">Warnings</h3>\n<ul class=\"findings\">\n<li><code class=\"name\">1.0.0 -&gt; 2.0.0</code> <span>stage 1.0.0 -&gt; 2.0.0: \(warning)</span></li>"))
 
         // Strict: the stage fails with it.
         try corpus.writeConfig(stage: stage) { $0["strictStages"] = true }
