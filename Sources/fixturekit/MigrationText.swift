@@ -8,6 +8,8 @@ enum MigrationText {
         var lines: [(String, Bool)] = []
         func add(_ line: String, _ failed: Bool = false) { lines.append((line, failed)) }
         add("migrate: \(config): \(Formatting.count(report.paths.count - hops, "path")) to \(report.current) and \(Formatting.count(hops, "hop"))" + (report.shard.map { ", shard \($0)" } ?? ""))
+        // The settings each stage ran with, in every path that ran it.
+        for (stage, connection) in report.stageConnections { add("migrate: \(stage) ran with \(connection.summary)") }
         let width = report.paths.map { label($0).count }.max() ?? 0
         for result in report.paths {
             let stages = result.checks.filter { $0.name.hasPrefix("stage ") }.count
@@ -15,6 +17,8 @@ enum MigrationText {
             add("\(status)  \(label(result).padding(toLength: width, withPad: " ", startingAt: 0))  \(Formatting.count(stages, "stage")), \(String(format: "%.2f", result.seconds)) s (data diff \(String(format: "%.2f", result.preservationSeconds)) s)", !result.passed)
             // A stage that passed may still have had to end processes it left.
             for check in result.checks where check.passed && check.message != nil { add("      \(check.name): \(check.message ?? "")", true) }
+            // Statements that did nothing where they stand: warnings, unless "strictStages".
+            for check in result.checks { for warning in check.warnings ?? [] { add("      \(check.name): warning: \(warning)", true) } }
             // Where the time went, after the failure's lines; an ordinary line, which --quiet leaves out.
             defer { if let times = times(result) { add("      " + times) } }
             // What the value checks could not see, before it: ordinary lines too.
@@ -28,7 +32,8 @@ enum MigrationText {
             add("      \(failure.name): \(message.first ?? "")", true)
             for more in message.dropFirst().prefix(MigrationReport.shownLines - 1) { add("        \(more)", true) }
             if message.count > MigrationReport.shownLines { add("        and \(Formatting.count(message.count - MigrationReport.shownLines, "more line")) (--json has them all)", true) }
-            if let statement = failure.statement { add("      statement: \(statement.escapingControlCharacters())", true) }
+            for line in statementLines(failure.statement) { add(line, true) }
+            if let connection = failure.connection { add("      connection: \(connection.summary)", true) }
             let others = result.checks.filter { !$0.passed }.count - 1
             if others > 0 { add("      and \(Formatting.count(others, "more failed check"))", true) }
         }
@@ -61,6 +66,27 @@ enum MigrationText {
         }
         if let configured { parts.append("checks " + seconds(configured)) }
         return parts.isEmpty ? nil : "time: " + parts.joined(separator: ", ")
+    }
+
+    /// `      statement: ...` and the statement's next lines below it, as written.
+    static func statementLines(_ statement: String?) -> [String] {
+        (statement?.split(separator: "\n", omittingEmptySubsequences: false) ?? []).enumerated().map { index, line in
+            (index == 0 ? "      statement: " : "                 ") + written(line)
+        }
+    }
+
+    /// A line of a statement as written: its tabs and backslashes as they are,
+    /// a CR before the line end dropped, other control characters as `\u{1b}`.
+    static func written(_ line: Substring) -> String {
+        var text = ""
+        for scalar in (line.hasSuffix("\r") ? line.dropLast() : line).unicodeScalars {
+            if (scalar.value < 0x20 && scalar != "\t") || scalar.value == 0x7F {
+                text += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
     }
 
     private static func label(_ result: PathResult) -> String {

@@ -18,7 +18,10 @@ enum UpgradeText {
             lines.append("\(check.passed ? "PASS" : "FAIL")  \(check.name)\(time)")
             // A stage that passed may still have had to end processes it left.
             for text in (check.message ?? (check.passed ? "" : "failed")).split(separator: "\n") { lines.append("      \(text)") }
-            if !check.passed, let statement = check.statement { lines.append("      statement: \(statement.escapingControlCharacters())") }
+            for warning in check.warnings ?? [] { lines.append("      warning: \(warning)") }
+            if !check.passed { lines += MigrationText.statementLines(check.statement) }
+            // The settings a stage ran with.
+            if let connection = check.connection { lines.append("      connection: \(connection.summary)") }
         }
         if result.outcome == .upgraded, !result.valuesCompared {
             lines.append("SKIP  \(Upgrade.dataCheckName): values were not compared with the backup (--no-data-diff)")

@@ -95,6 +95,9 @@ extension CorpusLock {
         let configPath = corpus.appendingPath(CorpusConfiguration.fileName)
         let configuration = (try? POSIX.lstatIfPresent(configPath)) == nil ? nil : try CorpusConfiguration.load(configPath)
         let facts = try CorpusFacts(corpus: corpus, configuration: configuration, versions: versions)
+        var kinds = kinds
+        // A lock written before stage declarations were pinned gets them from `fixturekit lock` alone.
+        if versions != nil && !LockCheck.pinsDeclarations(lock, configuration: configuration) { kinds.remove(.declaration) }
         var edits: [LockEdit] = []
         for fact in lock.digests.keys where kinds.contains(fact.kind) && (versions?.contains(fact.version) ?? true) && facts.sources[fact] == nil {
             edits.append(LockEdit(fact: fact, old: lock.digests[fact]?.hex, new: nil))

@@ -125,6 +125,7 @@ private struct HTMLReport {
         html += "<main>\n"
         html += grid()
         html += failures()
+        html += report.connectionsHTML()
         html += report.dataDiffHTML()
         html += "</main>\n"
         html += "<footer><p>Written by fixturekit \(HTML.escape(FixtureKitLibrary.version)). Each path ran on temporary copies of the fixtures; the fixtures were not touched.</p></footer>\n"
@@ -246,6 +247,9 @@ private struct HTMLReport {
         }
         if let statement = check.statement {
             html += "<p class=\"label\">Statement that failed</p>\n<pre class=\"statement\"><code>\(HTML.escape(statement))</code></pre>\n"
+        }
+        if let connection = check.connection {
+            html += "<p class=\"label\">Connection</p>\n<pre class=\"message\">\(HTML.escape(connection.summary))</pre>\n"
         }
         html += "</div>\n"
         return html

@@ -29,14 +29,16 @@ extension MigrationReport {
                 let name = Self.escape("\(result.kind == .hop ? "hop " : "")\(result.id): \(check.name)")
                 let time = check.seconds.map { " time=\"\(Self.seconds($0))\"" } ?? ""
                 let head = "    <testcase classname=\"\(Self.escape("migrate.\(source)"))\" name=\"\(name)\"\(time)"
+                // A stage's settings and warnings (MigrationReport+Connection.swift).
+                let (properties, output) = Self.junitDetails(check)
                 if check.passed {
-                    xml += head + "/>\n"
+                    xml += properties.isEmpty && output.isEmpty ? head + "/>\n" : head + ">\n" + properties + output + "    </testcase>\n"
                 } else {
                     let message = check.message ?? "failed"
                     var body = message
                     if let statement = check.statement { body += "\nstatement: \(statement)" }
                     let element = result.couldNotRun == true ? "error" : "failure"
-                    xml += head + ">\n      <\(element) message=\"\(Self.escape(message.split(separator: "\n").first.map(String.init) ?? message))\">\(Self.escape(body))</\(element)>\n    </testcase>\n"
+                    xml += head + ">\n" + properties + "      <\(element) message=\"\(Self.escape(message.split(separator: "\n").first.map(String.init) ?? message))\">\(Self.escape(body))</\(element)>\n" + output + "    </testcase>\n"
                 }
             }
             // What the value checks could not see: lines for a person, after the testcases.

@@ -16,6 +16,13 @@ public struct CheckResult: Codable, Equatable, Sendable {
     public var seconds: Double?
     /// For `foreign_key_check`: the rows that violate a foreign key, per table.
     public var foreignKeyViolations: [ForeignKeyViolations]?
+    /// For a stage: the settings it ran with (``CorpusConfiguration/appliedConnection(of:)``):
+    /// the SQLite settings of fixturekit's connection and the process' `TZ` for
+    /// an SQL or Swift stage, the environment of a program.
+    public var connection: ConnectionSettings?
+    /// For a stage: its statements that did nothing where they stand (`FILE:LINE:
+    /// PRAGMA foreign_keys=ON does nothing here: ...`); they fail it with `"strictStages": true`.
+    public var warnings: [String]?
 
     package init(name: String, passed: Bool, message: String? = nil, statement: String? = nil, seconds: Double? = nil) {
         (self.name, self.passed, self.message, self.statement, self.seconds) = (name, passed, message, statement, seconds)

@@ -69,9 +69,14 @@ public final class MigrationRunner: Sendable {
     let history: LockedHistory?
     /// What the fixtures' manifests say for the plan (see MigrationRunner+Sources.swift).
     let sourceFacts: SourceFacts
+    /// The code of the configuration's Swift stages, by name.
+    let swiftStages: [String: SwiftStage]
 
-    public init(configuration: CorpusConfiguration) {
+    /// - Parameter swiftStages: the code of the configuration's Swift stages
+    ///   (`"swift": "NAME"`), by name: an app's tests run its own migration code.
+    public init(configuration: CorpusConfiguration, swiftStages: [String: SwiftStage] = [:]) {
         self.configuration = configuration
+        self.swiftStages = swiftStages
         personalColumns = configuration.personalColumns
         history = LockedHistory(configuration: configuration)
         sourceFacts = SourceFacts(configuration: configuration)
@@ -92,6 +97,8 @@ public final class MigrationRunner: Sendable {
     /// matrix' order.
     package func run(_ options: Options = Options()) -> MigrationReport {
         let start = ContinuousClock.now
+        // SQLite's `localtime` and `utc` read the process' time zone: the stages' own, before any path starts.
+        ProcessTimeZone.use(configuration.processTimeZone)
         let matrix = distinctSources(configuration.migrationPaths(from: options.from, evidence: sourceFacts.evidence))
         var sizes: [String: UInt64] = [:]
         for source in Set(matrix.map(\.source)) { sizes[source] = MigrationSchedule.fixtureSize(source, configuration: configuration) }
@@ -133,6 +140,7 @@ public final class MigrationRunner: Sendable {
     /// - Parameter phases: told each phase as it ends.
     public func run(_ path: MigrationPath, keepFailed: String? = nil, phases: MigrationProgress? = nil) -> PathResult {
         let start = ContinuousClock.now
+        ProcessTimeZone.use(configuration.processTimeZone)
         var run = PathRun(path: path, phases: phases)
         phases?.say("\(run.label): started")
         execute(path, into: &run)
@@ -180,7 +188,7 @@ public final class MigrationRunner: Sendable {
         let copy: MigrationCopy
         let copying = ContinuousClock.now
         do {
-            copy = try MigrationCopy(fixture: source.folder, store: configuration.store)
+            copy = try MigrationCopy(fixture: source.folder, store: configuration.store, swiftStages: swiftStages)
         } catch {
             run.pass(verifies, seconds: verified)
             run.fail("copy fixture \(path.source)", error.description, seconds: copying.secondsSince)
@@ -198,12 +206,12 @@ public final class MigrationRunner: Sendable {
                 return
             }
             let staging = ContinuousClock.now
-            if let failure = copy.run(stage, configuration: configuration, log: &run.log) {
-                run.append(CheckResult(name: name, passed: false, message: failure.message, statement: failure.statement, seconds: staging.secondsSince))
+            let failure = copy.run(stage, configuration: configuration, log: &run.log)
+            run.append(copy.stages.result(name, failure, seconds: staging.secondsSince))
+            if let failure {
                 run.infrastructure = failure.infrastructure
                 return
             }
-            run.append(CheckResult(name: name, passed: true, message: copy.stages.note, seconds: staging.secondsSince))
         }
         guard Interruption.received == nil else { return }
         check(path, copy: copy, sourceCounts: before, into: &run)
@@ -274,7 +282,7 @@ public final class MigrationRunner: Sendable {
 
         let counting = ContinuousClock.now
         var counts = MigrationChecks.counts(
-            rules: configuration.counts ?? [:], source: path.source, before: sourceCounts, after: migrated.tables,
+            rules: configuration.countRules, source: path.source, before: sourceCounts, after: migrated.tables,
             atCurrent: path.target == configuration.current, renamed: configuration.renamedTables)
         counts.seconds = counting.secondsSince
         run.append(counts)

@@ -4,7 +4,9 @@ import FixtureKitSQLite
 import FixtureKitModels
 
 /// Runs migration stages on one store: SQL stages through a connection kept
-/// open between them, exec stages as programs that have the store to themselves.
+/// open between them (``SQLStage``), exec stages as programs that have the store
+/// to themselves, Swift stages as closures of the app's tests (``SwiftStage``),
+/// each with the connection settings it declares (``ConnectionSettings``).
 ///
 /// The matrix runs it on a temporary copy of a fixture (``MigrationCopy``);
 /// `upgrade` runs it on the live store, with a connection that holds the
@@ -17,7 +19,7 @@ final class StageRunner {
     static let matrixTimeout: Duration = .seconds(600)
 
     /// What went wrong in a stage.
-    struct Failure: Equatable {
+    struct Failure: Error, Equatable {
         var message: String
         /// The statement or the command line that failed, when there is one.
         var statement: String?
@@ -41,15 +43,23 @@ final class StageRunner {
     /// What the last stage run left to say though it passed: `stage left 1
     /// process running: killed`.
     private(set) var note: String?
+    /// What the last stage ran with (``CorpusConfiguration/appliedConnection(of:)``),
+    /// as its connection reported it back.
+    private(set) var connection: ConnectionSettings?
+    /// The statements of the last stage that did nothing where they stand.
+    private(set) var warnings: [String] = []
+    /// The Swift stages of the app's tests, by the name the configuration gives them.
+    let swiftStages: [String: SwiftStage]
 
     /// - Parameter database: a connection already open on the store, used until
     ///   a program needs the store to itself.
     /// - Parameter timeout: how long a stage may run unless its `timeout` says otherwise.
-    init(storePath: String, logFolder: String, database: Database? = nil, timeout: Duration? = nil, connect: @escaping Connect) {
+    init(storePath: String, logFolder: String, database: Database? = nil, timeout: Duration? = nil, swiftStages: [String: SwiftStage] = [:], connect: @escaping Connect) {
         self.storePath = storePath
         self.logFolder = logFolder
         self.database = database
         self.timeout = timeout
+        self.swiftStages = swiftStages
         self.connect = connect
     }
 
@@ -70,47 +80,102 @@ final class StageRunner {
         database = nil
     }
 
-    /// Runs one stage; `nil` when it succeeded.
+    /// Runs one stage; `nil` when it succeeded. With `"strictStages": true`, a
+    /// statement that did nothing where it stands fails it.
     func run(_ stage: CorpusConfiguration.Stage, configuration: CorpusConfiguration, log: inout [String]) -> Failure? {
         note = nil
-        if let sql = stage.sql { return runSQL(configuration.resolve(sql), timeout: stage.timeout.map(Self.duration) ?? timeout, log: &log) }
-        if let argv = stage.exec { return runProgram(argv, stage: stage, configuration: configuration, log: &log) }
-        return Failure(message: "the stage has neither \"sql\" nor \"exec\"")
+        warnings = []
+        connection = configuration.appliedConnection(of: stage)
+        let failure: Failure?
+        if stage.runsSQL {
+            failure = runSQL(stage, configuration: configuration, log: &log)
+        } else if let argv = stage.exec {
+            failure = runProgram(argv, stage: stage, configuration: configuration, log: &log)
+        } else if let name = stage.swift {
+            failure = runSwift(name, stage: stage, configuration: configuration, log: &log)
+        } else {
+            failure = Failure(message: "the stage has neither \"sql\", \"folder\", \"exec\" nor \"swift\"")
+        }
+        if failure == nil, configuration.strictStages == true, !warnings.isEmpty {
+            return Failure(message: warnings.joined(separator: "\n"))
+        }
+        return failure
     }
 
-    /// The file's statements, one by one, in one transaction, interrupted when
-    /// they outlast `timeout` or fixturekit receives SIGINT or SIGTERM.
-    private func runSQL(_ path: String, timeout: Duration?, log: inout [String]) -> Failure? {
-        let script: String
-        do { script = String(decoding: try POSIX.readFile(path), as: UTF8.self) } catch {
-            return Failure(message: "cannot read \(path): \(error.reason)")
-        }
-        let database: Database
-        do { database = try open() } catch {
-            return Failure(message: "SQLite error \(error.code): \(error.message)", statement: error.sql, infrastructure: true)
-        }
-        var statements: [String] = []
-        let (outcome, stopped) = database.withWatchdog(deadline: timeout.map { ContinuousClock.now + $0 }) { () throws(SQLiteError) in
-            try database.execute("BEGIN IMMEDIATE")
-            do throws(SQLiteError) {
-                try database.executeScript(script) { statements.append($0) }
-                try database.execute("COMMIT")
+    /// The check of the stage just run, `failure` its outcome: with the settings
+    /// it ran with, and its warnings.
+    func result(_ name: String, _ failure: Failure?, seconds: Double? = nil) -> CheckResult {
+        var result = CheckResult(name: name, passed: failure == nil, message: failure?.message ?? note, statement: failure?.statement, seconds: seconds)
+        result.connection = connection
+        result.warnings = warnings.isEmpty ? nil : warnings
+        return result
+    }
+
+    /// `migrations/a.sql:7:12: SQLite error 1: near "FORM": syntax error`.
+    static func describe(at location: String?, _ error: SQLiteError) -> String {
+        (location.map { $0 + ": " } ?? "") + "SQLite error \(error.code): \(error.message)"
+    }
+
+    /// The stage's SQL files (``SQLStage``), with its connection settings set
+    /// before its first transaction opens, interrupted when they outlast `timeout`
+    /// or fixturekit receives SIGINT or SIGTERM. The connection goes back to the
+    /// default settings afterwards.
+    private func runSQL(_ stage: CorpusConfiguration.Stage, configuration: CorpusConfiguration, log: inout [String]) -> Failure? {
+        var files: [SQLStage.File] = []
+        if let sql = stage.sql { files = [SQLStage.File(path: sql, absolute: configuration.resolve(sql))] }
+        if let folder = stage.folder {
+            do {
+                let migrations = try MigrationFolder.read(folder, corpus: configuration.folder, through: stage.through).migrations
+                files = migrations.map { migration in
+                    SQLStage.File(path: migration.file, absolute: configuration.resolve(migration.file), recorded: stage.record.map { $0.value == .version ? migration.version : migration.name })
+                }
             } catch {
-                try? database.execute("ROLLBACK")
-                throw error
+                return Failure(message: error.message)
             }
         }
-        log += statements
-        guard case .failure(let error) = outcome else { return nil }
+        let database: Database
+        do {
+            database = try open()
+            var applied = try configuration.connection(of: stage).apply(to: database)
+            applied.environment = connection?.environment
+            connection = applied
+        } catch {
+            return Failure(message: Self.describe(at: nil, error), statement: error.sql, infrastructure: true)
+        }
+        defer { _ = try? ConnectionSettings.defaults.sqlite.apply(to: database) }
+        let pragmas = PragmaProbe(folder: logFolder)
+        defer { pragmas.close() }
+        var run = SQLStage(
+            database: database, files: files, transaction: stage.transaction ?? .eachFile, record: stage.record,
+            probe: ConstraintProbe(database: database, configuration: configuration), pragmas: pragmas)
+        let timeout = stage.timeout.map(Self.duration) ?? timeout
+        let (outcome, stopped) = database.withWatchdog(deadline: timeout.map { ContinuousClock.now + $0 }) { () throws(Failure) in try run.run() }
+        log += run.log
+        warnings = pragmas.warnings
+        guard case .failure(let failure) = outcome else { return nil }
         switch stopped {
         case .deadline?:
-            return Failure(message: "timed out after \(Self.describe(seconds: Self.seconds(timeout ?? .zero))) s", statement: error.sql)
+            return Failure(message: "timed out after \(Self.describe(seconds: Self.seconds(timeout ?? .zero))) s", statement: failure.statement)
         case .signal(let signal)?:
-            return Failure(message: "interrupted: fixturekit received \(Interruption.name(signal))", statement: error.sql)
+            return Failure(message: "interrupted: fixturekit received \(Interruption.name(signal))", statement: failure.statement)
         case nil:
-            let machine = error.resultCode == .full || error.resultCode == .ioError || error.resultCode == .cantOpen
-            return Failure(message: "SQLite error \(error.code): \(error.message)", statement: error.sql, infrastructure: machine)
+            return failure
         }
+    }
+
+    /// A Swift stage: the closure the app's tests gave for its name, on the
+    /// store's path, which it opens itself.
+    private func runSwift(_ name: String, stage: CorpusConfiguration.Stage, configuration: CorpusConfiguration, log: inout [String]) -> Failure? {
+        guard let body = swiftStages[name] else {
+            return Failure(message: "\"swift\": \"\(name)\" is a Swift stage: it runs in the app's own tests, which give its code to MigrationRunner (swiftStages:); the fixturekit tool cannot run it")
+        }
+        close()
+        log.append("swift " + name)
+        let context = SwiftStage.Context(storePath: storePath, from: stage.from, to: stage.to, connection: configuration.connection(of: stage))
+        do { try body.body(context) } catch {
+            return Failure(message: "\(name): \(error)", statement: "swift " + name)
+        }
+        return nil
     }
 
     /// A program, without a shell, with the store's path and the versions in its
@@ -127,6 +192,8 @@ final class StageRunner {
         }
         log.append("exec " + command)
         var environment = ProcessInfo.processInfo.environment
+        // The declared environment (TZ and LC_ALL pinned unless declared), then fixturekit's own.
+        environment.merge(configuration.connection(of: stage).environment ?? [:]) { _, declared in declared }
         environment["FIXTUREKIT_STORE"] = storePath
         environment["FIXTUREKIT_FROM"] = stage.from
         environment["FIXTUREKIT_TO"] = stage.to

@@ -42,7 +42,7 @@ extension Upgrade {
                 results.append(CheckResult(name: name, passed: false, message: reference.problem ?? "the fixture of \(current) cannot be read"))
             }
         }
-        results.append(MigrationChecks.counts(rules: configuration.counts ?? [:], source: source, before: marker.tables ?? [:], after: contents.tables, atCurrent: true, renamed: configuration.renamedTables))
+        results.append(MigrationChecks.counts(rules: configuration.countRules, source: source, before: marker.tables ?? [:], after: contents.tables, atCurrent: true, renamed: configuration.renamedTables))
         results += configuredChecks(database, configuration: configuration, from: source, backup: marker.backup, storePath: storePath)
         return results
     }

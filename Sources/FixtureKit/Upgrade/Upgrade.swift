@@ -179,6 +179,11 @@ public enum Upgrade {
             throw FixtureKitError(what: what, path: storePath, why: "the store is at \(version), and there is no way to \(current): \(gap)", hint: "add the missing stage to the configuration")
         }
         result.stages = chain.map { "\($0.from) -> \($0.to)" }
+        if let stage = chain.first(where: { $0.swift != nil }) {
+            throw FixtureKitError(
+                what: what, path: storePath,
+                why: "stage \(stage.from) -> \(stage.to) is a Swift stage (\"swift\": \"\(stage.swift ?? "")\"): its code is the app's, which runs it itself; upgrade cannot")
+        }
         // A stage that shipped runs only as fixturekit.lock records it.
         if let history = LockedHistory(configuration: configuration) {
             for stage in chain {
@@ -213,6 +218,8 @@ public enum Upgrade {
         // The migration, on the live store.
         let absoluteStore = POSIX.absolutePath(storePath)
         let timeout = options.lockTimeout
+        // SQLite's `localtime` and `utc` read the process' time zone: the stages' own.
+        ProcessTimeZone.use(configuration.processTimeZone)
         let stages = StageRunner(storePath: absoluteStore, logFolder: logs.path, database: lock.handOver(), timeout: options.stageTimeout) { () throws(SQLiteError) in
             try ExclusiveStore.connect(absoluteStore, timeout: timeout)
         }
@@ -223,11 +230,9 @@ public enum Upgrade {
                 result.checks.append(CheckResult(name: name, passed: false, message: "not run: fixturekit received \(Interruption.name(signal))"))
                 break
             }
-            if let failed = stages.run(stage, configuration: configuration, log: &log) {
-                result.checks.append(CheckResult(name: name, passed: false, message: failed.message, statement: failed.statement))
-                break
-            }
-            result.checks.append(CheckResult(name: name, passed: true, message: stages.note))
+            let failed = stages.run(stage, configuration: configuration, log: &log)
+            result.checks.append(stages.result(name, failed))
+            if failed != nil { break }
         }
         if result.checks.allSatisfy(\.passed) {
             do {

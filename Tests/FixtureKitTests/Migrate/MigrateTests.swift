@@ -101,7 +101,7 @@ import Testing
         try notes.folder.write("MigrationFixtures/migrations/1.0.0-2.0.0.sql", "CREATE TABLE folders (id INTEGER PRIMARY KEY);\nUPDATE notes SET colour = 'red';\n")
         let result = fixturekit("migrate", "--config", notes.config, "--from", "1.0.0")
         #expect(result.status == 1)
-        #expect(result.standardError.contains("      stage 1.0.0 -> 2.0.0: SQLite error 1: no such column: colour\n      statement: UPDATE notes SET colour = 'red';\n"), "\(result.standardError)")
+        #expect(result.standardError.contains("      stage 1.0.0 -> 2.0.0: migrations/1.0.0-2.0.0.sql:2: SQLite error 1: no such column: colour\n      statement: UPDATE notes SET colour = 'red';\n"), "\(result.standardError)")
     }
 
     @Test func anExecStageReceivesTheStoreAndTheVersions() throws {

@@ -29,9 +29,11 @@ import Testing
         #expect(result.status == 1)
         #expect(result.standardError.contains("""
             PASS  stage 1.0.0 -> 2.0.0
+                  connection: \(ConnectionSettings.sqlStageDefaults)
             FAIL  stage 2.0.0 -> 3.0.0
                   migrations/2.0.0-3.0.0.sh exited with status 3: cannot migrate: model missing
                   statement: migrations/2.0.0-3.0.0.sh
+                  connection: the program's own connection, LC_ALL=C.UTF-8, TZ=UTC
 
             """), "\(result.standardError)")
         // The failed migration's own -wal and -shm (its second stage left a commit
