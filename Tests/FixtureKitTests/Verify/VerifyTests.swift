@@ -159,6 +159,26 @@ import Testing
             """)
     }
 
+    /// A SHA256SUMS that `find . -type f -exec sha256sum {} +` wrote (`./` before
+    /// every name) verifies as `sha256sum -c` verifies it, and fails where it fails.
+    @Test func sumsWrittenByFindAndSha256sumVerify() throws {
+        let folder = try makeFixture()
+        try folder.write("fixture/sub/deeper/b.txt", "b")
+        let written = try run(["sh", "-c", "rm SHA256SUMS && find . -type f -exec sha256sum {} + | sort -k 2 > ../SUMS && mv ../SUMS SHA256SUMS"], in: folder.url("fixture"))
+        #expect(written.status == 0, "\(written.standardError)")
+        #expect(String(decoding: try folder.read("fixture/SHA256SUMS"), as: UTF8.self).contains("  ./sub/deeper/b.txt\n"))
+        #expect(try run(["sha256sum", "-c", "--quiet", "SHA256SUMS"], in: folder.url("fixture")).status == 0)
+        let result = fixturekit("verify", folder.url("fixture"))
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError == "\(folder.url("fixture")): OK (4 files, 32 B)\n")
+
+        try folder.write("fixture/sub/deeper/b.txt", "c")
+        #expect(try run(["sha256sum", "-c", "--quiet", "SHA256SUMS"], in: folder.url("fixture")).status == 1)
+        let changed = fixturekit("verify", "--quiet", folder.url("fixture"))
+        #expect(changed.status == 1)
+        #expect(changed.standardError == "fixturekit: verify: \(folder.url("fixture"))/sub/deeper/b.txt: changed\n\(folder.url("fixture")): FAILED (1 problem)\n")
+    }
+
     @Test func jsonReportParses() throws {
         let folder = try makeFixture()
         try folder.write("fixture/extra", "x")
