@@ -91,6 +91,23 @@ import Testing
         #expect(sums.standardError == "fixturekit: hash: \(folder.url("fixture/notes.txt")): is a symbolic link, not a regular file (hint: a fixture holds regular files and folders only)\n")
     }
 
+    /// A link given as the path is not followed, and the message says what it
+    /// points to: a folder, a file, nothing.
+    @Test func aLinkGivenAsThePathSaysWhatItPointsTo() throws {
+        let folder = try makeFixture()
+        let cases = [
+            ("to-folder", folder.url("fixture"), "is a symbolic link (to a folder), and verify follows no link (hint: name the folder it points to)"),
+            ("to-file", folder.url("fixture/SHA256SUMS"), "is a symbolic link (to a file), and verify follows no link (hint: name the file it points to)"),
+            ("dangling", folder.url("nowhere"), "is a symbolic link (to nothing that can be read), and verify follows no link"),
+        ]
+        for (name, target, why) in cases {
+            try FileManager.default.createSymbolicLink(atPath: folder.url(name), withDestinationPath: target)
+            let result = fixturekit("verify", folder.url(name))
+            #expect(result.status == 2)
+            #expect(result.standardError == "fixturekit: verify: \(folder.url(name)): \(why)\n")
+        }
+    }
+
     @Test func aNameWithALineFeedStaysOnOneLine() throws {
         let folder = try TemporaryFolder()
         try folder.write("f/two\nlines", "1")
