@@ -29,6 +29,10 @@ public struct ArchiveEntry: Sendable, Equatable {
     public var modificationTime: Int64
     public var uid: Int64
     public var gid: Int64
+    /// Whether the entry is sparse (GNU tar's `-S`, a pax `GNU.sparse` map, what
+    /// libarchive writes for a file with holes): its data holds only the parts
+    /// that are not holes, and ``ArchiveReader/read(into:)`` gives the holes as zeros.
+    public var isSparse: Bool = false
 
     /// The name for messages: in quotes, control characters escaped.
     package var quotedName: String { RelativePath(bytes: name).quoted }
@@ -68,6 +72,12 @@ public final class ArchiveReader {
     private let handle: OpaquePointer
     private let fd: Int32
     private var isClosed = false
+    /// The current entry's size as its header declares it, and the bytes of it
+    /// handed out so far.
+    /// `dataEnded` once libarchive said the data ended (a later call could give
+    /// more: after its end, libarchive pads a sparse entry up to its last map
+    /// offset, which is why a hole is filled once, here).
+    private var entry: (size: UInt64, isSparse: Bool, delivered: UInt64, dataEnded: Bool) = (0, false, 0, false)
 
     /// Opens the archive at `path`; the first header is read by ``nextEntry()``.
     ///
@@ -113,20 +123,46 @@ public final class ArchiveReader {
         guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry = pointer else {
             throw ArchiveError("archive_read_next_header", handle: handle)
         }
-        return ArchiveEntry(
+        let header = ArchiveEntry(
             name: Self.name(archive_entry_pathname_utf8(entry), archive_entry_pathname(entry)),
             kind: Self.kind(entry),
             size: archive_entry_size_is_set(entry) != 0 ? UInt64(max(0, archive_entry_size(entry))) : 0,
             permissions: UInt32(archive_entry_perm(entry)),
             modificationTime: Int64(archive_entry_mtime(entry)),
             uid: Int64(archive_entry_uid(entry)),
-            gid: Int64(archive_entry_gid(entry)))
+            gid: Int64(archive_entry_gid(entry)),
+            isSparse: archive_entry_sparse_count(entry) > 0)
+        self.entry = (header.size, header.isSparse, 0, false)
+        return header
     }
 
-    /// Reads the current entry's next bytes into `buffer`; 0 at its end.
+    /// Reads the current entry's next bytes into `buffer`; 0 at its end, once
+    /// the entry's whole size (as its header declares it) was handed out.
+    ///
+    /// A sparse entry is read in full, its holes as zeros, the trailing one
+    /// included: `archive_read_data` fills a hole only up to the next block of
+    /// data, so a hole that ends the file (or a file that is one hole: the map
+    /// `0 0`, `1279 0` of libarchive's `test_read_format_gtar_sparse_length`) is
+    /// filled here, as GNU tar and bsdtar extract it.
+    /// - Throws: ``ArchiveError``: libarchive's, or an entry whose data ends
+    ///   before the size its header declares (`truncated`).
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
-        let count = archive_read_data(handle, buffer.baseAddress, buffer.count)
-        guard count >= 0 else { throw ArchiveError("archive_read_data", handle: handle) }
+        var count = 0
+        if !entry.dataEnded {
+            count = archive_read_data(handle, buffer.baseAddress, buffer.count)
+            guard count >= 0 else { throw ArchiveError("archive_read_data", handle: handle) }
+            entry.dataEnded = count == 0
+        }
+        if count == 0 && entry.delivered < entry.size {
+            guard entry.isSparse else {
+                throw ArchiveError(
+                    "archive_read_data",
+                    message: "Truncated entry: its data ends after \(entry.delivered) of the \(entry.size) bytes its header declares")
+            }
+            count = Int(min(UInt64(buffer.count), entry.size - entry.delivered))
+            buffer.baseAddress?.initializeMemory(as: UInt8.self, repeating: 0, count: count)
+        }
+        entry.delivered += UInt64(count)
         return count
     }
 
