@@ -100,11 +100,28 @@ public enum Verifier {
         return result
     }
 
-    /// An archive read once against the SHA256SUMS inside it; its detached `.sha256`
-    /// beside it, when there is one; and what the corpus' lock records of it.
+    /// An archive read once against the SHA256SUMS inside it; when that holds,
+    /// its fixture's checks beyond its checksums, the same as a folder's, on what
+    /// the scan wrote of its files into a private folder (``CheckedFilesSink``);
+    /// its detached `.sha256` beside it, when there is one; and what the corpus'
+    /// lock records of it.
     static func verifyArchive(_ archive: String, deep: Bool, progress: WorkProgress? = nil) throws(FixtureKitError) -> FolderVerification {
-        let metadata = try ArchiveMetadata.read(archive, what: "verify", progress: progress)
+        let scratch: ScratchFolder
+        let files: CheckedFilesSink
+        do {
+            scratch = try ScratchFolder()
+            files = try CheckedFilesSink(root: scratch.path.appendingPath("fixture"), whole: deep)
+        } catch {
+            throw FixtureKitError(what: "verify", failed: error)
+        }
+        let metadata = try ArchiveMetadata.read(archive, what: "verify", progress: progress, files: files)
         var result = metadata.contents.verification
+        if result.passed {
+            var contentHash: String?
+            result.problems += FixtureCheck.problems(in: files.root, deep: deep, contentHash: &contentHash)
+            result.contentHash = contentHash
+        }
+        withExtendedLifetime(scratch) {}
         let name = archive.split(separator: "/").last.map(String.init) ?? archive
         // The archive's own bytes are hashed once, for its .sha256 and its lock line.
         let digest = Memo { (try? FileHasher())?.digestIfReadable(archive) }
