@@ -67,8 +67,14 @@ public final class ArchiveReader {
     static let readBlockSize = 1 << 20
 
     public let path: String
-    /// The archive file's size in bytes: what an expansion ratio is measured against.
-    public let fileSize: UInt64
+    /// The archive's size in bytes, when it is known before it is read (a file,
+    /// or standard input redirected from one); `nil` for a pipe.
+    public let knownSize: UInt64?
+    /// The archive's size in bytes: what an expansion ratio is measured against;
+    /// for a pipe, the bytes read from it so far (all of them, once read to its end).
+    public var fileSize: UInt64 { knownSize ?? bytesConsumed }
+    /// What names standard input as the archive: `-`, as `tar -f -` and `sha256sum -` take it.
+    public static let standardInput = "-"
     private let handle: OpaquePointer
     private let fd: Int32
     private var isClosed = false
@@ -85,15 +91,20 @@ public final class ArchiveReader {
     ///   regular file; ``ArchiveError`` when libarchive cannot start reading it.
     public init(path: String) throws {
         self.path = path
-        // A FIFO or a device is refused before anything waits on it.
-        let (fd, info) = try POSIX.openRegularFile(path)
+        let (fd, info): (Int32, stat)
+        if path == Self.standardInput {
+            (fd, info) = try Self.openStandardInput()
+        } else {
+            // A FIFO or a device is refused before anything waits on it.
+            (fd, info) = try POSIX.openRegularFile(path)
+        }
         guard let handle = archive_read_new() else {
             Glibc.close(fd)
             throw ArchiveError("archive_read_new", message: "out of memory")
         }
         self.fd = fd
         self.handle = handle
-        self.fileSize = UInt64(info.st_size)
+        self.knownSize = (info.st_mode & S_IFMT) == S_IFREG ? UInt64(info.st_size) : nil
         _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
         FaultInjection.reached(.opened, path)
         // From here on deinit frees both, whatever fails.
@@ -166,8 +177,30 @@ public final class ArchiveReader {
         return count
     }
 
-    /// How much of the archive's file libarchive has read so far.
-    public var bytesConsumed: UInt64 { UInt64(max(0, lseek(fd, 0, SEEK_CUR))) }
+    /// How much of the archive libarchive has read so far (from its file or pipe).
+    public var bytesConsumed: UInt64 { UInt64(max(0, archive_filter_bytes(handle, -1))) }
+
+    /// A descriptor of standard input of its own (closed with the reader, stdin
+    /// left open), and what it is: a pipe, a file; a terminal is refused, as
+    /// `tar` refuses to read an archive from one.
+    private static func openStandardInput() throws(FileSystemError) -> (Int32, stat) {
+        let name = "standard input"
+        guard isatty(STDIN_FILENO) == 0 else { throw FileSystemError("read", path: name, message: "is a terminal, not an archive") }
+        let fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
+        guard fd >= 0 else { throw FileSystemError("read", path: name, errno: errno) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let error = FileSystemError("stat", path: name, errno: errno)
+            Glibc.close(fd)
+            throw error
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG, S_IFIFO, S_IFSOCK: return (fd, info)
+        default:
+            Glibc.close(fd)
+            throw FileSystemError("read", path: name, message: FileKind.describe(info.st_mode) + ", nor a pipe: an archive is read from one")
+        }
+    }
 
     /// Passes over the current entry's data (still decompressed, to find the next header).
     public func skipData() throws(ArchiveError) {

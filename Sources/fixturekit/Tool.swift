@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FixtureKit
 
 /// The `fixturekit` command: finds the subcommand and runs it.
@@ -97,6 +100,8 @@ enum Tool {
         } catch let error as any FixtureKitFailure {
             progress.finish()
             let error = FixtureKitError(error)
+            // `pack -o - | head -c1`: the reader went away, as for any output (``Console/settle(_:)``).
+            if let cause = error.cause as? FileSystemError, cause.errno == EPIPE, cause.path == "stdout" { return .brokenPipe }
             console.error(error.description)
             return ExitCode(error.category)
         } catch {

@@ -8,7 +8,8 @@ import FixtureKitModels
 /// fixture or an archive, always computed on a copy in a temporary folder.
 public enum ContentHash {
     /// The content hash of what `path` names:
-    /// - an archive (a file named `*.tar.zst`, `*.tar.gz`, `*.tar.xz`, `*.tar`): it
+    /// - an archive (a file named `*.tar.zst`, `*.tar.gz`, `*.tar.xz`, `*.tar`, or
+    ///   `-` for one streamed on standard input): it
     ///   is unpacked, verified on the way, into a temporary folder, and its
     ///   fixture's store hashed there;
     /// - a fixture folder, or a store's main file inside one (its folder's
@@ -23,7 +24,7 @@ public enum ContentHash {
     ///   fixture that does not verify is a failed check (exit status 1); anything
     ///   unreadable, exit status 2.
     public static func of(_ path: String) throws(FixtureKitError) -> SHA256Digest {
-        if !FixtureLocator.isFolder(path), ArchiveFormat(fileName: path) != nil {
+        if path == ArchiveReader.standardInput || (!FixtureLocator.isFolder(path) && ArchiveFormat(fileName: path) != nil) {
             return try ofArchive(path)
         }
         if FixtureLocator.isFolder(path) { return try ofFixture(path, store: nil) }

@@ -46,6 +46,8 @@ final class ArchiveScanner {
 
     private let reader: ArchiveReader
     private let buffers: [UnsafeMutableRawBufferPointer]
+    /// The files' bytes read so far, for a stream's expansion ratio.
+    private var streamed: UInt64 = 0
     private let stage = BackgroundStage()
 
     /// Opens the archive; nothing is read from it before ``scan(into:)``.
@@ -69,7 +71,7 @@ final class ArchiveScanner {
     ///
     /// - Throws: ``FixtureKitError``: `<what>: <archive>: entry "<name>": <why>`.
     func scan(into sink: (any ArchiveScanSink)?) throws(FixtureKitError) -> ArchiveContents {
-        progress?.begin("\(what) \(archivePath)", total: reader.fileSize)
+        progress?.begin("\(what) \(archivePath)", total: reader.knownSize)
         defer { progress?.end() }
         var state = State()
         var previous: String?
@@ -138,9 +140,10 @@ final class ArchiveScanner {
                 "the archive expands to more than \(ByteCount.describe(limits.maxTotalSize))",
                 remedy: .raiseLimit(.size))
         }
-        if Double(total) > limits.maxRatio * Double(max(reader.fileSize, 1)) {
+        // A stream's size is known only at its end: its ratio is checked as its data flows (``stream``).
+        if let size = reader.knownSize, Double(total) > limits.maxRatio * Double(max(size, 1)) {
             throw refuse(
-                "the archive expands to more than \(ByteCount.describe(ratio: limits.maxRatio)) times its size (\(ByteCount.describe(reader.fileSize)))",
+                "the archive expands to more than \(ByteCount.describe(ratio: limits.maxRatio)) times its size (\(ByteCount.describe(size)))",
                 remedy: .raiseLimit(.ratio))
         }
         state.expandedSize = total
@@ -218,6 +221,13 @@ final class ArchiveScanner {
             progress?.set(reader.bytesConsumed)
             guard total <= entry.size else {
                 throw refusal("entry \(entry.quotedName): holds more data than its header declares")
+            }
+            streamed += UInt64(count)
+            if reader.knownSize == nil, Double(streamed) > limits.maxRatio * Double(max(reader.bytesConsumed, 1)) {
+                stage.drain()
+                throw refusal(
+                    "entry \(entry.quotedName): the archive expands to more than \(ByteCount.describe(ratio: limits.maxRatio)) times the bytes read of it so far (\(ByteCount.describe(reader.bytesConsumed)))",
+                    remedy: .raiseLimit(.ratio))
             }
             let chunk = UnsafeRawBufferPointer(rebasing: buffers[current][0..<count])
             stage.start {

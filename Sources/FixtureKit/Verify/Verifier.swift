@@ -16,9 +16,9 @@ public enum Verifier {
     ///   version folder without SHA256SUMS is reported, not skipped), in version
     ///   order; hidden folders (a capture's work in progress) are not fixtures;
     /// - a file named SHA256SUMS: the folder it is in;
-    /// - a file named like an archive (`.tar.zst`, `.tar.gz`, `.tar.xz`, `.tar`): that
-    ///   archive, read once against the SHA256SUMS inside it, without extracting it
-    ///   (``FixtureArchive/verify(_:)``).
+    /// - a file named like an archive (`.tar.zst`, `.tar.gz`, `.tar.xz`, `.tar`), or
+    ///   `-` for one streamed on standard input: that archive, read once against
+    ///   the SHA256SUMS inside it, without extracting it, then checked as a folder is.
     ///
     /// A fixture with a manifest.json is also checked as a store set (sidecars as
     /// the manifest says, WAL replayable to its last commit, page sizes); with
@@ -27,6 +27,8 @@ public enum Verifier {
     /// - Throws: ``FixtureKitError`` when `path` is none of these or cannot be read,
     ///   or is an archive that is malformed or unsafe.
     public static func verify(_ path: String, deep: Bool = false, threads: Int? = nil, progress: WorkProgress? = nil) throws(FixtureKitError) -> [FolderVerification] {
+        // `-`: an archive streamed on standard input.
+        if path == ArchiveReader.standardInput { return [try verifyArchive(path, deep: deep, progress: progress)] }
         let found: stat?
         do {
             found = try POSIX.lstatIfPresent(path)
@@ -122,6 +124,8 @@ public enum Verifier {
             result.contentHash = contentHash
         }
         withExtendedLifetime(scratch) {}
+        // A stream has no file beside it, nor a corpus around it.
+        guard archive != ArchiveReader.standardInput else { return result }
         let name = archive.split(separator: "/").last.map(String.init) ?? archive
         // The archive's own bytes are hashed once, for its .sha256 and its lock line.
         let digest = Memo { (try? FileHasher())?.digestIfReadable(archive) }

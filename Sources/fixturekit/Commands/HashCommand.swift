@@ -24,6 +24,7 @@ struct HashCommand: Command {
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         paths = try parsed.get(Self.paths)
+        if paths.count(where: { $0 == FixtureArchive.standardInput }) > 1 { throw UsageError("'-' (an archive on standard input) can be given once") }
         json = parsed.get(Shared.json)
     }
 

@@ -29,6 +29,7 @@ struct VerifyCommand: Command {
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         paths = try parsed.get(Self.paths)
+        if paths.count(where: { $0 == FixtureArchive.standardInput }) > 1 { throw UsageError("'-' (an archive on standard input) can be given once") }
         deep = parsed.get(Self.deep)
         json = parsed.get(Shared.json)
         jobs = try parsed.get(Shared.jobs)?.value

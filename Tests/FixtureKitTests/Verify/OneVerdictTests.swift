@@ -7,8 +7,9 @@ import Testing
 /// One verdict per fixture, whether it is a folder or an archive: every
 /// fixture the verify suite builds (each way a folder's checksums or its store
 /// set can be wrong) is verified as a folder and, packed as `pack` lays an
-/// archive out, as an archive, with and without `--deep`: the same exit status,
-/// and the same problems in the same order.
+/// archive out, as an archive, with and without `--deep`, and that archive
+/// streamed on a pipe (`verify -`): the same exit status, and the same problems
+/// in the same order.
 ///
 /// Left out are what an archive cannot hold: a symbolic link, a FIFO, a file
 /// nobody may read, a fixture without SHA256SUMS (an archive's first entry must
@@ -108,8 +109,12 @@ import Testing
     }
 
     /// The one fixture's report of `verify --json`: everything but where it was.
-    static func verdict(_ path: String, deep: Bool) throws -> (status: Int32, report: NSDictionary) {
-        let result = fixturekit(["verify", "--json"] + (deep ? ["--deep"] : []) + [path])
+    /// - Parameter piped: the archive at `path` streamed on standard input (`verify - < path`).
+    static func verdict(_ path: String, deep: Bool, piped: Bool = false) throws -> (status: Int32, report: NSDictionary) {
+        let arguments = ["verify", "--json"] + (deep ? ["--deep"] : [])
+        let result = piped
+            ? try run(["sh", "-c", "cat \"$0\" | exec \"$@\" -", path, toolExecutable] + arguments)
+            : fixturekit(arguments + [path])
         let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
         let fixtures = object?["fixtures"] as? [[String: Any]]
         #expect(fixtures?.count == 1, "\(path): \(result.standardError)")
@@ -130,6 +135,9 @@ import Testing
             let asArchive = try Self.verdict(archive, deep: deep)
             #expect(asFolder.status == asArchive.status, "\(testCase.name), deep \(deep)")
             #expect(asFolder.report == asArchive.report, "\(testCase.name), deep \(deep):\nfolder \(asFolder.report)\narchive \(asArchive.report)")
+            // The same archive streamed on a pipe: `cat A | fixturekit verify -`.
+            let piped = try Self.verdict(archive, deep: deep, piped: true)
+            #expect(piped.status == asArchive.status && piped.report == asArchive.report, "\(testCase.name), deep \(deep), piped:\n\(piped.report)")
         }
         let good = testCase.name.hasPrefix("good") || ["an empty folder", "SHA256SUMS written by find"].contains(testCase.name)
         #expect((try Self.verdict(fixture, deep: true).status == 0) == good, "\(testCase.name)")
