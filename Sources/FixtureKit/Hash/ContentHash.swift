@@ -29,7 +29,7 @@ public enum ContentHash {
         }
         if FixtureLocator.isFolder(path) { return try ofFixture(path, store: nil) }
         if let fixture = FixtureLocator.fixture(holding: path) { return try ofFixture(fixture, store: path) }
-        return try ofStore(try StoreSet.locate(path), what: "hash")
+        return try ofLiveStore(try StoreSet.locate(path))
     }
 
     /// The content hash of each fixture `path` names: every fixture folder of a
@@ -55,6 +55,26 @@ public enum ContentHash {
         do { return try ofStore(try StoreSet.locate(copy.store), what: "hash") } catch {
             throw error.naming(store ?? folder, insteadOf: copy.files.path)
         }
+    }
+
+    /// A store an app may be writing: one consistent snapshot of it, read as
+    /// `capture` reads one (``Capture/snapshot(_:to:)``: none of its files created,
+    /// removed or changed), hashed in a temporary folder. A store with a
+    /// `-journal` is copied with it instead, and a hot one rolled back in the copy.
+    private static func ofLiveStore(_ set: StoreSet) throws(FixtureKitError) -> SHA256Digest {
+        guard !set.has(.journal) else { return try ofStore(set, what: "hash") }
+        do { _ = try set.header() } catch {
+            throw FixtureKitError(what: "hash", path: set.storePath, why: error.why, hint: error.hint, remedy: error.remedy, cause: error)
+        }
+        let scratch: ScratchFolder
+        do { scratch = try ScratchFolder() } catch { throw FixtureKitError(what: "hash", failed: error) }
+        let copy = scratch.path.appendingPath(set.storeName)
+        do { try Capture.snapshot(set, to: copy) } catch { throw error.within("hash") }
+        let database: Database
+        do { database = try Database(path: copy, options: .init(busyTimeout: 0)) } catch {
+            throw FixtureKitError(what: "hash", path: set.storePath, why: error.description, cause: error)
+        }
+        return try withExtendedLifetime(scratch) { () throws(FixtureKitError) in try digest(of: database, display: set.storePath, what: "hash") }
     }
 
     /// The content hash of a store set, read from a copy of it.
