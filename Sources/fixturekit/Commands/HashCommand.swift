@@ -2,7 +2,7 @@ import FixtureKit
 
 /// `fixturekit hash PATH...`: the content hash of a store, a fixture or an archive.
 struct HashCommand: Command {
-    static let paths = Arguments<String>("path", help: "A store's main file, a fixture folder or an archive.", minimum: 1)
+    static let paths = Arguments<String>("path", help: "A store's main file, a fixture folder, a corpus or an archive (- for one on standard input).", minimum: 1)
     static let configuration = CommandConfiguration(
         name: "hash",
         abstract: "Print the content hash of a store, a fixture or an archive: schema and rows, whatever the page layout.",
