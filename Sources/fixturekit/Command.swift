@@ -17,6 +17,10 @@ enum ExitCode: Int32, Comparable {
     /// with the signal (``Interruption/reraise()``).
     case interruptedBySIGINT = 130
     case interruptedBySIGTERM = 143
+    /// The reader of stdout or stderr closed the pipe early (`| head -n1`): the
+    /// tool ends by SIGPIPE, as a shell reports it (128 + 13) and as coreutils'
+    /// tools end, without a message (main.swift raises the signal).
+    case brokenPipe = 141
 
     init(_ category: FixtureKitError.Category) {
         if category == .interrupted {

@@ -36,7 +36,9 @@ enum UpgradeText {
     }
 
     static func line(_ restore: RestoreResult) -> String {
-        let removed = restore.removed.isEmpty ? "" : "; removed \(restore.removed.joined(separator: ", "))"
+        // A sidecar the backup put back was replaced, not removed: only those it lacks are gone.
+        let gone = restore.removed.filter { !restore.files.contains($0) }
+        let removed = gone.isEmpty ? "" : "; removed \(gone.joined(separator: ", ")), which the backup does not hold"
         let content = restore.contentHash.map { "; content hash \($0.prefix(12))…" } ?? ""
         return "restore: \(restore.store): restored \(restore.files.joined(separator: ", ")) from \(restore.archive), verified\(removed)\(content)"
     }

@@ -281,7 +281,7 @@ final class LeakScan {
                 try classify(fileHits, file: file.name, map: map, index: index, target: target, read: &read, hits: &hits, leaks: &leaks, report: &report)
             }
             report.hitCount += hits.count - hits.kept.count
-            for (table, hit) in hits.kept.sorted(by: { ($0.table, $0.hit.rowid ?? 0) < ($1.table, $1.hit.rowid ?? 0) }) {
+            for (_, hit) in hits.kept.sorted(by: { ($0.table, $0.hit.rowid ?? 0) < ($1.table, $1.hit.rowid ?? 0) }) {
                 let origin = index.origin(of: hit.pattern)
                 report.add(LeakHit(
                     column: name(of: origin.column, in: target.columns), file: storeName, foundIn: hit.column,

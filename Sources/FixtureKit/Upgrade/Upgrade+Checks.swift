@@ -8,13 +8,17 @@ extension Upgrade {
     /// the schema against the current version's fixture when the corpus has one,
     /// row counts against those before, and the configuration's own checks.
     /// The backup is attached read-only as `source` for the checks that name it.
-    static func checks(_ database: Database, configuration: CorpusConfiguration, from source: String, marker: UpgradeMarker, storePath: String) -> [CheckResult] {
+    /// - Parameter machine: set when a check could not run for want of the
+    ///   machine (SQLite's `SQLITE_FULL` or an I/O error; the backup could not be
+    ///   attached as `source`), not because the migrated store failed it.
+    static func checks(_ database: Database, configuration: CorpusConfiguration, from source: String, marker: UpgradeMarker, storePath: String, machine: inout Bool) -> [CheckResult] {
         let current = configuration.current
         var results: [CheckResult] = []
         do {
             results.append(try MigrationChecks.integrity(database))
             results.append(try MigrationChecks.foreignKeys(database, baseline: marker.foreignKeyViolations ?? 0))
         } catch {
+            machine = machine || error.isMachineFailure
             results.append(CheckResult(name: "integrity_check", passed: false, message: error.description, statement: error.sql))
             return results
         }
@@ -43,7 +47,12 @@ extension Upgrade {
             }
         }
         results.append(MigrationChecks.counts(rules: configuration.countRules, source: source, before: marker.tables ?? [:], after: contents.tables, atCurrent: true, renamed: configuration.renamedTables))
-        results += configuredChecks(database, configuration: configuration, from: source, backup: marker.backup, storePath: storePath)
+        results += configuredChecks(database, configuration: configuration, from: source, backup: marker.backup, storePath: storePath, machine: &machine)
         return results
     }
+}
+
+extension SQLiteError {
+    /// A failure of the machine, not of the SQL: the disk is full, an I/O error.
+    var isMachineFailure: Bool { resultCode == .full || resultCode == .ioError }
 }

@@ -12,7 +12,7 @@ extension Upgrade {
     /// - Parameters:
     ///   - from: the version the store was at: checks limited to other versions' paths do not run.
     ///   - backup: the backup archive taken before the migration.
-    static func configuredChecks(_ database: Database, configuration: CorpusConfiguration, from: String, backup: String?, storePath: String) -> [CheckResult] {
+    static func configuredChecks(_ database: Database, configuration: CorpusConfiguration, from: String, backup: String?, storePath: String, machine: inout Bool) -> [CheckResult] {
         let checks = configuration.checks ?? []
         let personal = configuration.personalColumns
         guard let backup, checks.contains(where: { ($0.from?.contains(from) ?? true) && ConfiguredChecks.needsSource($0) }) else {
@@ -24,6 +24,7 @@ extension Upgrade {
             let (source, _) = try extractBackup(backup, into: folder)
             return ConfiguredChecks.run(checks, from: from, on: database, source: source, personal: personal)
         } catch {
+            machine = true
             let why = "the backup could not be attached as source: " + (error.what == backupFails ? error.why : error.descriptionWithoutHint)
             return checks.filter { $0.from?.contains(from) ?? true }.map { check in
                 ConfiguredChecks.needsSource(check)

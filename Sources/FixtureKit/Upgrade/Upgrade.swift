@@ -80,6 +80,11 @@ public struct UpgradeResult: Codable, Equatable, Sendable {
     /// What went wrong after the outcome was settled (old backups that could
     /// not be removed).
     public var warnings: [String] = []
+    /// `true` when the step that failed could not run for want of the machine
+    /// (the store's disk full, an I/O error, the values that could not be
+    /// compared), not because the migration failed it: exit status 2, never 1.
+    /// The store set was restored all the same (``outcome`` `.restored`).
+    public var couldNotRun: Bool?
 }
 
 /// What was done about an interrupted upgrade or restore (a marker left beside the store).
@@ -201,11 +206,14 @@ public enum Upgrade {
 
         // The backup: the files as they are, read while the lock keeps them so.
         let backup: BackupArchive
+        FaultInjection.reached(.phase("backup"), storePath)
         do {
             let (members, digests) = try memberDigests(set)
             backup = try StoreBackup.write(set, mode: .raw(members: members, digests: digests, contents: before), version: version, folder: backups)
         } catch {
-            throw error.within("\(what): backup before migrate")
+            var failed = error.within("\(what): backup before migrate")
+            if failed.hint == nil && failed.remedy == nil { failed.hint = "nothing was changed" }
+            throw failed
         }
         result.backup = backup
         try stopIfInterrupted(storePath, "nothing was changed; the backup \(backup.path) is kept")
@@ -224,6 +232,9 @@ public enum Upgrade {
             try ExclusiveStore.connect(absoluteStore, timeout: timeout)
         }
         var log: [String] = []
+        // Whether what failed was the machine's (a full disk, an I/O error), not the migration's.
+        var machine = false
+        FaultInjection.reached(.phase("stages"), storePath)
         for stage in chain {
             let name = "stage \(stage.from) -> \(stage.to)"
             if let signal = Interruption.received {
@@ -232,17 +243,24 @@ public enum Upgrade {
             }
             let failed = stages.run(stage, configuration: configuration, log: &log)
             result.checks.append(stages.result(name, failed))
-            if failed != nil { break }
+            if let failed {
+                machine = failed.infrastructure
+                break
+            }
         }
         if result.checks.allSatisfy(\.passed) {
             do {
                 let migrated = try stages.open()
+                FaultInjection.reached(.phase("checks"), storePath)
                 // SIGINT or SIGTERM interrupts the checks' statements.
                 let (checked, _) = migrated.withWatchdog(deadline: nil) { () -> [CheckResult] in
-                    var checked = checks(migrated, configuration: configuration, from: version, marker: marker, storePath: storePath)
+                    var checked = checks(migrated, configuration: configuration, from: version, marker: marker, storePath: storePath, machine: &machine)
                     if options.compareValues, checked.allSatisfy(\.passed), Interruption.received == nil {
+                        FaultInjection.reached(.phase("values"), storePath)
                         let comparison = compareValues(migrated, storePath: storePath, backup: backup.path, configuration: configuration)
                         checked.append(comparison.check)
+                        // Values that could not be compared: the comparison could not run.
+                        if comparison.columns == nil { machine = true }
                         result.preservation = comparison.columns
                         result.preservationSeconds = comparison.seconds
                         result.valuesCompared = comparison.columns != nil
@@ -253,9 +271,12 @@ public enum Upgrade {
             } catch {
                 let why = ExclusiveStore.describe(error, what: what, path: storePath).why
                 result.checks.append(CheckResult(name: "lock the store after the stages", passed: false, message: why))
+                machine = true
             }
         }
         var failure = result.checks.first { !$0.passed }
+        // A stage program that failed on a full disk says only its status: the disk tells.
+        if failure != nil, machine || storeDiskIsFull(storePath) { result.couldNotRun = true }
         if let signal = Interruption.received, failure != nil {
             result.interrupted = Interruption.name(signal)
             failure = CheckResult(name: "upgrade", passed: false, message: "interrupted: fixturekit received \(Interruption.name(signal))")
@@ -267,6 +288,12 @@ public enum Upgrade {
         stages.close()
         try restore(&result, after: failure, marker: &marker, options: options, backups: backups)
         return result
+    }
+
+    /// Whether the file system holding the store is (nearly) full.
+    static func storeDiskIsFull(_ storePath: String) -> Bool {
+        guard let free = try? POSIX.availableSpace(at: AtomicFile.parentFolder(of: storePath)) else { return false }
+        return free < ScratchFolder.fullBelow
     }
 
     /// Ends the run before anything of the store changed, when SIGINT or SIGTERM came.

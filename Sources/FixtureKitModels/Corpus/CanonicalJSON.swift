@@ -44,6 +44,8 @@ extension JSONDecoderFactory {
             return text
         }
         switch error {
+        case let fault as JSONSyntax.Fault:
+            return fault.description
         case DecodingError.keyNotFound(let key, let context):
             return "\(path(context.codingPath + [key])) is missing"
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):

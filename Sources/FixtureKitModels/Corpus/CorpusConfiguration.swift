@@ -162,7 +162,8 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         }
         let object: Any
         do { object = try JSONSerialization.jsonObject(with: Data(bytes)) } catch {
-            throw fail("not valid JSON")
+            // JSONSyntax refuses, with its place, everything Foundation is known to refuse.
+            throw fail("not valid JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] ?? error.localizedDescription)")
         }
         guard let dictionary = object as? [String: Any] else { throw fail("not a JSON object") }
         if let unknown = dictionary.keys.filter({ !knownKeys.contains($0) }).sorted().first {

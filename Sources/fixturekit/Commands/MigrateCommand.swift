@@ -57,7 +57,7 @@ struct MigrateCommand: Command {
         try MigrationRunner.checkTemporaryFolder()
         if let junit { try MigrationRunner.checkReportFile(junit, what: "write JUnit report") }
         if let html { try MigrationRunner.checkReportFile(html, what: "write HTML report") }
-        if json, fcntl(STDOUT_FILENO, F_GETFL) < 0 {
+        if json, console.standardOutputIsClosed {
             throw FixtureKitError(what: "write JSON report", path: "stdout", why: "not open", hint: "nothing was run")
         }
         if console.handlesSignals { Interruption.install() }
@@ -77,7 +77,7 @@ struct MigrateCommand: Command {
         if let html { try report.writeHTML(to: html, configuration: config) }
         if json {
             console.output(Formatting.json(report))
-            if let code = console.outputError {
+            if let code = console.takeOutputFailure() {
                 throw FixtureKitError(what: "write JSON report", path: "stdout", why: FileSystemError("write", path: "stdout", errno: code).reason)
             }
         }

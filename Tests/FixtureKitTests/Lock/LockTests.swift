@@ -178,6 +178,23 @@ import Testing
             """)
     }
 
+    /// A stage outside the corpus, named by its absolute path, is shown as that
+    /// path, never glued to the corpus' (`MigrationFixtures//tmp/...`).
+    @Test func aStageOutsideTheCorpusIsNamedByItsOwnPath() throws {
+        let notes = try Self.locked()
+        let outside = try notes.folder.write("elsewhere/outside.sql", NotesCorpus.stage1to2)
+        try notes.writeConfig { object in
+            object["stages"] = [
+                ["from": "1.0.0", "to": "2.0.0", "sql": outside],
+                ["from": "2.0.0", "to": "3.0.0", "exec": ["migrations/2.0.0-3.0.0.sh"]],
+            ]
+        }
+        let verify = fixturekit("verify", "--quiet", notes.corpus)
+        #expect(verify.status == 1)
+        #expect(verify.standardError.hasPrefix("fixturekit: verify: \(outside): not locked: 2.0.0 shipped with it"), "\(verify.standardError)")
+        #expect(!verify.standardError.contains("//"), "\(verify.standardError)")
+    }
+
     @Test func forceRewritesAndTheLockDiffIsOneLinePerFact() throws {
         let notes = try Self.locked()
         let fixture = notes.corpus + "/1.0.0"
