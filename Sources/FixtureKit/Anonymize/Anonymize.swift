@@ -256,12 +256,13 @@ public enum Anonymizer {
         return report
     }
 
-    /// What helps with a leak, by where it was found.
+    /// What was found, with the bytes around it, and what helps, by where it was found.
     static func hint(for hit: LeakHit) -> String {
-        if hit.foundIn != nil { return "another column keeps the same values: give it a rule too" }
-        if hit.page == nil { return "a file of the store set holds it (Core Data's external data): give its attribute a rule, or leave the file out" }
-        if hit.pageType?.hasPrefix("index") == true { return "an index on expressions holds it: give the columns it is computed from a rule" }
-        return FixtureKitError.Remedy.keepRejectedOutput.text
+        let found = hit.surroundings.map { $0 + "; " } ?? ""
+        if let foundIn = hit.foundIn { return found + "give \(foundIn) a rule too" }
+        if hit.page == nil { return found + "a file of the store set holds it (Core Data's external data): give its attribute a rule, or leave the file out" }
+        if hit.pageType?.hasPrefix("index") == true { return found + "an index on expressions holds it: give the columns it is computed from a rule" }
+        return found + FixtureKitError.Remedy.keepRejectedOutput.text
     }
 
     /// Moves (or, across file systems, copies) a rejected store to `path`,

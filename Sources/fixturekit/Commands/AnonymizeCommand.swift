@@ -87,9 +87,12 @@ enum AnonymizationText {
         let scan = report.leakScan
         var searched = "leak scan: \(Formatting.count(scan.valuesSearched, "replaced value")) searched in \(Formatting.count(scan.files.count, "file")) (\(Formatting.bytes(scan.bytes)))"
         if !scan.tablesRead.isEmpty { searched += " and \(Formatting.count(scan.tablesRead.count, "table")) read whole" }
+        if scan.valuesSearched > 0 { searched += ", those under \(scan.wholeValueBytes) bytes as whole values" }
         guard scan.hitCount > 0 else {
-            let spanning = scan.spanning > 0 ? " (\(Formatting.count(scan.spanning, "match", "matches")) across two values: no leak)" : ""
-            return lines + [searched + ": none found" + spanning]
+            var notes: [String] = []
+            if scan.embedded > 0 { notes.append("\(Formatting.count(scan.embedded, "match", "matches")) of a short value inside a longer word or number") }
+            if scan.spanning > 0 { notes.append("\(Formatting.count(scan.spanning, "match", "matches")) across two values") }
+            return lines + [searched + ": none found" + (notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ": no leak)")]
         }
         lines.append(searched + ": \(Formatting.count(scan.hitCount, "hit")) found")
         for hit in scan.hits { lines.append("  " + hit.summary) }
