@@ -60,9 +60,13 @@ public enum Verifier {
                 results.append(FolderVerification(
                     path: path, verifiedFiles: 0, verifiedBytes: 0,
                     problems: leftovers.map { leftover in
-                        VerificationProblem(
-                            kind: .unlisted, file: leftover,
-                            detail: "left by an interrupted run; it may hold data the fixture no longer has (a store before anonymization): run the command again, or remove it")
+                        leftover.hasSuffix(FixtureReplacement.journalSuffix)
+                            ? VerificationProblem(
+                                kind: .unlisted, file: leftover,
+                                detail: "left by an interrupted run: a replacement of a fixture, its archives and its lock lines, decided and not finished: `fixturekit lock` finishes it")
+                            : VerificationProblem(
+                                kind: .unlisted, file: leftover,
+                                detail: "left by an interrupted run; it may hold data the fixture no longer has (a store before anonymization): run the command again, or remove it")
                     }))
             }
             // The lock against the corpus as a whole (each fixture and archive
@@ -134,11 +138,12 @@ public enum Verifier {
     }
 
     /// The hidden work folders directly in `corpus` that a run killed half-way
-    /// left (`.1.0.0.tmp`, `.1.0.0.old`, as ``FixtureFolder`` names them), bytewise.
+    /// left (`.1.0.0.tmp`, `.1.0.0.old`, as ``FixtureFolder`` names them, and
+    /// `.1.0.0.commit`, a ``FixtureReplacement``'s journal), bytewise.
     static func leftoverFolders(in corpus: String) -> [String] {
         let names = ((try? POSIX.listDirectory(corpus)) ?? []).map { String(pathBytes: $0) }
         return names.filter { name in
-            guard name.hasPrefix("."), name.hasSuffix(".tmp") || name.hasSuffix(".old"), name.count > 5,
+            guard name.hasPrefix("."), name.hasSuffix(".tmp") || name.hasSuffix(".old") || name.hasSuffix(FixtureReplacement.journalSuffix), name.count > 5,
                   let info = try? POSIX.lstat(corpus.appendingPath(name)) else { return false }
             return (info.st_mode & S_IFMT) == S_IFDIR
         }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }

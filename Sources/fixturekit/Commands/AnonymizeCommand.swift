@@ -7,7 +7,7 @@ struct AnonymizeCommand: Command {
     static let rules = Option<String>.required("--rules", value: "FILE", help: "The rules file.", completion: .file)
     static let output = Option<String?>("--output", "-o", value: "FILE", help: "Where a store's anonymized copy goes (required for a store).", completion: .file)
     static let keepFailed = Option<String?>("--keep-failed", value: "DIR", help: "Keep an output the leak scan rejects in DIR (mode 0600), for inspection.", completion: .folder)
-    static let force = Flag("--force", help: "Replace an existing --output file; rewrite a fixture that fixturekit.lock locks, and its lines.")
+    static let force = Flag("--force", help: "Replace an existing --output file; rewrite a fixture that fixturekit.lock locks, its archives and its lines.")
     static let configuration = CommandConfiguration(
         name: "anonymize",
         abstract: "Rewrite the columns the rules name, and prove no replaced value is left in the bytes.",
@@ -66,6 +66,11 @@ struct AnonymizeCommand: Command {
             throw error
         }
         for line in AnonymizationText.lines(report) { console.info(line) }
+        for archive in report.archives ?? [] {
+            console.message(archive.sha256 == nil
+                ? "\(archive.archive): removed: pack cannot write its format again (pack the fixture to archive it anew)"
+                : "\(archive.archive): rebuilt from the anonymized fixture")
+        }
         for line in LockText.report(report.lock ?? [], lock: LockText.lockPath(besideFixture: path)) { console.message(line) }
         if json { console.output(Formatting.json(report)) }
         return .success
