@@ -14,11 +14,14 @@ struct AnonymizeCommand: Command {
         discussion: """
             PATH is a store (written anonymized to --output FILE, never in place) or a fixture folder
             (rewritten through a staging copy, manifest.json and SHA256SUMS included, and replaced
-            whole). The secret key is read from the environment variable the rules name (keyEnv,
+            whole, with the archives of its version rebuilt and its lock lines rewritten in one
+            step). The secret key is read from the environment variable the rules name (keyEnv,
             default FIXTUREKIT_ANON_KEY). The output is one checkpointed file without sidecars, in WAL
             mode when the store was. The leak scan then searches every byte of it, and every value of
-            the tables SQLite splits over pages, for every replaced value (and every run of 32 bytes
-            of a longer one): a hit exits 1, named by table, column and row, or by offset and page.
+            the tables SQLite splits over pages, for every replaced value: a short one where it stands
+            whole (a cell, a word, an index key), a longer one anywhere, every run of 32 bytes of a
+            long one. A hit exits 1, named by table, column, row and the bytes around it, or by offset
+            and page.
             """,
         arguments: [path.erased],
         options: [rules.erased, output.erased, force.erased, keepFailed.erased, Shared.json.erased]
