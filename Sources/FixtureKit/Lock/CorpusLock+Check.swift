@@ -76,34 +76,29 @@ enum LockCheck {
 
     // MARK: - An archive
 
-    /// An archive against the fixture folder of its version, when the corpus has
-    /// one (``folderProblems(ofArchive:sumsBytes:)``, with or without a lock);
-    /// against its `archive` line, and when its version has no folder in
+    /// An archive against its `archive` line, and when its version has no folder in
     /// the corpus, its `SHA256SUMS` (and with `deep`, its store's content) against
     /// the version's `sums` (and `content`) line. `file` of each problem is the
     /// archive's name.
     static func archiveProblems(_ archive: String, digest: @autoclosure () -> SHA256Digest?, sumsBytes: @autoclosure () -> [UInt8]?, deep: Bool) -> [VerificationProblem] {
-        let sumsBytes = sumsBytes()
-        // The folder of its version, with or without a lock: the same fixture.
-        let folder = folderProblems(ofArchive: archive, sumsBytes: sumsBytes)
-        guard let (corpus, name, loaded) = lock(around: archive) else { return folder }
+        guard let (corpus, name, loaded) = lock(around: archive) else { return [] }
         let configuration = try? CorpusConfiguration.load(corpus.appendingPath(CorpusConfiguration.fileName))
-        guard let version = CorpusFacts.archiveVersion(name, configuration: configuration) else { return folder }
+        guard let version = CorpusFacts.archiveVersion(name, configuration: configuration) else { return [] }
         let lock: CorpusLock
         switch loaded {
         case .success(let read): lock = read
-        case .failure(let error): return folder + [VerificationProblem(kind: .lock, file: name, detail: "cannot be checked against fixturekit.lock: \(error.why)")]
+        case .failure(let error): return [VerificationProblem(kind: .lock, file: name, detail: "cannot be checked against fixturekit.lock: \(error.why)")]
         }
         guard let locked = lock.digests[CorpusLock.Fact(.archive, version, name)] else {
-            return folder + [VerificationProblem(kind: .lock, file: name, detail: "not locked: fixturekit.lock has no archive line for it (\(FixtureKitError.Remedy.lockAfterReview.text))")]
+            return [VerificationProblem(kind: .lock, file: name, detail: "not locked: fixturekit.lock has no archive line for it (\(FixtureKitError.Remedy.lockAfterReview.text))")]
         }
-        var problems = folder
+        var problems: [VerificationProblem] = []
         if let actual = digest(), actual != locked {
             problems.append(VerificationProblem(kind: .lock, file: name, detail: changed(version), expected: locked.hex, actual: actual.hex))
         }
         // A version kept as its archive alone: the archive's SHA256SUMS is the fixture's.
         guard !FixtureLocator.isFolder(corpus.appendingPath(version)) else { return problems }
-        if let lockedSums = lock.digests[CorpusLock.Fact(.sums, version)], let bytes = sumsBytes, let actual = try? SHA256.hash(bytes), actual != lockedSums {
+        if let lockedSums = lock.digests[CorpusLock.Fact(.sums, version)], let bytes = sumsBytes(), let actual = try? SHA256.hash(bytes), actual != lockedSums {
             problems.append(VerificationProblem(kind: .lock, file: name, detail: "its SHA256SUMS " + changed(version), expected: lockedSums.hex, actual: actual.hex))
         }
         if deep, let lockedContent = lock.digests[CorpusLock.Fact(.content, version)] {

@@ -5,9 +5,9 @@ import FixtureKitModels
 extension LockCheck {
     /// An archive beside the fixture folder of its version (`App-1.0.0.tar.zst`
     /// and `1.0.0/`) must hold the same fixture: the same files with the same
-    /// digests, which the `SHA256SUMS` inside it and the folder's say. A
-    /// difference names both, and the files that differ. Checked with or
-    /// without a `fixturekit.lock`; `file` of the problem is the archive's name.
+    /// digests, as the `SHA256SUMS` inside it and the folder's say (`status` shows
+    /// the same differences). A difference names both, and the files that differ.
+    /// Checked with or without a `fixturekit.lock`; `file` of the problem is the archive's name.
     static func folderProblems(ofArchive archive: String, sumsBytes: [UInt8]?) -> [VerificationProblem] {
         guard let (corpus, name) = locate(archive), let sumsBytes else { return [] }
         let configPath = corpus.appendingPath(CorpusConfiguration.fileName)
@@ -16,24 +16,33 @@ extension LockCheck {
         // A folder without a readable SHA256SUMS is reported by its own verification.
         guard FixtureLocator.isFolder(corpus.appendingPath(version)),
               let folderBytes = try? POSIX.readFile(corpus.appendingPath(version).appendingPath(SHA256Sums.fileName)) else { return [] }
+        let differences = Self.differences(folder: SHA256Sums(parsing: folderBytes), archive: SHA256Sums(parsing: sumsBytes))
+        guard !differences.isEmpty else { return [] }
         let folder = sibling(of: archive, named: version)
-        let inArchive = digests(SHA256Sums(parsing: sumsBytes)), inFolder = digests(SHA256Sums(parsing: folderBytes))
-        guard inArchive != inFolder else { return [] }
-        let differing = Set(inArchive.keys).union(inFolder.keys).filter { inArchive[$0] != inFolder[$0] }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-        let shown = differing.prefix(3).joined(separator: ", ") + (differing.count > 3 ? " and \(differing.count - 3) more" : "")
+        var shown = differences.prefix(3).joined(separator: "; ")
+        if differences.count > 3 { shown += "; and \(differences.count - 3) more" }
         return [VerificationProblem(
-            kind: .lock, file: name,
-            detail: "holds another fixture than the folder \(folder): \(differing.count == 1 ? "1 file differs" : "\(differing.count) files differ") (\(shown))",
-            hint: "one was rewritten without the other: pack the folder again (`fixturekit pack --force \(folder)`), or unpack the archive over it")]
+            kind: .lock, file: name, detail: "differs from its folder \(folder): \(shown)",
+            hint: FixtureKitError.Remedy.packAgain(folder: folder).text)]
+    }
+
+    /// How an archive's SHA256SUMS differs from its folder's, file by file in
+    /// bytewise order: `App.sqlite: other contents`, `x: only in the folder`.
+    static func differences(folder: SHA256Sums, archive: SHA256Sums) -> [String] {
+        let inFolder = Dictionary(folder.entries.map { ($0.path, $0.digest) }, uniquingKeysWith: { first, _ in first })
+        let inArchive = Dictionary(archive.entries.map { ($0.path, $0.digest) }, uniquingKeysWith: { first, _ in first })
+        return Set(inFolder.keys).union(inArchive.keys).sorted().compactMap { path in
+            switch (inFolder[path], inArchive[path]) {
+            case let (here?, there?): here == there ? nil : "\(path): other contents"
+            case (.some, nil): "\(path): only in the folder"
+            case (nil, .some): "\(path): only in the archive"
+            case (nil, nil): nil
+            }
+        }
     }
 
     /// The file or folder `name` beside `path`, as the user named `path`: a bare name beside a bare name.
     static func sibling(of path: String, named name: String) -> String {
         path.contains("/") ? AtomicFile.parentFolder(of: path).appendingPath(name) : name
-    }
-
-    /// Path to digest, as a SHA256SUMS lists them.
-    private static func digests(_ sums: SHA256Sums) -> [String: SHA256Digest] {
-        Dictionary(sums.entries.map { ($0.path.description, $0.digest) }, uniquingKeysWith: { first, _ in first })
     }
 }

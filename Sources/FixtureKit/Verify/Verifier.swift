@@ -63,7 +63,8 @@ public enum Verifier {
                         leftover.hasSuffix(FixtureReplacement.journalSuffix)
                             ? VerificationProblem(
                                 kind: .unlisted, file: leftover,
-                                detail: "left by an interrupted run: a replacement of a fixture, its archives and its lock lines, decided and not finished: `fixturekit lock` finishes it")
+                                detail: "left by an interrupted run: a replacement of a fixture, its archives and its lock lines, decided and not finished",
+                                hint: FixtureKitError.Remedy.finishReplacement.text)
                             : VerificationProblem(
                                 kind: .unlisted, file: leftover,
                                 detail: "left by an interrupted run; it may hold data the fixture no longer has (a store before anonymization): run the command again, or remove it")
@@ -98,7 +99,8 @@ public enum Verifier {
     }
 
     /// An archive read once against the SHA256SUMS inside it; its detached `.sha256`
-    /// beside it, when there is one; and what the corpus' lock records of it.
+    /// beside it, when there is one; what the corpus' lock records of it; and the
+    /// fixture folder of its version beside it, which must hold the same files.
     static func verifyArchive(_ archive: String, deep: Bool, progress: WorkProgress? = nil) throws(FixtureKitError) -> FolderVerification {
         let metadata = try ArchiveMetadata.read(archive, what: "verify", progress: progress)
         var result = metadata.contents.verification
@@ -107,6 +109,8 @@ public enum Verifier {
         let digest = Memo { (try? FileHasher())?.digestIfReadable(archive) }
         if let problem = checksumFileProblem(archive, name: name, digest: digest.value) { result.problems.append(problem) }
         result.problems += LockCheck.archiveProblems(archive, digest: digest.value, sumsBytes: metadata.sumsBytes, deep: deep)
+        // The folder of its version, when the corpus has one: the same fixture.
+        result.problems += LockCheck.folderProblems(ofArchive: archive, sumsBytes: metadata.sumsBytes)
         return result
     }
 
