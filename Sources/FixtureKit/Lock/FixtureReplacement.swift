@@ -135,8 +135,11 @@ enum FixtureReplacement {
         while flock(fd, LOCK_EX) != 0 {
             guard errno == EINTR else { throw FixtureKitError(what: what, failed: FileSystemError("flock", path: journal, errno: errno)) }
         }
-        // Finished by the run that held the lock before this one.
-        guard let expected = try? POSIX.readFile(journal.appendingPath(SHA256Sums.fileName)) else { return [] }
+        // Finished, by the run that held the lock before this one or by one killed as it removed the journal.
+        guard let expected = try? POSIX.readFile(journal.appendingPath(SHA256Sums.fileName)) else {
+            ScratchFolder.remove(journal)
+            return []
+        }
         let parent = AtomicFile.parentFolder(of: journal)
         try wrap(what) { () throws(FileSystemError) in
             let staging = FixtureFolder.stagingPath(for: target)
