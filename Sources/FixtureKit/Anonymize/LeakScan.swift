@@ -7,7 +7,9 @@ import FixtureKitSQLite
 import FixtureKitModels
 
 /// The leak scan of an anonymized output: proof that no replaced value, and no
-/// run of ``PatternIndex/runBytes`` bytes of one, is left in it.
+/// run of ``PatternIndex/runBytes`` bytes of one, is left in it; a value shorter
+/// than ``wholeValueBytes(storeBytes:values:)`` counts only where it stands
+/// whole (``WholeValue``: a cell, a word, an index key).
 ///
 /// Two passes, each over every batch of replaced values:
 /// - the **raw pass** (``LeakScanner``) reads every byte of every file of the
@@ -30,7 +32,12 @@ import FixtureKitModels
 /// value holds spans two values, or a value and the structure around it: it is
 /// counted as ``LeakScanReport/spanning``, no leak. A match anywhere else (a
 /// free page, an index on expressions, whose values SQL does not read, a file
-/// that is not the store) is a leak, named by file, offset and page.
+/// that is not the store) is a leak, named by file, offset and page; a short
+/// value's there is judged by the record of the page it lies in
+/// (``BTreePageCells``), or by the bytes around it.
+///
+/// A column the rules set to `null` is never searched for its own replaced
+/// values: what it holds, its rule's `where` kept on purpose.
 ///
 /// A pattern found inside a value the rules wrote, or in the schema, is no leak
 /// (a fake name that is also a real one, a shifted date that is another row's):
