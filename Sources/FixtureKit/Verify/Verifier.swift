@@ -62,9 +62,14 @@ public enum Verifier {
                 results.append(FolderVerification(
                     path: path, verifiedFiles: 0, verifiedBytes: 0,
                     problems: leftovers.map { leftover in
-                        VerificationProblem(
-                            kind: .unlisted, file: leftover,
-                            detail: "left by an interrupted run; it may hold data the fixture no longer has (a store before anonymization): run the command again, or remove it")
+                        leftover.hasSuffix(FixtureReplacement.journalSuffix)
+                            ? VerificationProblem(
+                                kind: .unlisted, file: leftover,
+                                detail: "left by an interrupted run: a replacement of a fixture, its archives and its lock lines, decided and not finished",
+                                hint: FixtureKitError.Remedy.finishReplacement.text)
+                            : VerificationProblem(
+                                kind: .unlisted, file: leftover,
+                                detail: "left by an interrupted run; it may hold data the fixture no longer has (a store before anonymization): run the command again, or remove it")
                     }))
             }
             // The lock against the corpus as a whole (each fixture and archive
@@ -105,8 +110,9 @@ public enum Verifier {
     /// An archive read once against the SHA256SUMS inside it; when that holds,
     /// its fixture's checks beyond its checksums, the same as a folder's, on what
     /// the scan wrote of its files into a private folder (``CheckedFilesSink``);
-    /// its detached `.sha256` beside it, when there is one; and what the corpus'
-    /// lock records of it.
+    /// its detached `.sha256` beside it, when there is one; what the corpus'
+    /// lock records of it; and the fixture folder of its version beside it, which
+    /// must hold the same files.
     static func verifyArchive(_ archive: String, deep: Bool, progress: WorkProgress? = nil) throws(FixtureKitError) -> FolderVerification {
         let scratch: ScratchFolder
         let files: CheckedFilesSink
@@ -131,6 +137,8 @@ public enum Verifier {
         let digest = Memo { (try? FileHasher())?.digestIfReadable(archive) }
         if let problem = checksumFileProblem(archive, name: name, digest: digest.value) { result.problems.append(problem) }
         result.problems += LockCheck.archiveProblems(archive, digest: digest.value, sumsBytes: metadata.sumsBytes, deep: deep)
+        // The folder of its version, when the corpus has one: the same fixture.
+        result.problems += LockCheck.folderProblems(ofArchive: archive, sumsBytes: metadata.sumsBytes)
         return result
     }
 
@@ -162,11 +170,12 @@ public enum Verifier {
     }
 
     /// The hidden work folders directly in `corpus` that a run killed half-way
-    /// left (`.1.0.0.tmp`, `.1.0.0.old`, as ``FixtureFolder`` names them), bytewise.
+    /// left (`.1.0.0.tmp`, `.1.0.0.old`, as ``FixtureFolder`` names them, and
+    /// `.1.0.0.commit`, a ``FixtureReplacement``'s journal), bytewise.
     static func leftoverFolders(in corpus: String) -> [String] {
         let names = ((try? POSIX.listDirectory(corpus)) ?? []).map { String(pathBytes: $0) }
         return names.filter { name in
-            guard name.hasPrefix("."), name.hasSuffix(".tmp") || name.hasSuffix(".old"), name.count > 5,
+            guard name.hasPrefix("."), name.hasSuffix(".tmp") || name.hasSuffix(".old") || name.hasSuffix(FixtureReplacement.journalSuffix), name.count > 5,
                   let info = try? POSIX.lstat(corpus.appendingPath(name)) else { return false }
             return (info.st_mode & S_IFMT) == S_IFDIR
         }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
