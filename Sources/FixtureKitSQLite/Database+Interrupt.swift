@@ -24,6 +24,10 @@ extension Database {
     /// received SIGINT or SIGTERM), it calls `sqlite3_interrupt`, which "is safe to call from a
     /// different thread" and makes the statement running fail with
     /// `SQLITE_INTERRUPT` (<https://www.sqlite.org/c3ref/interrupt.html>).
+    /// SQLite forgets an interrupt that comes while no statement runs (the next
+    /// statement to start clears it), so from then on the watchdog interrupts
+    /// again at each interval until `body` returns: a statement that starts
+    /// after it, or between two others, is interrupted too.
     /// The watchdog is stopped before this returns.
     /// - Returns: what `body` gave or threw, and why the connection was interrupted, if it was.
     package func withWatchdog<T, E: Error>(deadline: ContinuousClock.Instant?, cancellation: Cancellation?, _ body: () throws(E) -> T) -> (Result<T, E>, WatchdogStop?) {
@@ -51,20 +55,23 @@ extension Database {
         }
 
         func run(deadline: ContinuousClock.Instant?) {
+            var interrupting = false
             while !done.load(ordering: .acquiring) {
-                let reason: WatchdogStop?
-                if let cancelled = cancellation?.reason {
-                    reason = .cancelled(cancelled)
-                } else if let deadline, ContinuousClock.now >= deadline {
-                    reason = .deadline
-                } else {
-                    reason = nil
+                if !interrupting {
+                    let reason: WatchdogStop?
+                    if let cancelled = cancellation?.reason {
+                        reason = .cancelled(cancelled)
+                    } else if let deadline, ContinuousClock.now >= deadline {
+                        reason = .deadline
+                    } else {
+                        reason = nil
+                    }
+                    if let reason {
+                        stopped.withLock { $0 = reason }
+                        interrupting = true
+                    }
                 }
-                if let reason {
-                    stopped.withLock { $0 = reason }
-                    sqlite3_interrupt(handle)
-                    return
-                }
+                if interrupting { sqlite3_interrupt(handle) }
                 usleep(Database.watchdogInterval)
             }
         }

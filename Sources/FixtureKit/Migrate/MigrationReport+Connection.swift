@@ -18,12 +18,12 @@ extension MigrationReport {
     /// Each stage the paths ran, once, with the settings it ran with, in the
     /// order the paths ran them: every path of the matrix ran its stages so.
     public var stageConnections: [(stage: String, connection: ConnectionSettings)] {
-        var seen: [(stage: String, connection: ConnectionSettings)] = []
+        var seen: [(stage: CheckKind, connection: ConnectionSettings)] = []
         for check in paths.flatMap(\.checks) {
-            guard let connection = check.connection, !seen.contains(where: { $0.stage == check.name && $0.connection == connection }) else { continue }
-            seen.append((check.name, connection))
+            guard let connection = check.connection, !seen.contains(where: { $0.stage == check.kind && $0.connection == connection }) else { continue }
+            seen.append((check.kind, connection))
         }
-        return seen
+        return seen.map { ($0.stage.name, $0.connection) }
     }
 
     /// The HTML page's section on the stages' connections, and the warnings of

@@ -281,7 +281,10 @@ public enum Upgrade {
         // What failed for want of the machine (a full disk, an I/O error) holds its error;
         // a stage program that failed on a full disk says only its status: the disk tells.
         if failure != nil, result.checks.contains(where: \.couldNotRun) || storeDiskIsFull(storePath) { result.couldNotRun = true }
-        if let reason = options.cancellation?.reason, failure != nil {
+        // Cancelled before the outcome is settled: the checks that were to run
+        // did not all run (a statement interrupted, the values not compared),
+        // so the migration is not kept, even when those that ran passed.
+        if let reason = options.cancellation?.reason {
             result.interrupted = reason.name
             failure = CheckResult(.upgrade, passed: false, message: "interrupted: \(reason)")
         }
