@@ -281,10 +281,11 @@ public enum Upgrade {
         // What failed for want of the machine (a full disk, an I/O error) holds its error;
         // a stage program that failed on a full disk says only its status: the disk tells.
         if failure != nil, result.checks.contains(where: \.couldNotRun) || storeDiskIsFull(storePath) { result.couldNotRun = true }
-        // Cancelled before the outcome is settled: the checks that were to run
-        // did not all run (a statement interrupted, the values not compared),
-        // so the migration is not kept, even when those that ran passed.
-        if let reason = options.cancellation?.reason {
+        // Cancelled while the stages or the checks ran: what failed failed for it,
+        // or the values were not compared for it (the checks before them done too
+        // soon to be interrupted); either way the migration is not kept. Once every
+        // check has passed, a cancellation does not undo the upgrade.
+        if let reason = options.cancellation?.reason, failure != nil || (options.compareValues && !result.valuesCompared) {
             result.interrupted = reason.name
             failure = CheckResult(.upgrade, passed: false, message: "interrupted: \(reason)")
         }
