@@ -24,15 +24,16 @@ enum ExitCode: Int32, Comparable {
 
     init(_ category: FixtureKitError.Category) {
         if category == .interrupted {
-            self = .interrupted
+            // What the library stopped on: the cancellation the signals cancel.
+            self = .interrupted(by: Interruption.cancellation.reason)
             return
         }
         self = ExitCode(rawValue: category.rawValue) ?? .couldNotWork
     }
 
-    /// The status of a run that stopped on the signal fixturekit received.
-    static var interrupted: ExitCode {
-        Interruption.received == SIGTERM ? .interruptedBySIGTERM : .interruptedBySIGINT
+    /// The status of a run that stopped on `reason`: 143 for SIGTERM, 130 for SIGINT (and any other).
+    static func interrupted(by reason: Cancellation.Reason?) -> ExitCode {
+        reason == .signal(SIGTERM) ? .interruptedBySIGTERM : .interruptedBySIGINT
     }
 
     var isInterruption: Bool { self == .interruptedBySIGINT || self == .interruptedBySIGTERM }

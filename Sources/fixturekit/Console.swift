@@ -195,6 +195,25 @@ extension Console {
         return code
     }
 
+    /// Checks, before a long run, that stdout is open for the report it ends
+    /// with, so that a run is not wasted on a report nobody can read.
+    /// - Throws: ``OutputFailure``: `write JSON report: stdout: not open (hint: nothing was run)`.
+    func requireStandardOutput(for what: String) throws(OutputFailure) {
+        guard standardOutputIsClosed else { return }
+        throw OutputFailure(what: what, why: "not open", hint: "nothing was run")
+    }
+
+    /// Writes a report on stdout; a write that fails is the command's own
+    /// failure (``settle(_:)`` then says nothing more of it), but for a reader
+    /// that closed the pipe, which ends the tool as any output does.
+    /// - Throws: ``OutputFailure``: `write JSON report: stdout: no space left on device`.
+    func outputReport(_ text: String, what: String) throws(OutputFailure) {
+        output(text, terminated: false)
+        if let code = takeOutputFailure() {
+            throw OutputFailure(what: what, why: FileSystemError("write", path: "stdout", errno: code).reason)
+        }
+    }
+
     /// The command's exit status once its output is settled: a write to stdout
     /// or stderr that failed makes it 2 (``ExitCode/couldNotWork``), with one line
     /// on stderr when stderr still works (`fixturekit: write output: stdout: no space
@@ -228,6 +247,18 @@ extension Console {
             if fd != STDIN_FILENO { closed.insert(fd) }
         }
         return closed
+    }
+}
+
+/// A report that could not be written on stdout: one line, exit status 2.
+struct OutputFailure: FixtureKitFailure {
+    var what: String
+    var path: String? { "stdout" }
+    var why: String
+    var hint: String?
+
+    init(what: String, why: String, hint: String? = nil) {
+        (self.what, self.why, self.hint) = (what, why, hint)
     }
 }
 

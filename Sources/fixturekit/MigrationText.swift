@@ -12,7 +12,7 @@ enum MigrationText {
         for (stage, connection) in report.stageConnections { add("migrate: \(stage) ran with \(connection.summary)") }
         let width = report.paths.map { label($0).count }.max() ?? 0
         for result in report.paths {
-            let stages = result.checks.filter { $0.name.hasPrefix("stage ") }.count
+            let stages = result.checks.filter(\.kind.isStage).count
             let status = result.passed ? "PASS" : result.couldNotRun == true ? "ERROR" : "FAIL"
             add("\(status)  \(label(result).padding(toLength: width, withPad: " ", startingAt: 0))  \(Formatting.count(stages, "stage")), \(String(format: "%.2f", result.seconds)) s (data diff \(String(format: "%.2f", result.preservationSeconds)) s)", !result.passed)
             // A stage that passed may still have had to end processes it left.
@@ -51,17 +51,20 @@ enum MigrationText {
     static func times(_ result: PathResult) -> String? {
         var parts: [String] = []
         var configured: Double?
-        let builtIn = ["integrity_check", "foreign_key_check", "user_version", "row counts", "data preserved"]
         func seconds(_ value: Double) -> String { String(format: "%.2f s", value) }
         for check in result.checks {
             guard let time = check.seconds else { continue }
-            switch check.name {
-            case "fixture \(result.source) verifies": parts.append("verify and copy " + seconds(time))
-            case "data preserved": parts.append("data diff " + seconds(time))
-            case "user_version", "row counts": continue
-            case let name where name.hasPrefix("stage ") || builtIn.contains(name): parts.append("\(name) " + seconds(time))
-            case let name where name.hasPrefix("schema matches "): parts.append("schema " + seconds(time))
-            default: configured = (configured ?? 0) + time
+            switch check.kind {
+            case .fixtureVerifies where check.passed: parts.append("verify and copy " + seconds(time))
+            case .dataPreserved: parts.append("data diff " + seconds(time))
+            case .userVersion, .rowCounts: continue
+            case .stage, .integrity, .foreignKeys: parts.append("\(check.name) " + seconds(time))
+            case .schema: parts.append("schema " + seconds(time))
+            // With the configuration's checks: what ended a path early (a fixture
+            // that did not verify, a copy that failed, a store that could not be
+            // read), and the checks of lint and probes.
+            case .fixtureVerifies, .copyFixture, .chainOfStages, .openMigratedStore, .readMigratedStore, .lockMigratedStore, .version, .configured, .upgrade, .lint, .probe:
+                configured = (configured ?? 0) + time
             }
         }
         if let configured { parts.append("checks " + seconds(configured)) }

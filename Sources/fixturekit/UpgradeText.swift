@@ -14,7 +14,7 @@ enum UpgradeText {
             lines.append("backup: \(backup.path): \(Formatting.count(backup.files.count, "file")), \(Formatting.bytes(backup.bytes)) packed into \(Formatting.bytes(backup.size)), verified")
         }
         for check in result.checks {
-            let time = check.name == Upgrade.dataCheckName ? result.preservationSeconds.map { " (data diff \(String(format: "%.2f", $0)) s)" } ?? "" : ""
+            let time = check.kind == .dataPreserved ? result.preservationSeconds.map { " (data diff \(String(format: "%.2f", $0)) s)" } ?? "" : ""
             lines.append("\(check.passed ? "PASS" : "FAIL")  \(check.name)\(time)")
             // A stage that passed may still have had to end processes it left.
             for text in (check.message ?? (check.passed ? "" : "failed")).split(separator: "\n") { lines.append("      \(text)") }
@@ -24,7 +24,7 @@ enum UpgradeText {
             if let connection = check.connection { lines.append("      connection: \(connection.summary)") }
         }
         if result.outcome == .upgraded, !result.valuesCompared {
-            lines.append("SKIP  \(Upgrade.dataCheckName): values were not compared with the backup (--no-data-diff)")
+            lines.append("SKIP  \(CheckKind.dataPreserved.name): values were not compared with the backup (--no-data-diff)")
         }
         if let restore = result.restore { lines += self.lines(restore) }
         switch result.outcome {

@@ -18,12 +18,12 @@ extension MigrationReport {
     /// Each stage the paths ran, once, with the settings it ran with, in the
     /// order the paths ran them: every path of the matrix ran its stages so.
     public var stageConnections: [(stage: String, connection: ConnectionSettings)] {
-        var seen: [(stage: String, connection: ConnectionSettings)] = []
+        var seen: [(stage: CheckKind, connection: ConnectionSettings)] = []
         for check in paths.flatMap(\.checks) {
-            guard let connection = check.connection, !seen.contains(where: { $0.stage == check.name && $0.connection == connection }) else { continue }
-            seen.append((check.name, connection))
+            guard let connection = check.connection, !seen.contains(where: { $0.stage == check.kind && $0.connection == connection }) else { continue }
+            seen.append((check.kind, connection))
         }
-        return seen
+        return seen.map { ($0.stage.name, $0.connection) }
     }
 
     /// The HTML page's section on the stages' connections, and the warnings of
@@ -34,7 +34,7 @@ extension MigrationReport {
         var html = "<section aria-labelledby=\"connections\">\n<h2 id=\"connections\">Stages' connections</h2>\n"
         html += "<p class=\"legend\">The settings each stage ran with, in every path that ran it.</p>\n<ul class=\"diff\">\n"
         for (stage, connection) in stages {
-            html += "<li><code class=\"name\">\(HTML.escape(stage))</code>: <code>\(HTML.escape(connection.summary))</code></li>\n"
+            html += "<li><code class=\"name\">\(Markup.html.escape(stage))</code>: <code>\(Markup.html.escape(connection.summary))</code></li>\n"
         }
         html += "</ul>\n"
         let warned = paths.filter { $0.checks.contains { $0.warnings != nil } }
@@ -43,7 +43,7 @@ extension MigrationReport {
             for path in warned {
                 for check in path.checks {
                     for warning in check.warnings ?? [] {
-                        html += "<li><code class=\"name\">\(HTML.escape((path.kind == .hop ? "hop " : "") + path.id))</code> <span>\(HTML.escape(check.name)): \(HTML.escape(warning))</span></li>\n"
+                        html += "<li><code class=\"name\">\(Markup.html.escape((path.kind == .hop ? "hop " : "") + path.id))</code> <span>\(Markup.html.escape(check.name)): \(Markup.html.escape(warning))</span></li>\n"
                     }
                 }
             }
@@ -61,11 +61,11 @@ extension MigrationReport {
             let settings = ConnectionFlag.allCases.compactMap { flag in connection[flag].map { (flag.rawValue, $0 ? "ON" : "OFF") } }
             properties += "      <properties>\n"
             for (name, value) in settings + (connection.environment ?? [:]).sorted(by: { $0.key < $1.key }) {
-                properties += "        <property name=\"connection.\(escape(name))\" value=\"\(escape(value))\"/>\n"
+                properties += "        <property name=\"connection.\(Markup.xml.escape(name))\" value=\"\(Markup.xml.escape(value))\"/>\n"
             }
             properties += "      </properties>\n"
         }
-        let output = check.warnings.map { "      <system-out>\(escape($0.joined(separator: "\n")))</system-out>\n" } ?? ""
+        let output = check.warnings.map { "      <system-out>\(Markup.xml.escape($0.joined(separator: "\n")))</system-out>\n" } ?? ""
         return (properties, output)
     }
 }

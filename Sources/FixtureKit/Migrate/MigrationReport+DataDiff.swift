@@ -22,7 +22,7 @@ extension MigrationReport {
             var summary = differing == 0 ? "every value preserved" : "\(differing) of \(path.preservation.count) tables and columns differ"
             if !unchecked.isEmpty { summary += ", \(unchecked.count) unchecked" }
             html += "<details class=\"data-diff\"\(differing > 0 ? " open" : "")>\n"
-            html += "<summary>\(HTML.escape((path.kind == .hop ? "hop " : "") + path.id)): \(HTML.escape(summary))</summary>\n"
+            html += "<summary>\(Markup.html.escape((path.kind == .hop ? "hop " : "") + path.id)): \(Markup.html.escape(summary))</summary>\n"
             var rows: [String] = []
             for column in path.preservation.filter({ !$0.passed }) + path.preservation.filter(\.passed) {
                 var name = column.column.map { "\(column.table).\($0)" } ?? "\(column.table) (rows)"
@@ -32,15 +32,15 @@ extension MigrationReport {
                     + [column.nulled, changed].map { "<td>\($0)</td>" }.joined()
                 let moved = column.moved.map { "<td>\($0)</td>" } ?? "<td>-</td>"
                 let first = column.exampleValues.map { $0.map { "\($0.key): \($0.before) → \($0.after)" } } ?? column.exampleKeys
-                rows.append("<tr class=\"diff-\(column.passed ? "same" : "differs")\"><th scope=\"row\"><code>\(HTML.escape(name))</code></th>\(cells)\(moved)"
-                    + "<td>\(HTML.escape(first.joined(separator: "; ")))</td></tr>\n")
+                rows.append("<tr class=\"diff-\(column.passed ? "same" : "differs")\"><th scope=\"row\"><code>\(Markup.html.escape(name))</code></th>\(cells)\(moved)"
+                    + "<td>\(Markup.html.escape(first.joined(separator: "; ")))</td></tr>\n")
             }
             let head = "<table class=\"data-diff\">\n<thead><tr><th scope=\"col\">table.column</th><th scope=\"col\">equal</th><th scope=\"col\">lost</th><th scope=\"col\">dropped</th>"
                 + "<th scope=\"col\">NULLed</th><th scope=\"col\">changed</th><th scope=\"col\">moved</th><th scope=\"col\">first rows</th></tr></thead>\n<tbody>\n"
             html += HTML.folded(rows, open: head, close: "</tbody>\n</table>\n", noun: "table or column", plural: "tables and columns")
             if !unchecked.isEmpty {
-                html += "<p class=\"label\">Unchecked: no value of \(HTML.escape(path.source)) stands for these</p>\n"
-                html += HTML.folded(unchecked.map { "<li><code>\(HTML.escape($0.line))</code></li>\n" }, open: "<ul class=\"unchecked\">\n", close: "</ul>\n", noun: "unchecked", plural: "unchecked")
+                html += "<p class=\"label\">Unchecked: no value of \(Markup.html.escape(path.source)) stands for these</p>\n"
+                html += HTML.folded(unchecked.map { "<li><code>\(Markup.html.escape($0.line))</code></li>\n" }, open: "<ul class=\"unchecked\">\n", close: "</ul>\n", noun: "unchecked", plural: "unchecked")
             }
             html += "</details>\n"
         }
@@ -72,7 +72,7 @@ extension HTML {
         guard items.count > shown else { return html }
         let more = items.count - shown
         let words = more == 1 ? noun : plural ?? noun + "s"
-        html += "<details class=\"more\">\n<summary>\(more) more \(HTML.escape(words))</summary>\n"
+        html += "<details class=\"more\">\n<summary>\(more) more \(Markup.html.escape(words))</summary>\n"
         html += open + items.dropFirst(shown).joined(separator: separator) + close + "</details>\n"
         return html
     }

@@ -15,9 +15,12 @@ extension MigrationRunner {
     }
 
     /// Reads and checks the configuration at `config` for a run with `options`,
-    /// and the runner that runs its matrix: what ``runMatrix(config:options:)``
-    /// does before the matrix runs.
-    package static func prepareMatrix(config: String, options: Options = Options(), swiftStages: [String: SwiftStage] = [:]) throws(FixtureKitError) -> MigrationRunner {
+    /// and the runner that runs its matrix (``run(_:)``): what
+    /// ``runMatrix(config:options:swiftStages:)`` does before the matrix runs, so
+    /// that a caller can check more before it starts (``checkTemporaryFolder()``,
+    /// ``checkReportFile(_:format:)``), as the tool does.
+    /// - Throws: ``FixtureKitError``, as ``runMatrix(config:options:swiftStages:)``.
+    public static func prepareMatrix(config: String, options: Options = Options(), swiftStages: [String: SwiftStage] = [:]) throws(FixtureKitError) -> MigrationRunner {
         let configuration = try CorpusConfiguration.load(config)
         try configuration.checkNames(path: config)
         if let from = options.from, !configuration.supported.contains(from), !configuration.stages.contains(where: { $0.from == from }) {

@@ -86,7 +86,8 @@ struct SQLStage {
                 if canRunAsWritten { return .holdsItsOwnTransaction }
                 let line = cursor.position(of: cursor.firstTokenLine(from: statement.start, to: statement.end)).line
                 throw StageRunner.Failure(
-                    message: "\(file.path):\(line): \(control.rawValue) cannot run here: the stage runs in one transaction (\"transaction\": \"whole stage\"), and SQLite does not nest transactions; with \"each file\", a file that holds its own BEGIN and COMMIT runs as written",
+                    .invalid(nil),
+                    "\(file.path):\(line): \(control.rawValue) cannot run here: the stage runs in one transaction (\"transaction\": \"whole stage\"), and SQLite does not nest transactions; with \"each file\", a file that holds its own BEGIN and COMMIT runs as written",
                     statement: cursor.written(statement.start, statement.end))
             }
             log.append(statement.text)
@@ -96,7 +97,7 @@ struct SQLStage {
             pragmas.check(statement, file: file.path, cursor: cursor)
         }
         if !wrapped && !database.isAutocommit {
-            throw StageRunner.Failure(message: "\(file.path): ends inside the transaction it opened (BEGIN without COMMIT)")
+            throw StageRunner.Failure(.invalid(nil), "\(file.path): ends inside the transaction it opened (BEGIN without COMMIT)")
         }
         return .done
     }
@@ -114,22 +115,27 @@ struct SQLStage {
             at = "\(file.path):\(cursor.position(of: cursor.firstTokenLine(from: failure.start, to: failure.end)).line)"
         }
         let rows = statement.map { probe.describe(error, statement: $0) } ?? []
-        let machine = [.full, .ioError, .cantOpen].contains(error.resultCode)
         return StageRunner.Failure(
-            message: ([StageRunner.describe(at: at, error)] + rows).joined(separator: "\n"),
-            statement: cursor.written(failure.start, failure.end, through: failure.compiled ? nil : failure.errorOffset),
-            infrastructure: machine)
+            Self.reason(error),
+            ([StageRunner.describe(at: at, error)] + rows).joined(separator: "\n"),
+            statement: cursor.written(failure.start, failure.end, through: failure.compiled ? nil : failure.errorOffset))
+    }
+
+    /// A statement's error as the stage's failure: the machine's when SQLite ran
+    /// out of disk, hit an I/O error or could not open a file, else the statement's.
+    static func reason(_ error: SQLiteError) -> StageRunner.Failure.Reason {
+        [.full, .ioError, .cantOpen].contains(error.resultCode) ? .machine(error) : .statement(error)
     }
 
     private func read(_ file: File) throws(StageRunner.Failure) -> String {
         do { return String(decoding: try POSIX.readFile(file.absolute), as: UTF8.self) } catch {
-            throw StageRunner.Failure(message: "cannot read \(file.path): \(error.reason)")
+            throw StageRunner.Failure(.invalid(error), "cannot read \(file.path): \(error.reason)")
         }
     }
 
     private func execute(_ sql: String) throws(StageRunner.Failure) {
         do { try database.execute(sql) } catch {
-            throw StageRunner.Failure(message: StageRunner.describe(at: nil, error), statement: sql, infrastructure: [.full, .ioError, .cantOpen].contains(error.resultCode))
+            throw StageRunner.Failure(Self.reason(error), StageRunner.describe(at: nil, error), statement: sql)
         }
     }
 
@@ -140,7 +146,7 @@ struct SQLStage {
         guard let record, let value = file.recorded else { return false }
         let sql = "SELECT 1 FROM \(quotedIdentifier(record.table)) WHERE \(quotedIdentifier(record.column)) = ?1 LIMIT 1"
         do { return try database.scalar(sql, [.text(value)]) != nil } catch {
-            throw StageRunner.Failure(message: "record: \(StageRunner.describe(at: nil, error)) (the app's migration tool creates its table before the first migration; so must the fixture)", statement: sql)
+            throw StageRunner.Failure(.statement(error), "record: \(StageRunner.describe(at: nil, error)) (the app's migration tool creates its table before the first migration; so must the fixture)", statement: sql)
         }
     }
 
@@ -150,7 +156,7 @@ struct SQLStage {
         let sql = "INSERT INTO \(quotedIdentifier(record.table)) (\(quotedIdentifier(record.column))) VALUES (?1)"
         log.append(sql.replacingOccurrences(of: "?1", with: quotedLiteral(value)))
         do { _ = try database.rows(sql, [.text(value)]) } catch {
-            throw StageRunner.Failure(message: "record \(file.path): \(StageRunner.describe(at: nil, error))", statement: sql)
+            throw StageRunner.Failure(.statement(error), "record \(file.path): \(StageRunner.describe(at: nil, error))", statement: sql)
         }
     }
 }

@@ -8,9 +8,6 @@ import FixtureKitArchiveIO
 import FixtureKitModels
 
 extension Upgrade {
-    /// The name of the check, as `migrate` calls it.
-    package static let dataCheckName = "data preserved"
-
     /// `.App.sqlite.fixturekit-diff` beside the store, mode 0700: where the backup
     /// is extracted for the comparison, on the store's file system.
     static func comparisonFolder(forStore storePath: String) -> String {
@@ -24,23 +21,23 @@ extension Upgrade {
     /// extracted and verified beside the store, its store checkpointed into one
     /// file and attached, then removed.
     /// - Returns: the `data preserved` check, the counts per table and column
-    ///   (`nil` when the comparison could not run, which fails the check), and
-    ///   the seconds it took.
+    ///   (`nil` when the comparison could not run, which fails the check and
+    ///   leaves it the error), and the seconds it took.
     static func compareValues(_ database: Database, storePath: String, backup: String, configuration: CorpusConfiguration) -> (check: CheckResult, columns: [ColumnPreservation]?, seconds: Double) {
         let clock = ContinuousClock()
         let start = clock.now
         func elapsed() -> Double { StageRunner.seconds(clock.now - start) }
         let folder = comparisonFolder(forStore: storePath)
         defer { ScratchFolder.remove(folder) }
-        func cannot(_ why: String) -> (CheckResult, [ColumnPreservation]?, Double) {
-            (CheckResult(name: dataCheckName, passed: false, message: "values could not be compared: \(why)"), nil, elapsed())
+        func cannot(_ why: String, _ error: any Error) -> (CheckResult, [ColumnPreservation]?, Double) {
+            (CheckResult(.dataPreserved, passed: false, message: "values could not be compared: \(why)", error: error), nil, elapsed())
         }
         let source: String
         let contents: StoreContents
         do throws(FixtureKitError) {
             (source, contents) = try extractBackup(backup, into: folder)
         } catch {
-            return cannot(error.what == backupFails ? error.why : error.descriptionWithoutHint)
+            return cannot(error.what == backupFails ? error.why : error.descriptionWithoutHint, error)
         }
         let columns: [ColumnPreservation]
         do {
@@ -52,12 +49,12 @@ extension Upgrade {
                 renames: configuration.renameMap, moves: configuration.declaredMoves)
             columns = try check.run(sourcePath: source)
         } catch {
-            return cannot(error.description)
+            return cannot(error.description, error)
         }
         let findings = columns.compactMap(\.finding)
         let check = findings.isEmpty
-            ? CheckResult(name: dataCheckName, passed: true)
-            : CheckResult(name: dataCheckName, passed: false, message: findings.joined(separator: "\n"))
+            ? CheckResult(.dataPreserved, passed: true)
+            : CheckResult(.dataPreserved, passed: false, message: findings.joined(separator: "\n"))
         return (check, columns, elapsed())
     }
 

@@ -88,8 +88,7 @@ extension Upgrade {
             return "the store reads as \(version.description), not \(target)"
         }
         if marker.phase == .migrated { return nil }
-        var machine = false
-        var results = checks(database, configuration: configuration, from: from, marker: marker, storePath: storePath, machine: &machine)
+        var results = checks(database, configuration: configuration, from: from, marker: marker, storePath: storePath)
         if results.allSatisfy(\.passed), marker.compareValues != false {
             results.append(compareValues(database, storePath: storePath, backup: marker.backup, configuration: configuration).check)
         }

@@ -12,7 +12,9 @@ extension Upgrade {
     /// - Parameters:
     ///   - from: the version the store was at: checks limited to other versions' paths do not run.
     ///   - backup: the backup archive taken before the migration.
-    static func configuredChecks(_ database: Database, configuration: CorpusConfiguration, from: String, backup: String?, storePath: String, machine: inout Bool) -> [CheckResult] {
+    /// - Returns: the checks' results; one that names `source` when the backup
+    ///   could not serve holds the error: it could not run.
+    static func configuredChecks(_ database: Database, configuration: CorpusConfiguration, from: String, backup: String?, storePath: String) -> [CheckResult] {
         let checks = configuration.checks ?? []
         let personal = configuration.personalColumns
         guard let backup, checks.contains(where: { ($0.from?.contains(from) ?? true) && ConfiguredChecks.needsSource($0) }) else {
@@ -24,11 +26,10 @@ extension Upgrade {
             let (source, _) = try extractBackup(backup, into: folder)
             return ConfiguredChecks.run(checks, from: from, on: database, source: source, personal: personal)
         } catch {
-            machine = true
             let why = "the backup could not be attached as source: " + (error.what == backupFails ? error.why : error.descriptionWithoutHint)
             return checks.filter { $0.from?.contains(from) ?? true }.map { check in
                 ConfiguredChecks.needsSource(check)
-                    ? CheckResult(name: check.name, passed: false, message: why, statement: check.sql)
+                    ? CheckResult(.configured(name: check.name), passed: false, message: why, statement: check.sql, error: error)
                     : ConfiguredChecks.run([check], from: from, on: database, source: nil, personal: personal)[0]
             }
         }

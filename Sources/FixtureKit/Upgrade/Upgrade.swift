@@ -18,19 +18,26 @@ public struct UpgradeOptions: Sendable {
     public var compareValues: Bool
     /// How long a stage may run when the configuration gives it no `timeout`.
     public var stageTimeout: Duration
+    /// What stops the upgrade: before the store is changed, it stops with an
+    /// error (``FixtureKitError/Category/interrupted``); once it is, the stage
+    /// running is ended, the checks are interrupted and the backup is restored
+    /// (``UpgradeResult/interrupted``). The tool passes the one SIGINT and
+    /// SIGTERM cancel (``Interruption/install()``).
+    public var cancellation: Cancellation?
     /// The free bytes of the file system holding a folder; `nil` when unknown.
     /// `statvfs` unless a test says otherwise.
     var availableSpace: @Sendable (String) -> UInt64?
 
     public init(
         backups: String? = nil, keep: Int = StoreBackup.defaultKeep, lockTimeout: Int32 = Upgrade.defaultLockTimeout,
-        compareValues: Bool = true, stageTimeout: Duration = Upgrade.defaultStageTimeout
+        compareValues: Bool = true, stageTimeout: Duration = Upgrade.defaultStageTimeout, cancellation: Cancellation? = nil
     ) {
         self.backups = backups
         self.keep = keep
         self.lockTimeout = lockTimeout
         self.compareValues = compareValues
         self.stageTimeout = stageTimeout
+        self.cancellation = cancellation
         availableSpace = { path in try? POSIX.availableSpace(at: path) }
     }
 }
@@ -74,8 +81,9 @@ public struct UpgradeResult: Codable, Equatable, Sendable {
     public var preservation: [ColumnPreservation]?
     /// What the comparison took, in seconds.
     public var preservationSeconds: Double?
-    /// `SIGTERM` when fixturekit received that signal during the migration (the
-    /// backup was then restored).
+    /// `SIGTERM` when fixturekit received that signal during the migration,
+    /// `cancelled` when the caller cancelled it (``UpgradeOptions/cancellation``):
+    /// the backup was then restored.
     public var interrupted: String?
     /// What went wrong after the outcome was settled (old backups that could
     /// not be removed).
@@ -132,8 +140,9 @@ public struct PendingRecovery: Codable, Equatable, Sendable {
 /// The whole run holds the store's ``StoreLock``: a second `upgrade`, `backup`
 /// or `restore` of the store is turned away meanwhile, and a marker whose run is
 /// still going is never taken for an interrupted one. Stage programs run as
-/// ``StageProcess``es: none of their processes outlives its stage. SIGINT and
-/// SIGTERM (``Interruption``) end the stage running and restore the backup.
+/// ``StageProcess``es: none of their processes outlives its stage. A cancellation
+/// (``UpgradeOptions/cancellation``: SIGINT and SIGTERM in the tool) ends the
+/// stage running and restores the backup.
 public enum Upgrade {
     /// How long a store that another connection holds is retried, in
     /// milliseconds: a short write of an app passes, a store an app keeps open is refused.
@@ -164,7 +173,7 @@ public enum Upgrade {
         defer { storeLock?.release() }
         // A job a killed run left comes first.
         result.recovery = try finishPendingLocked(store: storePath, configuration: configuration, lockTimeout: options.lockTimeout, what: what)
-        try stopIfInterrupted(storePath, "nothing was changed")
+        try stopIfCancelled(options.cancellation, storePath, "nothing was changed")
 
         let set = try openSet(storePath, what: what)
         let lock = try ExclusiveStore.open(storePath, timeout: options.lockTimeout, what: what)
@@ -216,7 +225,7 @@ public enum Upgrade {
             throw failed
         }
         result.backup = backup
-        try stopIfInterrupted(storePath, "nothing was changed; the backup \(backup.path) is kept")
+        try stopIfCancelled(options.cancellation, storePath, "nothing was changed; the backup \(backup.path) is kept")
         var marker = UpgradeMarker(
             format: UpgradeMarker.currentFormat, phase: .migrating, store: set.storeName, backup: POSIX.absolutePath(backup.path),
             files: backup.files, from: version, to: current, configuration: POSIX.absolutePath(configurationPath),
@@ -228,39 +237,34 @@ public enum Upgrade {
         let timeout = options.lockTimeout
         // SQLite's `localtime` and `utc` read the process' time zone: the stages' own.
         ProcessTimeZone.use(configuration.processTimeZone)
-        let stages = StageRunner(storePath: absoluteStore, logFolder: logs.path, database: lock.handOver(), timeout: options.stageTimeout) { () throws(SQLiteError) in
+        let stages = StageRunner(
+            storePath: absoluteStore, logFolder: logs.path, database: lock.handOver(), timeout: options.stageTimeout, cancellation: options.cancellation
+        ) { () throws(SQLiteError) in
             try ExclusiveStore.connect(absoluteStore, timeout: timeout)
         }
         var log: [String] = []
-        // Whether what failed was the machine's (a full disk, an I/O error), not the migration's.
-        var machine = false
         FaultInjection.reached(.phase("stages"), storePath)
         for stage in chain {
-            let name = "stage \(stage.from) -> \(stage.to)"
-            if let signal = Interruption.received {
-                result.checks.append(CheckResult(name: name, passed: false, message: "not run: fixturekit received \(Interruption.name(signal))"))
+            if let reason = options.cancellation?.reason {
+                result.checks.append(CheckResult(.stage(from: stage.from, to: stage.to), passed: false, message: "not run: \(reason)"))
                 break
             }
             let failed = stages.run(stage, configuration: configuration, log: &log)
-            result.checks.append(stages.result(name, failed))
-            if let failed {
-                machine = failed.infrastructure
-                break
-            }
+            result.checks.append(stages.result(stage, failed))
+            if failed != nil { break }
         }
         if result.checks.allSatisfy(\.passed) {
             do {
                 let migrated = try stages.open()
                 FaultInjection.reached(.phase("checks"), storePath)
-                // SIGINT or SIGTERM interrupts the checks' statements.
-                let (checked, _) = migrated.withWatchdog(deadline: nil) { () -> [CheckResult] in
-                    var checked = checks(migrated, configuration: configuration, from: version, marker: marker, storePath: storePath, machine: &machine)
-                    if options.compareValues, checked.allSatisfy(\.passed), Interruption.received == nil {
+                // A cancellation (SIGINT or SIGTERM) interrupts the checks' statements.
+                let (checked, _) = migrated.withWatchdog(deadline: nil, cancellation: options.cancellation) { () -> [CheckResult] in
+                    var checked = checks(migrated, configuration: configuration, from: version, marker: marker, storePath: storePath)
+                    if options.compareValues, checked.allSatisfy(\.passed), options.cancellation?.isCancelled != true {
                         FaultInjection.reached(.phase("values"), storePath)
+                        // Values that could not be compared: the check holds the error, it could not run.
                         let comparison = compareValues(migrated, storePath: storePath, backup: backup.path, configuration: configuration)
                         checked.append(comparison.check)
-                        // Values that could not be compared: the comparison could not run.
-                        if comparison.columns == nil { machine = true }
                         result.preservation = comparison.columns
                         result.preservationSeconds = comparison.seconds
                         result.valuesCompared = comparison.columns != nil
@@ -270,16 +274,20 @@ public enum Upgrade {
                 if case .success(let checked) = checked { result.checks += checked }
             } catch {
                 let why = ExclusiveStore.describe(error, what: what, path: storePath).why
-                result.checks.append(CheckResult(name: "lock the store after the stages", passed: false, message: why))
-                machine = true
+                result.checks.append(CheckResult(.lockMigratedStore, passed: false, message: why, error: error))
             }
         }
         var failure = result.checks.first { !$0.passed }
-        // A stage program that failed on a full disk says only its status: the disk tells.
-        if failure != nil, machine || storeDiskIsFull(storePath) { result.couldNotRun = true }
-        if let signal = Interruption.received, failure != nil {
-            result.interrupted = Interruption.name(signal)
-            failure = CheckResult(name: "upgrade", passed: false, message: "interrupted: fixturekit received \(Interruption.name(signal))")
+        // What failed for want of the machine (a full disk, an I/O error) holds its error;
+        // a stage program that failed on a full disk says only its status: the disk tells.
+        if failure != nil, result.checks.contains(where: \.couldNotRun) || storeDiskIsFull(storePath) { result.couldNotRun = true }
+        // Cancelled while the stages or the checks ran: what failed failed for it,
+        // or the values were not compared for it (the checks before them done too
+        // soon to be interrupted); either way the migration is not kept. Once every
+        // check has passed, a cancellation does not undo the upgrade.
+        if let reason = options.cancellation?.reason, failure != nil || (options.compareValues && !result.valuesCompared) {
+            result.interrupted = reason.name
+            failure = CheckResult(.upgrade, passed: false, message: "interrupted: \(reason)")
         }
         guard let failure else {
             try finish(&result, marker: &marker, stages: stages, backup: backup, options: options, backups: backups)
@@ -296,11 +304,11 @@ public enum Upgrade {
         return free < ScratchFolder.fullBelow
     }
 
-    /// Ends the run before anything of the store changed, when SIGINT or SIGTERM came.
-    /// - Throws: ``FixtureKitError`` (``FixtureKitError/Category/interrupted``) when one did.
-    private static func stopIfInterrupted(_ storePath: String, _ state: String) throws(FixtureKitError) {
-        guard let signal = Interruption.received else { return }
-        throw FixtureKitError(what: "upgrade", path: storePath, why: "interrupted: fixturekit received \(Interruption.name(signal)); \(state)", category: .interrupted)
+    /// Ends the run before anything of the store changed, once `cancellation` is cancelled (SIGINT or SIGTERM).
+    /// - Throws: ``FixtureKitError`` (``FixtureKitError/Category/interrupted``) when it is.
+    private static func stopIfCancelled(_ cancellation: Cancellation?, _ storePath: String, _ state: String) throws(FixtureKitError) {
+        guard let reason = cancellation?.reason else { return }
+        throw FixtureKitError(what: "upgrade", path: storePath, why: "interrupted: \(reason); \(state)", category: .interrupted)
     }
 
     /// Pins the backup, writes the marker, and the restore's marker ahead

@@ -42,7 +42,9 @@ struct UpgradeCommand: Command {
 
     func run(_ console: Console) throws -> ExitCode {
         let configuration = try CorpusConfiguration.load(config)
-        if console.handlesSignals { Interruption.install() }
+        var options = self.options
+        // SIGINT and SIGTERM stop the upgrade cleanly: the backup is restored.
+        if console.handlesSignals { options.cancellation = Interruption.install() }
         let result = try Upgrade.upgrade(store: store, configuration: configuration, configurationPath: config, options: options)
         for line in UpgradeText.lines(result) {
             if line.hasPrefix("FAIL") || line.contains(": warning: ") || result.outcome == .restored { console.message(line) } else { console.info(line) }
@@ -56,7 +58,7 @@ struct UpgradeCommand: Command {
             console.error("upgrade: \(store): \(failure.name) \(how)\(why); the store set was restored from its backup")
         }
         if json { console.output(Formatting.json(result)) }
-        if result.interrupted != nil { return .interrupted }
+        if result.interrupted != nil { return .interrupted(by: options.cancellation?.reason) }
         guard result.outcome == .restored else { return .success }
         return result.couldNotRun == true ? .couldNotWork : .checkFailed
     }

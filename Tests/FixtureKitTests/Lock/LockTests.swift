@@ -91,7 +91,7 @@ import Testing
         #expect(deep.standardError.contains("fixturekit: verify: \(fixture)/App.sqlite: content changed since 1.0.0 was locked\n"), "\(deep.standardError)")
         let migrate = try MigrationRunner.runMatrix(config: notes.config)
         let path = try #require(migrate.paths.first { $0.source == "1.0.0" && $0.kind == .path })
-        #expect(path.firstFailure == CheckResult(name: "fixture 1.0.0", passed: false, message: "\(fixture)/SHA256SUMS: changed since 1.0.0 was locked"))
+        #expect(path.firstFailure == CheckResult(.fixtureVerifies(version: "1.0.0"), passed: false, message: "\(fixture)/SHA256SUMS: changed since 1.0.0 was locked"))
         let status = fixturekit("status", "--config", notes.config)
         #expect(status.status == 1)
         #expect(status.standardError.contains("problem: fixture 1.0.0 does not verify: SHA256SUMS: changed since 1.0.0 was locked"))

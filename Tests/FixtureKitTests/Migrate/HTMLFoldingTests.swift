@@ -46,9 +46,9 @@ import Testing
         var path = PathResult(
             id: "1.0.0 -> 2.0.0", kind: .path, source: "1.0.0", target: "2.0.0", passed: false, seconds: 1,
             checks: [
-                CheckResult(name: "schema matches 2.0.0", passed: false, message: "differs"),
-                CheckResult(name: "data preserved", passed: false, message: changed.compactMap(\.finding).joined(separator: "\n")),
-                CheckResult(name: "a check", passed: false, message: lines),
+                CheckResult(.schema(target: "2.0.0"), passed: false, message: "differs"),
+                CheckResult(.dataPreserved, passed: false, message: changed.compactMap(\.finding).joined(separator: "\n")),
+                CheckResult(.configured(name: "a check"), passed: false, message: lines),
             ],
             schemaDifferences: (1...count).map { "table t\($0): extra (not in 2.0.0)" }, preservation: same + changed, preservationSeconds: 0.1)
         path.unchecked = (1...count).map { UncheckedValues(table: "events", column: "n\($0)", reason: .new, why: "not in 1.0.0") }

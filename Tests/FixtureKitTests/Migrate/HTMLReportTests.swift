@@ -68,7 +68,7 @@ import Testing
         let report = MigrationReport(current: "3.0.0<b>", shard: nil, paths: [
             PathResult(
                 id: "1.0.0 -> 3.0.0", kind: .path, source: "1.0.0\"onmouseover=\"x", target: "3.0.0", passed: false, seconds: 1.5,
-                checks: [CheckResult(name: hostile, passed: false, message: hostile, statement: hostile)],
+                checks: [CheckResult(.configured(name: hostile), passed: false, message: hostile, statement: hostile)],
                 schemaDifferences: [], preservation: [], preservationSeconds: 0),
         ])
         let html = report.html(configuration: "</title><script>")
@@ -77,7 +77,7 @@ import Testing
         #expect(!html.contains("\"onmouseover"))
         #expect(html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;quotes&#39;\u{FFFD}\u{FFFD}"))
         #expect(html.contains("<title>fixturekit migrate to 3.0.0&lt;b&gt;: 1 of 1 path failed, 0 passed</title>"))
-        #expect(HTML.escape("a\nb\tc\rd") == "a\nb\tc\u{FFFD}d")
+        #expect(Markup.html.escape("a\nb\tc\rd") == "a\nb\tc\u{FFFD}d")
     }
 
     @Test func aPassingMatrixSaysSo() throws {

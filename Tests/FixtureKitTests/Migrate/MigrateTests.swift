@@ -35,7 +35,7 @@ import Testing
         let report = try MigrationRunner.runMatrix(config: notes.config)
         let hop = try #require(report.paths.first { $0.kind == .hop })
         #expect(!hop.passed)
-        #expect(hop.firstFailure == CheckResult(name: "row counts", passed: false, message: "notes: 40 rows in 1.0.0, 38 after the migration"))
+        #expect(hop.firstFailure == CheckResult(.rowCounts, passed: false, message: "notes: 40 rows in 1.0.0, 38 after the migration"))
         #expect(report.paths.first { $0.id == "2.0.0 -> 3.0.0" }?.passed == true)
     }
 
@@ -92,7 +92,7 @@ import Testing
         let report = try MigrationRunner.runMatrix(config: notes.config, options: .init(from: "1.0.0"))
         for path in report.paths {
             #expect(path.checks.count == 1)
-            #expect(path.checks[0] == CheckResult(name: "fixture 1.0.0", passed: false, message: "\(notes.corpus)/1.0.0 does not verify: App.sqlite: changed"))
+            #expect(path.checks[0] == CheckResult(.fixtureVerifies(version: "1.0.0"), passed: false, message: "\(notes.corpus)/1.0.0 does not verify: App.sqlite: changed"))
         }
     }
 

@@ -174,7 +174,7 @@ import Testing
         #expect(split.message == whole.message)
         #expect(split.message == "row 3000 missing from index big_body")
         let good = try stores("SELECT 1")
-        #expect(MigrationChecks.integrity(path: good.source, sizes: [:], workers: 3).result() == CheckResult(name: "integrity_check", passed: true))
+        #expect(MigrationChecks.integrity(path: good.source, sizes: [:], workers: 3).result() == CheckResult(.integrity, passed: true))
         let missing = MigrationChecks.integrity(path: folder.url("missing.sqlite"), sizes: [:], workers: 1).result()
         #expect(!missing.passed)
     }
