@@ -123,9 +123,10 @@ package final class ArchiveWriter {
     /// (about 12 MiB at level 3), and a fixture is read from one disk.
     static let maxWorkers = 4
 
-    /// The workers zstd gets when asked for `workers` (`nil`: one per core).
+    /// The workers zstd gets when asked for `workers` (`nil`: one per core):
+    /// never 0, which would switch zstd to its single-threaded mode.
     static func zstdWorkers(_ workers: Int?) -> Int {
-        workers == 1 ? 0 : min(max(1, workers ?? ParallelHasher.coreCount), maxWorkers)
+        min(max(1, workers ?? ParallelHasher.coreCount), maxWorkers)
     }
 
     /// The bytes written so far, and their SHA-256 once ``close()`` returned.

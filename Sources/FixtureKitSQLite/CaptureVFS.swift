@@ -12,7 +12,7 @@ import FixtureKitSystem
 /// - `fixturekit_source=ID`: a store read and never written: every file of its
 ///   set is opened read-only, and when ID is not 0, the first whole page SQLite
 ///   reads (page 1, which a read transaction reads first, from the main file or
-///   from the `-wal`) is kept in the ``SourcePages`` registered as ID;
+///   from the `-wal`) is kept in the ``SourceFirstPage`` registered as ID;
 /// - `fixturekit_private_shm=1` (with `fixturekit_source`): the WAL index lives
 ///   in this connection's memory, not in the store's `-shm`, which is neither
 ///   created, read nor changed. SQLite rebuilds the index from the `-wal`, as the
@@ -102,7 +102,7 @@ package enum CaptureVFS {
                 role.isWAL = kind == SQLITE_OPEN_WAL
                 role.privateMemory = role.isMain && sqlite3_uri_boolean(name, "fixturekit_private_shm", 0) != 0
                 let id = sqlite3_uri_int64(name, "fixturekit_source", 0)
-                if id != 0 { role.pages = object(id, as: SourcePages.self) }
+                if id != 0 { role.pages = object(id, as: SourceFirstPage.self) }
                 innerFlags = (flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_READONLY
             }
             if kind == SQLITE_OPEN_MAIN_DB, case let id = sqlite3_uri_int64(name, "fixturekit_sink", 0), id != 0 {
@@ -146,13 +146,16 @@ extension Database {
 
 /// The first page SQLite read from a store opened with `fixturekit_source=ID`:
 /// page 1 as the read transaction sees it (see ``CaptureVFS``).
-package final class SourcePages: Sendable {
+package final class SourceFirstPage: Sendable {
     private let first = Mutex<[UInt8]?>(nil)
 
     package init() {}
 
     /// Page 1, once a read transaction has begun; `nil` before.
     package var firstPage: [UInt8]? { first.withLock { $0 } }
+
+    /// Forgets the page: before the store is opened again.
+    package func reset() { first.withLock { $0 = nil } }
 
     fileprivate func record(_ bytes: UnsafeRawPointer, count: Int) {
         first.withLock { page in
@@ -176,7 +179,7 @@ final class ShimFile {
         var isMain = false
         var isWAL = false
         var privateMemory = false
-        var pages: SourcePages?
+        var pages: SourceFirstPage?
         var sink: HashedWrites?
     }
 
@@ -209,7 +212,9 @@ final class ShimFile {
     /// a frame's page in the `-wal` (32-byte header, then frames of a 24-byte
     /// header and a page).
     func observe(_ buffer: UnsafeRawPointer, count: Int, offset: Int64) {
-        guard let pages = role.pages, count >= 512, !pages.hasRecorded else { return }
+        // A page is 512 to 65536 bytes, a power of two: WAL recovery's reads of a
+        // frame and its header (24 bytes more) are never taken for one.
+        guard let pages = role.pages, count >= 512, count & (count - 1) == 0, !pages.hasRecorded else { return }
         let isPage = role.isMain ? offset == 0 : role.isWAL && offset >= 56 && (offset - 32) % Int64(count + 24) == 24
         if isPage { pages.record(buffer, count: count) }
     }

@@ -153,8 +153,20 @@ package final class HashedWrites {
         return SQLITE_OK
     }
 
+    /// The default VFS writes at most 128 KiB - 1 bytes a call (its `seekAndWrite`
+    /// masks the size with 0x1ffff: SQLite never writes more than a page); a
+    /// piece goes in writes of the largest page size.
+    static let writeSize = 1 << 16
+
     private func writeThrough(_ bytes: UnsafeRawPointer, count: Int, offset: Int64) -> Int32 {
         guard let inner, let write = inner.pointee.pMethods?.pointee.xWrite else { return CaptureVFS.ioErrorWrite }
-        return write(inner, bytes, Int32(count), offset)
+        var done = 0
+        while done < count {
+            let size = min(count - done, Self.writeSize)
+            let code = write(inner, bytes + done, Int32(size), offset + Int64(done))
+            guard code == SQLITE_OK else { return code }
+            done += size
+        }
+        return SQLITE_OK
     }
 }
