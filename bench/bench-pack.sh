@@ -43,7 +43,7 @@ readonly warmup=1 runs=5           # per hyperfine command, unpacking
 readonly rss_runs=3                # peak RSS: the largest of this many runs
 
 # The store: rows of the notes table (about 500 bytes each with the indexes).
-readonly rows=2050000
+readonly rows=${FIXTUREKIT_BENCH_PACK_ROWS:-2050000} # a smaller store to try the script
 readonly mib=$((1024 * 1024))
 
 # shellcheck source=bench/lib.sh
@@ -113,13 +113,14 @@ prepare_fixture() {
     echo "fixture: reusing $fixture (its SHA256SUMS holds; delete the folder to regenerate it)"
     return
   fi
-  rm -rf -- "${fixture:?}" "$fixture.partial"
-  mkdir -p "$fixture.partial"
+  rm -rf -- "${fixture:?}" "$fixture.partial" "$corpus.source"
+  mkdir -p "$corpus.source"
   echo "fixture: generating a store of $rows notes with sqlite3 (a minute or two)"
-  store_sql | sqlite3 "$fixture.partial/App.sqlite" >/dev/null || die "sqlite3 could not build the store"
-  printf '{"format": 1, "store": "App.sqlite", "version": "1.0.0"}\n' >"$fixture.partial/manifest.json"
-  "$bin" sums --quiet "$fixture.partial" || die "fixturekit sums failed"
-  mv -- "$fixture.partial" "$fixture"
+  store_sql | sqlite3 "$corpus.source/App.sqlite" >/dev/null || die "sqlite3 could not build the store"
+  # A real fixture, manifest included (verify reads it): captured from the store.
+  "$bin" capture --no-anonymize --mode snapshot "$corpus.source/App.sqlite" --version 1.0.0 --corpus "$corpus" >/dev/null 2>&1 ||
+    die "fixturekit capture of the generated store failed"
+  rm -rf -- "$corpus.source"
 }
 
 warm_page_cache() {
