@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Benchmark of `fixturekit migrate` at three sizes of the same fixture, each 4x the
-# previous (about 40, 160 and 640 MiB): the same schema and stage, business keys
+# Benchmark of `fixturekit migrate` at three sizes of the same fixture (about 60,
+# 240 and 480 MiB): the same schema and stage, business keys
 # declared in fixturekit.json that no index backs.
 #
 #   bench/bench-migrate-scale.sh BIN      BIN: the release binary, e.g. .build/release/fixturekit
 #
 # The corpora are built once under bench/work/scale-N/ (bench/migrate-scale/corpus.sh
 # says how) and reused while they verify. FIXTUREKIT_BENCH_SCALE_NOTES="N1 N2 N3"
-# sets their numbers of notes (default 115000 460000 1840000: 40, 160, 640 MiB).
+# sets their numbers of notes (default 173000 692000 1384000: about 60, 240 and 480 MiB).
 #
 # One hyperfine run of `fixturekit migrate --config CORPUS/fixturekit.json --jobs 1
 # --json` on each corpus (its verify, copies, stage, checks and value diff), under
@@ -35,7 +35,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=bench/migrate-scale/corpus.sh
 source bench/migrate-scale/corpus.sh
 
-read -r -a notes_counts <<<"${FIXTUREKIT_BENCH_SCALE_NOTES:-115000 460000 1840000}"
+read -r -a notes_counts <<<"${FIXTUREKIT_BENCH_SCALE_NOTES:-173000 692000 1384000}"
 [[ ${#notes_counts[@]} -eq 3 ]] || die "FIXTUREKIT_BENCH_SCALE_NOTES: three numbers of notes expected"
 readonly out_dir=bench/work/scale-out results=bench/results
 mkdir -p "$out_dir" "$results"

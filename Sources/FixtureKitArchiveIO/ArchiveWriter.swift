@@ -8,6 +8,12 @@ import FixtureKitCrypto
 /// A byte-reproducible tar archive being written through libarchive: POSIX
 /// pax-restricted headers, one pinned compressor, to a file descriptor.
 ///
+/// zstd compresses on worker threads (``workers``): zstd's multi-threaded mode
+/// cuts the stream into jobs of a size set by the level alone, so its output is
+/// the same bytes for any number of workers from 1 up (its single-threaded mode,
+/// 0 workers, writes other bytes, and is never used). gzip and xz run on the
+/// calling thread, as they always did: their bytes do not change.
+///
 /// Every header field that could carry something of the machine is fixed: uid and
 /// gid 0, no user or group name, modes 0644 and 0755, one modification time, no
 /// access or change time, no extended attributes (entries are built from scratch,
@@ -72,8 +78,10 @@ package final class ArchiveWriter {
     /// - Parameters:
     ///   - format: one of ``ArchiveFormat/packable``.
     ///   - level: a level in `format.levels`.
+    ///   - workers: zstd's worker threads, at least 1; `nil` for one per core.
+    ///     The bytes written do not depend on it.
     /// - Throws: ``ArchiveError`` when libarchive refuses a setting.
-    package init(fd: Int32, path: String, format: ArchiveFormat, level: Int) throws {
+    package init(fd: Int32, path: String, format: ArchiveFormat, level: Int, workers: Int? = nil) throws {
         // The output first: once the handle exists, every failure goes through
         // deinit, which frees it.
         self.output = try Output(fd: fd, path: path)
@@ -84,9 +92,11 @@ package final class ArchiveWriter {
         case .tarZstd:
             try check(archive_write_add_filter_zstd(handle), "archive_write_add_filter_zstd")
             try setOption("zstd", "compression-level", String(level))
-            // libarchive 3.6 passes this to ZSTD_c_nbWorkers: 0 is zstd's
-            // single-threaded mode, whose output differs from any multi-threaded one.
-            try setOption("zstd", "threads", "0")
+            // libarchive 3.6 passes this to ZSTD_c_nbWorkers and streams with
+            // ZSTD_e_continue, then ZSTD_e_end: zstd's multi-threaded mode, whose
+            // output is the same for 1 worker or 64 (0 would be its single-threaded
+            // mode, whose output differs).
+            try setOption("zstd", "threads", String(Self.zstdWorkers(workers)))
         case .tarGzip:
             try check(archive_write_add_filter_gzip(handle), "archive_write_add_filter_gzip")
             try setOption("gzip", "compression-level", String(level))
@@ -108,6 +118,16 @@ package final class ArchiveWriter {
     }
 
     deinit { archive_write_free(handle) }
+
+    /// At most this many zstd workers: each holds a job's input and output
+    /// (about 12 MiB at level 3), and a fixture is read from one disk.
+    static let maxWorkers = 4
+
+    /// The workers zstd gets when asked for `workers` (`nil`: one per core):
+    /// never 0, which would switch zstd to its single-threaded mode.
+    static func zstdWorkers(_ workers: Int?) -> Int {
+        min(max(1, workers ?? ParallelHasher.coreCount), maxWorkers)
+    }
 
     /// The bytes written so far, and their SHA-256 once ``close()`` returned.
     package var byteCount: UInt64 { output.byteCount }

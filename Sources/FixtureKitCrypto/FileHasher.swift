@@ -10,6 +10,11 @@ import FixtureKitSystem
 public struct FileDigest: Sendable, Equatable {
     public var digest: SHA256Digest
     public var size: UInt64
+
+    package init(digest: SHA256Digest, size: UInt64) {
+        self.digest = digest
+        self.size = size
+    }
 }
 
 /// Hashes whole files in one sequential read pass, reusing one large buffer.

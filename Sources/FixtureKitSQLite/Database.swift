@@ -71,6 +71,9 @@ public final class Database {
     /// The version of the SQLite library in use: `3.40.1`.
     package static var libraryVersion: String { String(cString: sqlite3_libversion()) }
 
+    /// The same as a number, as SQLite writes it at offset 96 of a store's header: 3040001.
+    package static var libraryVersionNumber: Int32 { sqlite3_libversion_number() }
+
     /// Sets how long a locked database is retried, in milliseconds.
     public func setBusyTimeout(_ milliseconds: Int32) {
         sqlite3_busy_timeout(handle, milliseconds)

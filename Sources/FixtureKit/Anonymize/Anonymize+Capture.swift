@@ -67,6 +67,9 @@ struct CorpusAnonymization {
         }
     }
 
+    /// Whether ``apply(staging:storeName:display:fixture:)`` rewrites the staged store.
+    var rewritesStore: Bool { rules != nil && key != nil }
+
     /// Anonymizes the store staged in `staging`, before the fixture is installed.
     /// - Returns: what the manifest records; `nil` for a corpus without rules.
     func apply(staging: String, storeName: String, display: String, fixture: String) throws(FixtureKitError) -> Manifest.Anonymization? {

@@ -69,19 +69,30 @@ extension Capture {
     /// - Throws: ``FixtureKitError``: the files could not be copied, they kept
     ///   changing while they were read, or what `body` throws; ``SQLiteError``s
     ///   of the opening come through `body`'s error type as `failure`.
+    /// - Parameter firstPage: when given, the connection reads through ``CaptureVFS``,
+    ///   which keeps the first page SQLite reads (page 1 of the snapshot) in it; the
+    ///   files are opened read-only all the same.
     static func readingSource<T>(
-        _ set: StoreSet, failure: (SQLiteError) -> FixtureKitError, _ body: (Database) throws(FixtureKitError) -> T
+        _ set: StoreSet, firstPage: SourceFirstPage? = nil, failure: (SQLiteError) -> FixtureKitError, _ body: (Database) throws(FixtureKitError) -> T
     ) throws(FixtureKitError) -> T {
+        // Registered while the connection is open: SQLite opens the -wal later.
+        var observer: Int64?
+        if let firstPage {
+            do throws(SQLiteError) { try CaptureVFS.register() } catch { throw failure(error) }
+            observer = CaptureVFS.register(firstPage)
+        }
+        defer { if let observer { CaptureVFS.unregister(observer) } }
         for attempt in 1...sourceReadAttempts {
             let current = (try? StoreSet(storePath: set.storePath)) ?? set
             let read = SourceRead(current)
             let watched = read.watched(current)
             let before = watched.map(FileState.init(path:))
             let scratch = try read == .copy ? copyForReading(current) : nil
+            firstPage?.reset()
             let result: T
             do {
                 let database: Database
-                do throws(SQLiteError) { database = try open(current, read, copy: scratch) } catch { throw failure(error) }
+                do throws(SQLiteError) { database = try open(current, read, copy: scratch, observer: observer) } catch { throw failure(error) }
                 result = try body(database)
                 do throws(SQLiteError) { try database.close() } catch { throw failure(error) }
             }
@@ -136,17 +147,30 @@ extension Capture {
         return scratch
     }
 
-    private static func open(_ set: StoreSet, _ read: SourceRead, copy: ScratchFolder?) throws(SQLiteError) -> Database {
+    /// - Parameter observer: the ``SourceFirstPage`` registered to watch the reads:
+    ///   the connection then goes through ``CaptureVFS``.
+    private static func open(_ set: StoreSet, _ read: SourceRead, copy: ScratchFolder?, observer: Int64?) throws(SQLiteError) -> Database {
+        func uri(_ path: String, _ parameters: [(String, String)]) -> String {
+            guard let observer else { return ScratchStore.fileURI(path) + "?" + parameters.map { "\($0.0)=\($0.1)" }.joined(separator: "&") }
+            return CaptureVFS.uri(path, parameters + [("fixturekit_source", String(observer))])
+        }
         switch read {
         case .inPlace:
-            return try openSource(set, readOnly: true)
+            guard observer != nil else { return try openSource(set, readOnly: true) }
+            FaultInjection.reached(.willOpen, set.storePath)
+            let database = try Database(path: uri(set.storePath, [("mode", "ro")]), options: .init(readOnly: true, uri: true, busyTimeout: busyTimeout))
+            FaultInjection.reached(.opened, set.storePath)
+            try database.setCheckpointOnClose(false)
+            return database
         case .immutable:
             FaultInjection.reached(.willOpen, set.storePath)
-            let database = try Database(path: ScratchStore.fileURI(set.storePath) + "?immutable=1", options: .init(readOnly: true, uri: true, busyTimeout: busyTimeout))
+            let database = try Database(path: uri(set.storePath, [("immutable", "1")]), options: .init(readOnly: true, uri: true, busyTimeout: busyTimeout))
             FaultInjection.reached(.opened, set.storePath)
             return database
         case .copy:
-            return try Database(path: (copy?.path ?? set.folder).appendingPath(set.storeName), options: .init(busyTimeout: 0))
+            let path = (copy?.path ?? set.folder).appendingPath(set.storeName)
+            guard observer != nil else { return try Database(path: path, options: .init(busyTimeout: 0)) }
+            return try Database(path: uri(path, []), options: .init(uri: true, busyTimeout: 0))
         }
     }
 }

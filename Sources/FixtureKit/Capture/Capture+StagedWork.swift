@@ -26,11 +26,17 @@ final class StagedStoreWork {
     /// - Parameter hashContent: also compute the content hash, through a connection
     ///   of its own that opens the store immutable: only for a single file the
     ///   capture owns (no -wal to replay).
-    init(_ path: String, hashContent: Bool = false) {
+    /// - Parameter known: the store's digest, when it was computed as it was
+    ///   written (``Capture/snapshot(_:to:)``): the store is then not read again.
+    init(_ path: String, hashContent: Bool = false, known: FileDigest? = nil) {
         self.path = path
         sync.start { try POSIX.fsyncFile(path) }
         let result = self.result
-        hashing.start { result.digest = try FileHasher().digest(ofFileAt: path) }
+        if let known {
+            result.digest = known
+        } else {
+            hashing.start { result.digest = try FileHasher().digest(ofFileAt: path) }
+        }
         if hashContent {
             content.start {
                 let database: Database

@@ -83,8 +83,9 @@ public enum Capture {
         do throws(FixtureKitError) {
             let staged = staging.appendingPath(set.storeName)
             progress?.begin("capture \(storePath): copy (\(mode.rawValue))")
+            var copyDigest: FileDigest?
             switch mode {
-            case .snapshot: try snapshot(set, to: staged)
+            case .snapshot: copyDigest = try snapshot(set, to: staged)
             case .checkpoint: if try !copyWholeMainFile(set, to: staged) { try checkpointThenCopy(set, to: staged) }
             case .raw: if try !copyWholeMainFile(set, to: staged) { try rawCopy(set, into: staging) }
             }
@@ -101,7 +102,9 @@ public enum Capture {
             // The staged store is complete and nothing writes to it any more: more
             // threads sync it, hash its bytes and its content while its facts are read.
             let stagedSet = try StoreSet.locate(staged)
-            let storeWork = StagedStoreWork(staged, hashContent: stagedSet.present.isEmpty)
+            // The digest of the copy's writes holds only for the copy as written.
+            let known = anonymization.rewritesStore ? nil : copyDigest
+            let storeWork = StagedStoreWork(staged, hashContent: stagedSet.present.isEmpty, known: known)
             defer { storeWork.drain() }
             // The staged copy is ours: read it in place, immutable, without another copy
             // (anonymization leaves one file, without sidecars); a raw set with its
@@ -113,8 +116,8 @@ public enum Capture {
             try wrap("write manifest", staging) { () throws(FileSystemError) in
                 try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))
             }
-            let known = try storeWork.finish()
-            let sums = try Checksums.writeSums(for: staging, known: known.map { [set.storeName: $0] } ?? [:])
+            let digest = try storeWork.finish()
+            let sums = try Checksums.writeSums(for: staging, known: digest.map { [set.storeName: $0] } ?? [:])
             if let moved = moved(storePath, since: identity) { throw moved }
             let replaced = try wrap("install fixture", target) { () throws(FileSystemError) in
                 try FixtureFolder.install(staging, at: target, replace: force)
@@ -168,7 +171,11 @@ public enum Capture {
     /// included, through a read-only connection that never checkpoints and
     /// creates, removes and changes no file of the source's set
     /// (``readingSource(_:failure:_:)``).
-    static func snapshot(_ set: StoreSet, to destination: String) throws(FixtureKitError) {
+    /// - Returns: the copy's SHA-256, computed from its bytes as SQLite wrote them
+    ///   (``SnapshotCopy``), or `nil` when they were not written in an order that
+    ///   allows it: the copy is then hashed from the disk.
+    @discardableResult
+    static func snapshot(_ set: StoreSet, to destination: String) throws(FixtureKitError) -> FileDigest? {
         func failure(_ error: SQLiteError) -> FixtureKitError {
             if error.resultCode == .ioError || error.resultCode == .full {
                 // Reading the source rarely fails this way; writing the copy does.
@@ -177,17 +184,33 @@ public enum Capture {
             if error.isHotJournal { return hotJournal(set) }
             return FixtureKitError(what: "snapshot", path: set.storePath, why: error.description, hint: hint(for: error))
         }
-        try readingSource(set, failure: failure) { (source) throws(FixtureKitError) in
+        let firstPage = SourceFirstPage()
+        return try readingSource(set, firstPage: firstPage, failure: failure) { (source) throws(FixtureKitError) -> FileDigest? in
             do throws(SQLiteError) {
                 // No journal nor sync on the staged copy: it is fsynced once at the
                 // end, and the staging folder is what makes the capture atomic. (The
                 // source is not memory-mapped: mapped pages count in the process'
                 // memory, up to the size of the store.)
                 unlink(destination)
-                let copy = try Database(path: destination, options: .init(create: true))
+                // The snapshot's read transaction first, so that its page 1 is known
+                // before the copy is written: the backup copies that same snapshot.
+                try source.execute("BEGIN")
+                defer { try? source.execute("COMMIT") }
+                let pageCount = try source.scalar("PRAGMA page_count")?.integer ?? 0
+                let expected = firstPage.firstPage.flatMap { SnapshotCopy.firstPage(of: $0, pageCount: pageCount) }
+                let sink = expected.flatMap { try? HashedWrites(firstPage: $0) }
+                let sinkID = sink.map { CaptureVFS.register($0) }
+                defer { if let sinkID { CaptureVFS.unregister(sinkID) } }
+                let copy: Database
+                if let sinkID {
+                    copy = try Database(path: CaptureVFS.uri(destination, [("fixturekit_sink", String(sinkID))]), options: .init(create: true, uri: true))
+                } else {
+                    copy = try Database(path: destination, options: .init(create: true))
+                }
                 try copy.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
                 try source.backup(to: copy, timeout: .milliseconds(Int(lockTimeout)))
                 try copy.close()
+                return try SnapshotCopy.digest(sink?.finish(), of: destination)
             } catch {
                 throw failure(error)
             }

@@ -62,7 +62,7 @@ extension FixtureArchive {
         }
         let written = try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in
             try progress.step("pack \(output)", total: plan.fileBytes) { () throws(FixtureKitError) in
-                try write(plan, to: output, format: format, level: level, modificationTime: options.modificationTime, fileMode: options.fileMode, progress: progress)
+                try write(plan, to: output, format: format, level: level, options: options, progress: progress)
             }
         }
         var result = PackResult(
@@ -197,7 +197,7 @@ extension FixtureArchive {
         let written = try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in
             try progress.step("pack \(plan.folder)", total: plan.fileBytes) { () throws(FixtureKitError) in
                 do {
-                    let writer = try ArchiveWriter(fd: STDOUT_FILENO, path: "stdout", format: format, level: level)
+                    let writer = try ArchiveWriter(fd: STDOUT_FILENO, path: "stdout", format: format, level: level, workers: options.workers)
                     try writeEntries(plan, into: writer, modificationTime: options.modificationTime, progress: progress)
                     try writer.close()
                     return (digest: try writer.digest(), size: writer.byteCount)
@@ -217,7 +217,8 @@ extension FixtureArchive {
     /// Streams the plan's entries into `<output>.tmp`, hashing each file on a
     /// second thread while it is compressed, then renames it and writes the
     /// checksum file.
-    private static func write(_ plan: PackPlan, to output: String, format: ArchiveFormat, level: Int, modificationTime: Int64, fileMode: mode_t, progress: WorkProgress?) throws(FixtureKitError) -> (digest: SHA256Digest, size: UInt64) {
+    private static func write(_ plan: PackPlan, to output: String, format: ArchiveFormat, level: Int, options: PackOptions, progress: WorkProgress?) throws(FixtureKitError) -> (digest: SHA256Digest, size: UInt64) {
+        let fileMode = options.fileMode
         let temporary = AtomicFile.temporaryPath(for: output)
         let checksumFile = output + checksumSuffix
         let checksumTemporary = AtomicFile.temporaryPath(for: checksumFile)
@@ -225,8 +226,8 @@ extension FixtureArchive {
         do {
             fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: fileMode)
             guard fchmod(fd, fileMode) == 0 else { throw FileSystemError("chmod", path: temporary, errno: errno) }
-            let writer = try ArchiveWriter(fd: fd, path: temporary, format: format, level: level)
-            try writeEntries(plan, into: writer, modificationTime: modificationTime, progress: progress)
+            let writer = try ArchiveWriter(fd: fd, path: temporary, format: format, level: level, workers: options.workers)
+            try writeEntries(plan, into: writer, modificationTime: options.modificationTime, progress: progress)
             try writer.close()
             try POSIX.fsync(fd, path: temporary)
             close(fd)

@@ -23,6 +23,9 @@ public struct PackOptions: Sendable, Equatable {
     /// The mode of the archive and of its checksum file: 0644, or narrower for a
     /// backup of a private store.
     var fileMode: mode_t = ArchiveWriter.fileMode
+    /// zstd's worker threads; `nil` for one per core. The archive's bytes are the
+    /// same for any number (see ``ArchiveWriter``): only tests set it, to prove so.
+    package var workers: Int?
 
     public init(format: ArchiveFormat = .default, level: Int? = nil, output: String? = nil, modificationTime: Int64 = 0, force: Bool = false) {
         self.format = format

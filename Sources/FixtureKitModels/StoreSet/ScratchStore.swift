@@ -50,16 +50,5 @@ extension ScratchStore {
     }
 
     /// A `file:` URI for `path`: every byte outside the unreserved set percent-encoded.
-    package static func fileURI(_ path: String) -> String {
-        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
-        var uri = "file:"
-        for byte in path.utf8 {
-            if unreserved.contains(byte) {
-                uri.unicodeScalars.append(Unicode.Scalar(byte))
-            } else {
-                uri += String(format: "%%%02X", byte)
-            }
-        }
-        return uri
-    }
+    package static func fileURI(_ path: String) -> String { Database.fileURI(path) }
 }

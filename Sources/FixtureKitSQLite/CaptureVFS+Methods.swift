@@ -1,0 +1,127 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSQLite
+import Synchronization
+
+/// The `sqlite3_io_methods` of ``CaptureVFS``'s files: each call goes to the
+/// default VFS's file, after what the file's role adds (see ``CaptureVFS``).
+/// C function pointers cannot capture: each finds its ``ShimFile`` from the
+/// `sqlite3_file` SQLite passes.
+extension ShimFile {
+    nonisolated(unsafe) static let methods: UnsafeMutablePointer<sqlite3_io_methods> = {
+        let methods = UnsafeMutablePointer<sqlite3_io_methods>.allocate(capacity: 1)
+        methods.initialize(to: sqlite3_io_methods(
+            iVersion: 3,
+            xClose: { file in
+                let shim = ShimFile.of(file)
+                _ = shim.role.sink?.flush()
+                let code = shim.methods.xClose?(shim.inner) ?? SQLITE_OK
+                shim.role.sink?.detach()
+                Unmanaged.passUnretained(shim).release()
+                file?.pointee.pMethods = nil
+                return code
+            },
+            xRead: { file, buffer, amount, offset in
+                let shim = ShimFile.of(file)
+                if let sink = shim.role.sink, case let code = sink.flush(), code != SQLITE_OK { return code }
+                let code = shim.methods.xRead!(shim.inner, buffer, amount, offset)
+                if code == SQLITE_OK, let buffer, shim.role.pages != nil { shim.observe(buffer, count: Int(amount), offset: offset) }
+                return code
+            },
+            xWrite: { file, buffer, amount, offset in
+                let shim = ShimFile.of(file)
+                if let sink = shim.role.sink, let buffer { return sink.write(buffer, count: Int(amount), offset: offset) }
+                return shim.methods.xWrite!(shim.inner, buffer, amount, offset)
+            },
+            xTruncate: { file, size in
+                let shim = ShimFile.of(file)
+                if let sink = shim.role.sink, case let code = sink.truncate(to: size), code != SQLITE_OK { return code }
+                return shim.methods.xTruncate!(shim.inner, size)
+            },
+            xSync: { file, flags in
+                let shim = ShimFile.of(file)
+                if let sink = shim.role.sink, case let code = sink.flush(), code != SQLITE_OK { return code }
+                return shim.methods.xSync!(shim.inner, flags)
+            },
+            xFileSize: { file, size in
+                let shim = ShimFile.of(file)
+                if let sink = shim.role.sink, case let code = sink.flush(), code != SQLITE_OK { return code }
+                return shim.methods.xFileSize!(shim.inner, size)
+            },
+            xLock: { file, level in
+                let shim = ShimFile.of(file)
+                _ = shim.role.sink?.quiesce()
+                return shim.methods.xLock!(shim.inner, level)
+            },
+            xUnlock: { file, level in
+                let shim = ShimFile.of(file)
+                _ = shim.role.sink?.quiesce()
+                return shim.methods.xUnlock!(shim.inner, level)
+            },
+            xCheckReservedLock: { file, result in
+                let shim = ShimFile.of(file)
+                _ = shim.role.sink?.quiesce()
+                return shim.methods.xCheckReservedLock!(shim.inner, result)
+            },
+            xFileControl: { file, operation, argument in
+                let shim = ShimFile.of(file)
+                if let sink = shim.role.sink, case let code = sink.flush(), code != SQLITE_OK { return code }
+                return shim.methods.xFileControl!(shim.inner, operation, argument)
+            },
+            xSectorSize: { file in
+                let shim = ShimFile.of(file)
+                return shim.methods.xSectorSize!(shim.inner)
+            },
+            xDeviceCharacteristics: { file in
+                let shim = ShimFile.of(file)
+                return shim.methods.xDeviceCharacteristics!(shim.inner)
+            },
+            xShmMap: { file, index, size, extend, pointer in
+                let shim = ShimFile.of(file)
+                guard shim.role.privateMemory else {
+                    guard shim.methods.iVersion >= 2, let map = shim.methods.xShmMap else { return CaptureVFS.ioErrorMapping }
+                    return map(shim.inner, index, size, extend, pointer)
+                }
+                guard let region = shim.region(Int(index), size: Int(size), extend: extend != 0) else {
+                    pointer?.pointee = nil
+                    return shim.regionSize == Int(size) ? SQLITE_OK : CaptureVFS.ioErrorMapping
+                }
+                pointer?.pointee = UnsafeMutableRawPointer(region)
+                return SQLITE_OK
+            },
+            xShmLock: { file, offset, count, flags in
+                let shim = ShimFile.of(file)
+                // One connection uses the in-memory index: every lock is its own.
+                guard shim.role.privateMemory else { return shim.methods.xShmLock!(shim.inner, offset, count, flags) }
+                return SQLITE_OK
+            },
+            xShmBarrier: { file in
+                let shim = ShimFile.of(file)
+                guard shim.role.privateMemory else { shim.methods.xShmBarrier?(shim.inner); return }
+                atomicMemoryFence(ordering: .sequentiallyConsistent)
+            },
+            xShmUnmap: { file, delete in
+                let shim = ShimFile.of(file)
+                guard shim.role.privateMemory else { return shim.methods.xShmUnmap?(shim.inner, delete) ?? SQLITE_OK }
+                for region in shim.regions { region.deallocate() }
+                shim.regions = []
+                return SQLITE_OK
+            },
+            xFetch: { file, offset, amount, pointer in
+                let shim = ShimFile.of(file)
+                if let sink = shim.role.sink, case let code = sink.flush(), code != SQLITE_OK { return code }
+                guard shim.methods.iVersion >= 3, let fetch = shim.methods.xFetch else {
+                    pointer?.pointee = nil
+                    return SQLITE_OK
+                }
+                return fetch(shim.inner, offset, amount, pointer)
+            },
+            xUnfetch: { file, offset, pointer in
+                let shim = ShimFile.of(file)
+                guard shim.methods.iVersion >= 3, let unfetch = shim.methods.xUnfetch else { return SQLITE_OK }
+                return unfetch(shim.inner, offset, pointer)
+            }))
+        return methods
+    }()
+}

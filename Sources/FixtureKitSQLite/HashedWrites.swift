@@ -1,0 +1,172 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSQLite
+import FixtureKitSystem
+import FixtureKitCrypto
+
+/// The writes of a file that SQLite builds, opened through ``CaptureVFS`` with
+/// `fixturekit_sink=ID`: the file's SHA-256 computed from the bytes as they are
+/// written, without reading the file again, and the writes gathered into pieces of
+/// ``pieceSize`` bytes, hashed and written on a second thread while SQLite produces
+/// the next ones.
+///
+/// A SHA-256 takes the bytes in file order. The online backup writes a new copy
+/// in page order, except page 1, which stays in its page cache until the commit
+/// changes its header and writes it last: the caller gives page 1 as it will be
+/// written (``init(firstPage:writeback:)``), it is hashed first, and the page the
+/// commit writes must be that one. Any other order (a write out of sequence, a
+/// different page 1, a truncation) makes ``finish()`` answer `nil`: the caller
+/// then hashes the file as it is on disk.
+///
+/// Used by the one thread that runs the connection; the second thread only ever
+/// holds a piece between ``BackgroundStage/start(_:)`` and its wait.
+package final class HashedWrites {
+    /// 1 MiB: 256 pages of 4 KiB per write, a piece the hasher takes at full speed.
+    static let pieceSize = 1 << 20
+
+    private let hasher: SHA256
+    private var pieces: [UnsafeMutableRawBufferPointer]
+    private var current = 0
+    private var filled = 0
+    /// Where the piece being filled starts in the file.
+    private var pieceOffset: Int64
+    /// The expected page 1, hashed first; `nil` when none was given.
+    private let firstPage: [UInt8]?
+    private var firstPageWritten = false
+    /// Whether every byte so far was hashed in file order.
+    private var inOrder = true
+    private let stage = BackgroundStage()
+    private var inner: UnsafeMutablePointer<sqlite3_file>?
+    private let writeback: Int32?
+    private var tracker = WritebackTracker()
+    /// The first failure of a write, reported to SQLite and by ``finish()``.
+    private var failure: (any Error)?
+
+    /// A failed write, as SQLite's write method reports it.
+    struct WriteFailed: Error {
+        let code: Int32
+    }
+
+    /// - Parameters:
+    ///   - firstPage: page 1 as the file will hold it; `nil` when the file is
+    ///     written in order from its first byte.
+    ///   - writeback: a descriptor of the file on which to start write-back as the
+    ///     pieces are written (the caller closes it after the connection).
+    package init(firstPage: [UInt8]?, writeback: Int32? = nil) throws(CryptoError) {
+        hasher = try SHA256()
+        pieces = (0..<2).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: Self.pieceSize, alignment: 4096) }
+        self.firstPage = firstPage
+        self.writeback = writeback
+        if let firstPage { try hasher.update(firstPage) }
+        pieceOffset = Int64(firstPage?.count ?? 0)
+    }
+
+    deinit {
+        stage.drain()
+        pieces.forEach { $0.deallocate() }
+    }
+
+    func attach(_ file: UnsafeMutablePointer<sqlite3_file>) { inner = file }
+
+    func detach() {
+        quiesce()
+        inner = nil
+    }
+
+    /// The SHA-256 of the file and its size, once its connection is closed; `nil`
+    /// when the writes did not come in the order that lets them be hashed as
+    /// they came.
+    /// - Throws: the failure of a write (a full disk), as a ``SQLiteError``.
+    package func finish() throws(SQLiteError) -> FileDigest? {
+        _ = flush()
+        if let failure = failure as? WriteFailed { throw SQLiteError(code: failure.code, message: "cannot write the copy") }
+        guard inOrder, firstPage == nil || firstPageWritten, let digest = try? hasher.finalize() else { return nil }
+        return FileDigest(digest: digest, size: UInt64(pieceOffset))
+    }
+
+    // MARK: - The VFS's calls
+
+    func write(_ bytes: UnsafeRawPointer, count: Int, offset: Int64) -> Int32 {
+        if let failure = failure as? WriteFailed { return failure.code }
+        if inOrder, offset == pieceOffset + Int64(filled) {
+            var done = 0
+            while done < count {
+                let take = min(count - done, Self.pieceSize - filled)
+                (pieces[current].baseAddress! + filled).copyMemory(from: bytes + done, byteCount: take)
+                filled += take
+                done += take
+                if filled == Self.pieceSize, case let code = submit(), code != SQLITE_OK { return code }
+            }
+            return SQLITE_OK
+        }
+        if inOrder, offset == 0, let firstPage, !firstPageWritten, count == firstPage.count,
+            firstPage.withUnsafeBytes({ memcmp($0.baseAddress!, bytes, count) == 0 }) {
+            firstPageWritten = true
+        } else {
+            inOrder = false
+        }
+        // Out of the sequence: written through, after what is pending.
+        if case let code = flush(), code != SQLITE_OK { return code }
+        let code = writeThrough(bytes, count: count, offset: offset)
+        if code != SQLITE_OK, failure == nil { failure = WriteFailed(code: code) }
+        return code
+    }
+
+    /// Hands the piece being filled to the second thread, after the one before.
+    @discardableResult
+    func flush() -> Int32 {
+        if filled > 0, case let code = submit(), code != SQLITE_OK { return code }
+        return quiesce()
+    }
+
+    /// Waits for the piece the second thread holds.
+    @discardableResult
+    func quiesce() -> Int32 {
+        do { try stage.wait() } catch {
+            failure = failure ?? error
+            return (error as? WriteFailed)?.code ?? CaptureVFS.ioErrorWrite
+        }
+        return SQLITE_OK
+    }
+
+    func truncate(to size: Int64) -> Int32 {
+        let code = flush()
+        if size < pieceOffset { inOrder = false }
+        return code
+    }
+
+    private func submit() -> Int32 {
+        if case let code = quiesce(), code != SQLITE_OK { return code }
+        let piece = UnsafeRawBufferPointer(rebasing: pieces[current][0..<filled])
+        let offset = pieceOffset
+        let hasher = inOrder ? self.hasher : nil
+        stage.start { [self] in
+            if let hasher { try hasher.update(piece) }
+            let code = writeThrough(piece.baseAddress!, count: piece.count, offset: offset)
+            guard code == SQLITE_OK else { throw WriteFailed(code: code) }
+            if let writeback { tracker.wrote(piece.count, to: writeback) }
+        }
+        pieceOffset += Int64(filled)
+        filled = 0
+        current ^= 1
+        return SQLITE_OK
+    }
+
+    /// The default VFS writes at most 128 KiB - 1 bytes a call (its `seekAndWrite`
+    /// masks the size with 0x1ffff: SQLite never writes more than a page); a
+    /// piece goes in writes of the largest page size.
+    static let writeSize = 1 << 16
+
+    private func writeThrough(_ bytes: UnsafeRawPointer, count: Int, offset: Int64) -> Int32 {
+        guard let inner, let write = inner.pointee.pMethods?.pointee.xWrite else { return CaptureVFS.ioErrorWrite }
+        var done = 0
+        while done < count {
+            let size = min(count - done, Self.writeSize)
+            let code = write(inner, bytes + done, Int32(size), offset + Int64(done))
+            guard code == SQLITE_OK else { return code }
+            done += size
+        }
+        return SQLITE_OK
+    }
+}

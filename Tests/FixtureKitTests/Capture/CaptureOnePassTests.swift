@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+@testable import FixtureKit
+@testable import FixtureKitCrypto
+@testable import FixtureKitModels
+@testable import FixtureKitSQLite
+@testable import FixtureKitSystem
+@testable import FixtureKitTestSupport
+
+/// `capture --mode snapshot` hashes its copy from the bytes SQLite writes
+/// (``HashedWrites``), in one pass: the digest is the copy's, and the copy is the
+/// bytes a plain backup writes, whatever the page size and however the source is
+/// read (in place beside its writer, a WAL at rest read on a copy, a WAL store
+/// without `-wal` read immutable, a rollback-journal store).
+@Suite struct CaptureOnePassTests {
+    enum Source: String, CaseIterable { case heldWAL, walAtRest, walWithoutLog, rollback }
+
+    /// A store of about 6 MiB (more than SQLite's page cache, so that the backup
+    /// spills pages before its commit) in `folder/live/`, and whatever holds it open.
+    static func store(_ source: Source, pageSize: Int, in folder: TemporaryFolder) throws -> (path: String, held: HeldWALStore?) {
+        try FileManager.default.createDirectory(atPath: folder.url("live"), withIntermediateDirectories: true)
+        let fill = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12000) INSERT INTO notes (uuid, title) SELECT 'U' || i, hex(randomblob(240)) FROM n"
+        switch source {
+        case .heldWAL, .walAtRest, .walWithoutLog:
+            let store = try HeldWALStore(in: folder.url("live"), pageSize: pageSize, notes: 5)
+            try store.database.execute(fill)
+            if source == .heldWAL { return (store.path, store) }
+            if source == .walWithoutLog { try store.database.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
+            try store.database.close()
+            if source == .walWithoutLog {
+                unlink(store.path + "-wal")
+                unlink(store.path + "-shm")
+            }
+            return (store.path, nil)
+        case .rollback:
+            let path = folder.url("live/App.sqlite")
+            let database = try Database(path: path, options: .init(create: true))
+            try database.execute("PRAGMA page_size = \(pageSize); CREATE TABLE notes (id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, title TEXT)")
+            try database.execute(fill)
+            try database.close()
+            return (path, nil)
+        }
+    }
+
+    /// The source copied by SQLite's backup alone, as capture did before.
+    static func plainBackup(of path: String, to destination: String) throws {
+        let source = try Database(path: ScratchStore.fileURI(path) + "?mode=ro", options: .init(readOnly: true, uri: true))
+        let copy = try Database(path: destination, options: .init(create: true))
+        try copy.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+        try source.backup(to: copy)
+        try copy.close()
+        try source.close()
+    }
+
+    @Test(arguments: Source.allCases, [512, 4096, 65536])
+    func theCopyIsHashedAsItIsWritten(source: Source, pageSize: Int) throws {
+        let folder = try TemporaryFolder()
+        let (path, held) = try Self.store(source, pageSize: pageSize, in: folder)
+        let set = try StoreSet.locate(path)
+        #expect(Capture.SourceRead(set) == [.heldWAL: .inPlace, .walAtRest: .copy, .walWithoutLog: .immutable, .rollback: .inPlace][source])
+        try FileManager.default.createDirectory(atPath: folder.url("copies"), withIntermediateDirectories: true)
+        let digest = try Capture.snapshot(set, to: folder.url("copies/captured.sqlite"))
+        let onDisk = try sha256(ofFileAt: folder.url("copies/captured.sqlite"))
+        #expect(digest?.digest.hex == onDisk, "the copy was hashed from the disk, or its digest is wrong")
+        #expect(digest?.size == UInt64(try folder.read("copies/captured.sqlite").count))
+        // The same bytes as SQLite's backup writes alone.
+        if held == nil || source == .heldWAL {
+            try Self.plainBackup(of: path, to: folder.url("copies/plain.sqlite"))
+            #expect(try sha256(ofFileAt: folder.url("copies/plain.sqlite")) == onDisk)
+        }
+        withExtendedLifetime(held) {}
+    }
+
+    /// A page 1 other than the one expected (another library's header, another
+    /// backup) leaves no digest: the copy is then hashed from the disk. The bytes
+    /// written through the sink are the copy's all the same.
+    @Test func anotherFirstPageLeavesTheDigestToTheDisk() throws {
+        let folder = try TemporaryFolder()
+        let (path, _) = try Self.store(.rollback, pageSize: 4096, in: folder)
+        try CaptureVFS.register()
+        let sink = try HashedWrites(firstPage: [UInt8](repeating: 0, count: 4096))
+        let id = CaptureVFS.register(sink)
+        defer { CaptureVFS.unregister(id) }
+        let source = try Database(path: path, options: .init(readOnly: true))
+        let copy = try Database(path: CaptureVFS.uri(folder.url("sunk.sqlite"), [("fixturekit_sink", String(id))]), options: .init(create: true, uri: true))
+        try copy.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+        try source.backup(to: copy)
+        try copy.close()
+        #expect(try sink.finish() == nil)
+        try Self.plainBackup(of: path, to: folder.url("plain.sqlite"))
+        #expect(try sha256(ofFileAt: folder.url("sunk.sqlite")) == (try sha256(ofFileAt: folder.url("plain.sqlite"))))
+    }
+
+    /// The whole capture: its `SHA256SUMS` names the store's bytes, and the
+    /// fixture is the one a capture that hashes from the disk writes.
+    @Test func aCaptureRecordsTheDigestOfItsBytes() throws {
+        let folder = try TemporaryFolder()
+        let (path, held) = try Self.store(.heldWAL, pageSize: 4096, in: folder)
+        let result = fixturekit("capture", "--quiet", "--no-anonymize", path, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--mode", "snapshot")
+        #expect(result.status == 0, "\(result.standardError)")
+        let check = try run(["sha256sum", "-c", "--strict", "--quiet", "SHA256SUMS"], in: folder.url("corpus/1.0.0"))
+        #expect(check.status == 0, "\(check.standardOutput)")
+        #expect(fixturekit("verify", "--deep", folder.url("corpus")).status == 0)
+        withExtendedLifetime(held) {}
+    }
+}
