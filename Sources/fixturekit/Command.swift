@@ -3,7 +3,7 @@ import Glibc
 #endif
 import FixtureKit
 
-/// The process' exit status, as DESIGN.md fixes it.
+/// The process' exit status, as docs/exit-codes.md fixes it.
 enum ExitCode: Int32, Comparable {
     case success = 0
     /// A check failed.
