@@ -143,7 +143,7 @@ public struct StoreInspection: Codable, Sendable {
     private static func prefix(of path: String, count: Int) throws(FileSystemError) -> [UInt8] {
         let reader = try SequentialReader(path: path)
         var bytes = [UInt8](repeating: 0, count: count)
-        bytes.removeSubrange(reader.read(into: &bytes)...)
+        bytes.removeSubrange(try reader.read(into: &bytes)...)
         return bytes
     }
 
