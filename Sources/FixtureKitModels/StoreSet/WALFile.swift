@@ -10,14 +10,14 @@ import FixtureKitCrypto
 /// normal end of a log; committed transactions after an invalid frame are lost.
 public struct WALFile: Sendable, Equatable, Codable {
     public struct Header: Sendable, Equatable, Codable {
-        public var magic: UInt32
-        public var version: UInt32
-        public var pageSize: Int
-        public var checkpointSequence: UInt32
+        public internal(set) var magic: UInt32
+        public internal(set) var version: UInt32
+        public internal(set) var pageSize: Int
+        public internal(set) var checkpointSequence: UInt32
         public var salt1: UInt32
         public var salt2: UInt32
         /// Checksums are computed over big-endian words (the magic's last bit).
-        public var bigEndianChecksums: Bool
+        public internal(set) var bigEndianChecksums: Bool
     }
 
     /// Why SQLite would not use all of the log, in the terms of the file format.
@@ -59,34 +59,34 @@ public struct WALFile: Sendable, Equatable, Codable {
         }
     }
 
-    public var fileSize: UInt64
+    public internal(set) var fileSize: UInt64
     /// `nil` when the file is too short or its magic is wrong.
-    public var header: Header?
+    public internal(set) var header: Header?
     /// What stops SQLite from reading the log to its last commit frame; `nil` when nothing does.
     /// An invalid frame after the last commit is not a problem: see ``tailFrames``.
-    public var problem: Problem?
+    public internal(set) var problem: Problem?
     /// Whole frames in the file.
-    public var frameCount: Int
+    public internal(set) var frameCount: Int
     /// Frames SQLite replays: up to and including the last valid commit frame.
-    public var committedFrames: Int
+    public internal(set) var committedFrames: Int
     /// Committed transactions in those frames.
-    public var commits: Int
+    public internal(set) var commits: Int
     /// The database size in pages after the last valid commit.
-    public var databaseSizeInPages: UInt32?
+    public internal(set) var databaseSizeInPages: UInt32?
     /// Frames after the last valid commit that SQLite ignores: an unfinished
     /// transaction, or frames of an earlier log that this one has not overwritten.
-    public var tailFrames: Int
+    public internal(set) var tailFrames: Int
     /// Frames of this log (its salts) after the first invalid frame, which SQLite
     /// drops without an error, and the committed transactions among them.
-    public var framesAfterInvalid: Int
-    public var commitsAfterInvalid: Int
+    public internal(set) var framesAfterInvalid: Int
+    public internal(set) var commitsAfterInvalid: Int
     /// Bytes at the end that do not make a whole frame: a torn write, normal.
-    public var tornTailBytes: Int
+    public internal(set) var tornTailBytes: Int
     /// The 1-based numbers of the valid commit frames, in order.
     var commitFrames: [Int] = []
     /// The database header as of the last valid commit, when the log holds page 1:
     /// what SQLite reads instead of the main file's first 100 bytes.
-    public var committedDatabaseHeader: [UInt8]?
+    public internal(set) var committedDatabaseHeader: [UInt8]?
 
     enum CodingKeys: String, CodingKey {
         case fileSize, header, problem, frameCount, committedFrames, commits, databaseSizeInPages
