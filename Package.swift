@@ -11,7 +11,8 @@ import PackageDescription
 //
 // A target cannot import one above it. SwiftPM hands every C module map to every
 // target that depends on a primitive, so the `LayerCheck` plugin, applied to every
-// target above the primitives, fails the build when one of their files imports a C module.
+// target above the primitives, fails the build when one of their files imports a C module,
+// or Glibc unless the plugin's list (which only shrinks) still allows the file.
 let layerCheck: [Target.PluginUsage] = [.plugin(name: "LayerCheck")]
 
 let package = Package(

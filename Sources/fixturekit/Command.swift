@@ -3,7 +3,7 @@ import Glibc
 #endif
 import FixtureKit
 
-/// The process' exit status, as DESIGN.md fixes it.
+/// The process' exit status, as docs/exit-codes.md fixes it.
 enum ExitCode: Int32, Comparable {
     case success = 0
     /// A check failed.
@@ -22,13 +22,16 @@ enum ExitCode: Int32, Comparable {
     /// tools end, without a message (main.swift raises the signal).
     case brokenPipe = 141
 
+    /// The status of a failure of `category`: the library's categories hold no
+    /// number, the tool alone maps them.
     init(_ category: FixtureKitError.Category) {
-        if category == .interrupted {
-            // What the library stopped on: the cancellation the signals cancel.
-            self = .interrupted(by: Interruption.cancellation.reason)
-            return
+        switch category {
+        case .checkFailed: self = .checkFailed
+        case .couldNotWork: self = .couldNotWork
+        case .usage: self = .usage
+        // What the library stopped on: the cancellation the signals cancel.
+        case .interrupted: self = .interrupted(by: Interruption.cancellation.reason)
         }
-        self = ExitCode(rawValue: category.rawValue) ?? .couldNotWork
     }
 
     /// The status of a run that stopped on `reason`: 143 for SIGTERM, 130 for SIGINT (and any other).

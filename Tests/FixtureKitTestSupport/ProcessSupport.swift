@@ -13,8 +13,8 @@ final class ToolProcess {
         let name = UUID().uuidString
         output = folder + "/.out-" + name
         errors = folder + "/.err-" + name
-        FileManager.default.createFile(atPath: output, contents: nil)
-        FileManager.default.createFile(atPath: errors, contents: nil)
+        _ = FileManager.default.createFile(atPath: output, contents: nil)
+        _ = FileManager.default.createFile(atPath: errors, contents: nil)
         process.executableURL = URL(fileURLWithPath: toolExecutable)
         process.arguments = arguments
         process.environment = environment

@@ -93,8 +93,8 @@ import Testing
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
         let files = (folder + "/.stdout-\(UUID().uuidString)", folder + "/.stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: files.0, contents: nil)
-        FileManager.default.createFile(atPath: files.1, contents: nil)
+        _ = FileManager.default.createFile(atPath: files.0, contents: nil)
+        _ = FileManager.default.createFile(atPath: files.1, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: files.0); try? FileManager.default.removeItem(atPath: files.1) }
         // A pipe whose reader is gone before anything is written: every write fails with EPIPE.
         func stream(_ stream: Stream, file: String) throws -> Any {

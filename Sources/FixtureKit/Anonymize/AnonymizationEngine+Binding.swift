@@ -134,7 +134,7 @@ extension AnonymizationEngine {
             }.joined(separator: ", ")
             let row: [SQLiteValue]
             do { row = try database.rows("SELECT \(probes) FROM \(quotedIdentifier(table.name))").first ?? [] } catch {
-                throw FixtureKitError(what: "anonymize", path: display, why: error.description)
+                throw FixtureKitError(what: "anonymize", path: display, why: error.description, cause: error)
             }
             for (index, column) in others.enumerated() {
                 guard row.count == 2 * others.count else { break }

@@ -36,7 +36,7 @@ extension AnonymizationEngine {
             }
             if schema.internalTables.contains("sqlite_stat1") { try database.execute("ANALYZE") }
         } catch {
-            throw FixtureKitError(what: "anonymize", path: display, why: error.description)
+            throw FixtureKitError(what: "anonymize", path: display, why: error.description, cause: error)
         }
     }
 
@@ -50,7 +50,7 @@ extension AnonymizationEngine {
             }
             return counts
         } catch {
-            throw FixtureKitError(what: "anonymize", path: display, why: error.description)
+            throw FixtureKitError(what: "anonymize", path: display, why: error.description, cause: error)
         }
     }
 }

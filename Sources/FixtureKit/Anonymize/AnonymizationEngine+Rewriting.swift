@@ -27,7 +27,7 @@ extension AnonymizationEngine {
                     }
                 }
             } catch {
-                throw FixtureKitError(what: "anonymize", path: display, why: error.description)
+                throw FixtureKitError(what: "anonymize", path: display, why: error.description, cause: error)
             }
             let rule = members[0]
             let select: Statement
@@ -36,7 +36,7 @@ extension AnonymizationEngine {
                 select = try database.prepare("SELECT rowid, original FROM \(map) WHERE original IS NOT NULL AND (?1 IS NULL OR original > ?1) ORDER BY original LIMIT 1000")
                 assign = try database.prepare("UPDATE \(map) SET pseudonym = ?1 WHERE rowid = ?2")
             } catch {
-                throw FixtureKitError(what: "anonymize", path: display, why: error.description)
+                throw FixtureKitError(what: "anonymize", path: display, why: error.description, cause: error)
             }
             var last: SQLiteValue = .null
             while true {
@@ -47,7 +47,7 @@ extension AnonymizationEngine {
                     while try select.step() { rows.append(select.row()) }
                     batch = rows
                 } catch {
-                    throw FixtureKitError(what: "anonymize", path: display, why: error.description)
+                    throw FixtureKitError(what: "anonymize", path: display, why: error.description, cause: error)
                 }
                 guard let final = batch.last else { break }
                 last = final[1]
@@ -71,7 +71,7 @@ extension AnonymizationEngine {
                 return
             } catch {
                 guard error.isConstraintViolation else {
-                    throw FixtureKitError(what: "anonymize", path: display, why: error.description)
+                    throw FixtureKitError(what: "anonymize", path: display, why: error.description, cause: error)
                 }
             }
             attempt += 1

@@ -54,7 +54,7 @@ enum AnonymizationEngine {
     static func run(folder: String, storeName: String, output: String, rules: AnonymizationRules, key: AnonymizationKey, spoolFolder: String, display: String, pristine: (folder: String, names: [String])? = nil, acceleration: AnonymizationSession.Acceleration = .all) throws(FixtureKitError) -> EngineResult {
         let path = folder.appendingPath(storeName)
         func sqlite(_ body: () throws(SQLiteError) -> Void) throws(FixtureKitError) {
-            do { try body() } catch { throw FixtureKitError(what: "anonymize", path: display, why: error.description) }
+            do { try body() } catch { throw FixtureKitError(what: "anonymize", path: display, why: error.description, cause: error) }
         }
         let database: Database
         let isWAL: Bool
@@ -67,11 +67,11 @@ enum AnonymizationEngine {
             try database.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA secure_delete = ON; PRAGMA foreign_keys = OFF; PRAGMA cache_size = -\(cacheKiB)")
             try disableTriggers(database)
         } catch {
-            throw FixtureKitError(what: "anonymize", path: display, why: error.description, hint: error.isNotADatabase ? "is it an SQLite store?" : nil)
+            throw FixtureKitError(what: "anonymize", path: display, why: error.description, hint: error.isNotADatabase ? "is it an SQLite store?" : nil, cause: error)
         }
         let schema: AnonymizationSchema
         do { schema = try AnonymizationSchema(database: database) } catch {
-            throw FixtureKitError(what: "anonymize", path: display, why: error.description)
+            throw FixtureKitError(what: "anonymize", path: display, why: error.description, cause: error)
         }
         let (bound, absent) = try bind(rules, to: schema, database: database, display: display)
         let spool: LeakSpool
@@ -142,7 +142,7 @@ enum AnonymizationEngine {
             }
             try database.close()
         } catch {
-            throw FixtureKitError(what: "anonymize: keep WAL mode", path: display, why: error.description)
+            throw FixtureKitError(what: "anonymize: keep WAL mode", path: display, why: error.description, cause: error)
         }
         for suffix in ["-wal", "-shm"] where (try? POSIX.lstatIfPresent(output + suffix)) != nil {
             throw FixtureKitError(what: "anonymize: keep WAL mode", path: display, why: "SQLite left \(output.split(separator: "/").last ?? "")\(suffix) behind")

@@ -38,7 +38,7 @@ struct AnonymizationKey {
             hmac = try HMACSHA256(key: key)
             keyCheck = SHA256Digest(checkedBytes: try hmac.authenticate(Self.checkLabel)).hex.prefix(Self.checkByteCount * 2).description
         } catch {
-            throw FixtureKitError(what: what, path: path, why: error.description)
+            throw FixtureKitError(what: what, path: path, why: error.description, cause: error)
         }
     }
 }

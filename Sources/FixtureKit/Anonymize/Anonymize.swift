@@ -66,7 +66,7 @@ public enum Anonymizer {
         let (rules, key) = try load(rulesPath, environment: environment)
         let set = try StoreSet.locate(input)
         do { _ = try set.header() } catch {
-            throw FixtureKitError(what: "anonymize", path: input, why: error.why)
+            throw FixtureKitError(what: "anonymize", path: input, why: error.why, cause: error)
         }
         if let problem = try outputProblem(output, input: set, force: force) { throw problem }
         let work = workFolder(for: output)

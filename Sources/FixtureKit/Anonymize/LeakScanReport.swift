@@ -8,39 +8,39 @@ import FixtureKitSystem
 /// page and what it is.
 public struct LeakHit: Codable, Equatable, Sendable {
     /// `table.column` the value was replaced in.
-    public var column: String
+    public internal(set) var column: String
     /// The file, as named in the report.
-    public var file: String
+    public internal(set) var file: String
     /// `table.column` of the value that holds it, when SQLite reads it.
-    public var foundIn: String?
+    public internal(set) var foundIn: String?
     /// The row of that value, for a table with rowids.
-    public var rowid: Int64?
+    public internal(set) var rowid: Int64?
     /// The row of that value, for a `WITHOUT ROWID` table: its primary key when
     /// that is made of integers (`7`, `7, 3`), else its place in key order (`row 12`).
-    public var key: String?
+    public internal(set) var key: String?
     /// Where the bytes start in the file, for a hit in the bytes.
-    public var offset: UInt64?
+    public internal(set) var offset: UInt64?
     /// The page of the store's main file, counted from 1, for a hit in its bytes.
-    public var page: Int?
+    public internal(set) var page: Int?
     /// What the page is: `table leaf`, `index interior`, `overflow`, `free`...
-    public var pageType: String?
+    public internal(set) var pageType: String?
     /// The table or index the page belongs to.
-    public var btree: String?
+    public internal(set) var btree: String?
     /// Bytes found: the whole value, or the run of it compared (at least
     /// ``PatternIndex/runBytes``).
-    public var length: Int
+    public internal(set) var length: Int
     /// Only part of the value was found (a run of a value longer than ``PatternIndex/runBytes``).
-    public var piece: Bool
+    public internal(set) var piece: Bool
     /// The length in bytes of the value that holds it, for a hit in a value
     /// SQLite reads (or, on a page SQL does not read, one of its records).
-    public var cellBytes: Int?
+    public internal(set) var cellBytes: Int?
     /// The bytes right before and right after the match (at most
     /// ``contextBytes`` each, twice as many in UTF-16, within the value that
     /// holds it when that is known), never the match itself: text as text,
     /// control characters and bytes that are no text escaped (`\x01`). Empty
     /// at the edge of the value.
-    public var before: String?
-    public var after: String?
+    public internal(set) var before: String?
+    public internal(set) var after: String?
 
     /// Bytes shown on each side of a match.
     public static let contextBytes = 16
@@ -144,34 +144,34 @@ public struct LeakHit: Codable, Equatable, Sendable {
 /// What the leak scan searched and found.
 public struct LeakScanReport: Codable, Equatable, Sendable {
     /// The files searched, every byte of each.
-    public var files: [String]
-    public var bytes: UInt64
+    public internal(set) var files: [String]
+    public internal(set) var bytes: UInt64
     /// Distinct replaced values searched for (each UTF-16 form counts once more).
-    public var valuesSearched: Int
+    public internal(set) var valuesSearched: Int
     /// Values left out because the rules wrote them themselves or the schema holds them.
-    public var valuesExempt: Int
+    public internal(set) var valuesExempt: Int
     /// A run of this many bytes of a longer replaced value is found; a shorter value is searched whole.
-    public var runBytes: Int
+    public internal(set) var runBytes: Int
     /// A replaced value shorter than this counts only where it stands whole: a
     /// cell (or a file, or an index key) that is exactly it, or a word of a text
     /// (see ``WholeValue``): the length from which a chance match in the output's
     /// bytes is unlikely (``LeakScan/wholeValueBytes(storeBytes:values:)``).
     /// The smallest of the batches when the values were searched in several.
-    public var wholeValueBytes: Int
+    public internal(set) var wholeValueBytes: Int
     /// Matches of such short values that do not stand whole (inside a longer
     /// number, word, or base64 or hex run): no leak.
-    public var embedded: Int
+    public internal(set) var embedded: Int
     /// Tables whose every value was read through SQLite: those whose rows
     /// spill onto overflow pages, and those on whose pages the bytes matched.
-    public var tablesRead: [String]
+    public internal(set) var tablesRead: [String]
     /// Matches in the bytes of a table's or an index's pages that no value of
     /// the table holds: they span two values, or a value and SQLite's own
     /// structure, and are no leak.
-    public var spanning: Int
+    public internal(set) var spanning: Int
     /// Every hit up to ``LeakScanner/maximumReportedHits``.
-    public var hits: [LeakHit]
+    public internal(set) var hits: [LeakHit]
     /// All hits, reported or not.
-    public var hitCount: Int
+    public internal(set) var hitCount: Int
 
     init(files: [String] = [], bytes: UInt64 = 0, valuesSearched: Int = 0, valuesExempt: Int = 0, runBytes: Int = PatternIndex.runBytes,
          wholeValueBytes: Int = PatternIndex.minimumBytes, embedded: Int = 0, tablesRead: [String] = [], spanning: Int = 0, hits: [LeakHit] = [], hitCount: Int = 0) {

@@ -58,7 +58,7 @@ public enum Capture {
         let set = try StoreSet.locate(storePath)
         // SQLite would take an empty file for an empty database: refuse it first.
         do { _ = try set.header() } catch {
-            throw FixtureKitError(what: "capture", path: storePath, why: error.why)
+            throw FixtureKitError(what: "capture", path: storePath, why: error.why, cause: error)
         }
         let identity = try? POSIX.lstat(storePath)
         // Anonymization (Anonymize/): the rules and key are loaded before anything is copied.
@@ -182,7 +182,7 @@ public enum Capture {
                 return FixtureKitError(what: "snapshot: write", path: destination, why: "\(error.message) (disk full, or a file-size limit)")
             }
             if error.isHotJournal { return hotJournal(set) }
-            return FixtureKitError(what: "snapshot", path: set.storePath, why: error.description, hint: hint(for: error))
+            return FixtureKitError(what: "snapshot", path: set.storePath, why: error.description, hint: hint(for: error), cause: error)
         }
         let firstPage = SourceFirstPage()
         return try readingSource(set, firstPage: firstPage, failure: failure) { (source) throws(FixtureKitError) -> FileDigest? in
@@ -233,7 +233,7 @@ public enum Capture {
             let copied = try underWriteLock(set) { (held) throws(FixtureKitError) -> Bool in
                 let folder: Database
                 do throws(SQLiteError) { folder = try openSource(set, readOnly: false) } catch {
-                    throw FixtureKitError(what: "checkpoint", path: set.storePath, why: error.description, hint: hint(for: error))
+                    throw FixtureKitError(what: "checkpoint", path: set.storePath, why: error.description, hint: hint(for: error), cause: error)
                 }
                 defer { try? folder.close() }
                 // Readers of older snapshots hold back frames they still need, and
@@ -244,7 +244,7 @@ public enum Capture {
                         framesLeft = try folder.checkpoint(.passive).framesLeft
                     } catch {
                         guard error.resultCode == .busy else {
-                            throw FixtureKitError(what: "checkpoint", path: set.storePath, why: error.description, hint: hint(for: error))
+                            throw FixtureKitError(what: "checkpoint", path: set.storePath, why: error.description, hint: hint(for: error), cause: error)
                         }
                     }
                     return framesLeft == 0 ? () : nil
@@ -329,7 +329,7 @@ public enum Capture {
     ) throws(FixtureKitError) -> T {
         let database: Database
         do { database = try openSource(set, readOnly: false) } catch {
-            throw FixtureKitError(what: "open", path: set.storePath, why: error.description, hint: hint(for: error))
+            throw FixtureKitError(what: "open", path: set.storePath, why: error.description, hint: hint(for: error), cause: error)
         }
         let held = HeldDescriptors()
         defer {

@@ -54,7 +54,7 @@ package enum FixtureLocator {
             guard let info = try? POSIX.lstat(path), (info.st_mode & S_IFMT) == S_IFREG,
                   let reader = try? SequentialReader(path: path) else { return false }
             var magic = [UInt8](repeating: 0, count: FileFormat.databaseMagic.count)
-            return reader.read(into: &magic) == magic.count && magic == FileFormat.databaseMagic
+            return (try? reader.read(into: &magic)) == magic.count && magic == FileFormat.databaseMagic
         }
         guard stores.count == 1 else {
             throw FixtureKitError(

@@ -87,7 +87,7 @@ public enum CorpusInit {
     static func suggest(store: String) throws(FixtureKitError) -> [InitResult.Suggestion] {
         let set = try StoreSet.locate(store)
         do { _ = try set.header() } catch {
-            throw FixtureKitError(what: "init", path: store, why: error.why)
+            throw FixtureKitError(what: "init", path: store, why: error.why, cause: error)
         }
         let scratch = try ScratchStore(copying: set, what: "init")
         let schema: AnonymizationSchema

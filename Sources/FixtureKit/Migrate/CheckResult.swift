@@ -8,37 +8,37 @@ import FixtureKitModels
 /// (``error``), so that a caller tells a full disk from a regression by value.
 public struct CheckResult: Equatable, Sendable {
     /// What the check checks.
-    public var kind: CheckKind
-    public var passed: Bool
+    public internal(set) var kind: CheckKind
+    public internal(set) var passed: Bool
     /// What went wrong, in plain words; each difference on its own line.
-    public var message: String?
+    public internal(set) var message: String?
     /// The statement that failed, when one did.
-    public var statement: String?
+    public internal(set) var statement: String?
     /// What it took: for `fixture V verifies`, verifying the fixture (shared by
     /// the paths from V) and copying it for this path; for a stage, the stage;
     /// for `integrity_check`, from its start to its last thread's end (it runs
     /// beside the other checks); for `data preserved`, the value-level diff.
-    public var seconds: Double?
+    public internal(set) var seconds: Double?
     /// For `foreign_key_check`: the rows that violate a foreign key, per table.
-    public var foreignKeyViolations: [ForeignKeyViolations]?
+    public internal(set) var foreignKeyViolations: [ForeignKeyViolations]?
     /// For a stage: the settings it ran with (``CorpusConfiguration/appliedConnection(of:)``):
     /// the SQLite settings of fixturekit's connection and the process' `TZ` for
     /// an SQL or Swift stage, the environment of a program.
-    public var connection: ConnectionSettings?
+    public internal(set) var connection: ConnectionSettings?
     /// For a stage: its statements that did nothing where they stand (`FILE:LINE:
     /// PRAGMA foreign_keys=ON does nothing here: ...`); they fail it with `"strictStages": true`.
-    public var warnings: [String]?
+    public internal(set) var warnings: [String]?
     /// What a check that reports several findings found, each at its place and
     /// counted per fixture (``Finding``): the place the kinds ``CheckKind/lint(rule:)``
     /// and ``CheckKind/probe(kind:)`` hold their findings in; ``message`` says them in words.
-    public var findings: [Finding]?
+    public internal(set) var findings: [Finding]?
     /// The error that kept the check from running, when the machine did: a
     /// ``FileSystemError`` with its errno (a copy of the fixture that could not be
     /// made, a stage's log that could not be created, a program that could not be
     /// started), a ``SQLiteError`` with its result code (`.full`, `.ioError`), a
     /// ``FixtureKitError`` with its cause. `nil` when the check ran, whether it
     /// passed or found the migration wanting. Not in JSON: ``message`` says it in words.
-    public var error: (any Error)?
+    public internal(set) var error: (any Error)?
 
     /// - Parameter error: the error that kept the check from running, when the machine did.
     package init(_ kind: CheckKind, passed: Bool, message: String? = nil, statement: String? = nil, seconds: Double? = nil, error: (any Error)? = nil) {
@@ -66,15 +66,15 @@ public struct CheckResult: Equatable, Sendable {
     /// fixture, a probe's difference. The JSON form is the fields' names.
     public struct Finding: Codable, Equatable, Sendable {
         /// What was found, in plain words, on one line.
-        public var message: String
+        public internal(set) var message: String
         /// The file it is in, as the configuration names it (`migrations/0007.sql`).
-        public var file: String?
+        public internal(set) var file: String?
         /// Its line in ``file``, from 1.
-        public var line: Int?
+        public internal(set) var line: Int?
         /// Its column in ``line``, from 1.
-        public var column: Int?
+        public internal(set) var column: Int?
         /// The rows or keys it concerns in each fixture, by version: `["1.0.0": 3, "1.2.0": 0]`.
-        public var counts: [String: Int]?
+        public internal(set) var counts: [String: Int]?
 
         package init(message: String, file: String? = nil, line: Int? = nil, column: Int? = nil, counts: [String: Int]? = nil) {
             (self.message, self.file, self.line, self.column, self.counts) = (message, file, line, column, counts)

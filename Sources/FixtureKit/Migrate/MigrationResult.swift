@@ -2,32 +2,32 @@ import FixtureKitSystem
 
 /// What happened on one migration path.
 public struct PathResult: Codable, Equatable, Sendable {
-    public var id: String
-    public var kind: MigrationPath.Kind
-    public var source: String
-    public var target: String
-    public var passed: Bool
-    public var seconds: Double
-    public var checks: [CheckResult]
+    public internal(set) var id: String
+    public internal(set) var kind: MigrationPath.Kind
+    public internal(set) var source: String
+    public internal(set) var target: String
+    public internal(set) var passed: Bool
+    public internal(set) var seconds: Double
+    public internal(set) var checks: [CheckResult]
     /// The schema differences from the target's fixture, one per line.
-    public var schemaDifferences: [String]
+    public internal(set) var schemaDifferences: [String]
     /// Per table and column: rows compared, equal, lost, values changed.
-    public var preservation: [ColumnPreservation]
+    public internal(set) var preservation: [ColumnPreservation]
     /// What the value-level comparison cost, apart from the rest.
-    public var preservationSeconds: Double
+    public internal(set) var preservationSeconds: Double
     /// The other versions this path stands for (``MigrationPath/alsoFor``).
-    public var alsoFor: [String]? = nil
+    public internal(set) var alsoFor: [String]? = nil
     /// `true` when the path failed for want of the machine, not of the migration:
     /// its fixture could not be copied, the temporary folder filled up. Such a
     /// failure makes `migrate` exit 2, never 1.
-    public var couldNotRun: Bool?
+    public internal(set) var couldNotRun: Bool?
     /// The tables and columns of the target that no value of the source
     /// fixture stands for, so that the value checks could not see them;
     /// `nil` when the values were not compared.
-    public var unchecked: [UncheckedValues]?
+    public internal(set) var unchecked: [UncheckedValues]?
     /// The configuration's checks this path does not run: their `from` leaves
     /// out its source version.
-    public var outOfRange: [String]?
+    public internal(set) var outOfRange: [String]?
 
     /// The first check that failed.
     public var firstFailure: CheckResult? { checks.first { !$0.passed } }
@@ -35,28 +35,28 @@ public struct PathResult: Codable, Equatable, Sendable {
 
 /// The whole matrix's results.
 public struct MigrationReport: Codable, Equatable, Sendable {
-    public var current: String
+    public internal(set) var current: String
     /// `1/2` when the matrix was split with `--shard`.
-    public var shard: String?
-    public var paths: [PathResult]
+    public internal(set) var shard: String?
+    public internal(set) var paths: [PathResult]
     /// Why the run stopped before its end, when it was cancelled
     /// (``MigrationRunner/Options/cancellation``): `SIGTERM` when fixturekit
     /// received it, `cancelled` when the caller cancelled it. The paths that had
     /// not started did not run; those that were running failed, their stage interrupted.
-    public var interrupted: String?
+    public internal(set) var interrupted: String?
     /// The paths selected (those that ran, unless the run was interrupted).
-    public var selected: Int?
+    public internal(set) var selected: Int?
     /// The run at a glance.
-    public var summary: Summary?
+    public internal(set) var summary: Summary?
 
     public struct Summary: Codable, Equatable, Sendable {
-        public var passed: Int
-        public var failed: Int
+        public internal(set) var passed: Int
+        public internal(set) var failed: Int
         /// Paths of the matrix this run left out: other shards' (`--shard`),
         /// and those that do not start at `--from`.
-        public var skipped: Int
+        public internal(set) var skipped: Int
         /// The whole run, from its start to its last path's end.
-        public var seconds: Double
+        public internal(set) var seconds: Double
     }
 
     /// Lines of a finding, or entries of a list, that the summary and the HTML

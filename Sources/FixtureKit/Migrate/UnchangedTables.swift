@@ -36,7 +36,7 @@ struct ChangedPages: Sendable {
               let sourceFile = try? SequentialReader(path: source) else { return nil }
         var left = [UInt8](repeating: 0, count: FileFormat.databaseHeaderSize)
         var right = left
-        guard migratedFile.read(into: &left) == left.count, sourceFile.read(into: &right) == right.count,
+        guard (try? migratedFile.read(into: &left)) == left.count, (try? sourceFile.read(into: &right)) == right.count,
               let pageSize = try? DatabaseHeader(bytes: left).pageSize, pageSize == (try? DatabaseHeader(bytes: right).pageSize)
         else { return nil }
         return ChangedPages(

@@ -17,17 +17,17 @@ public struct ListedEntry: Sendable, Equatable, Codable {
     }
 
     /// The name as stored (`./` and `/` included), invalid UTF-8 shown as U+FFFD.
-    public var name: String
-    public var kind: Kind
-    public var size: UInt64
+    public internal(set) var name: String
+    public internal(set) var kind: Kind
+    public internal(set) var size: UInt64
     /// The permission bits, e.g. 420 (0o644).
-    public var mode: UInt32
+    public internal(set) var mode: UInt32
     /// Seconds since 1970.
-    public var modificationTime: Int64
-    public var uid: Int64
-    public var gid: Int64
+    public internal(set) var modificationTime: Int64
+    public internal(set) var uid: Int64
+    public internal(set) var gid: Int64
     /// A link's target.
-    public var target: String?
+    public internal(set) var target: String?
 
     init(_ entry: ArchiveEntry) {
         name = RelativePath(bytes: entry.name).description
@@ -52,11 +52,11 @@ public struct ListedEntry: Sendable, Equatable, Codable {
 
 /// What `list` found besides the entries.
 public struct ArchiveListing: Sendable, Equatable, Codable {
-    public var path: String
-    public var format: String
-    public var compression: String
-    public var compressedSize: UInt64
-    public var entries: [ListedEntry]
+    public internal(set) var path: String
+    public internal(set) var format: String
+    public internal(set) var compression: String
+    public internal(set) var compressedSize: UInt64
+    public internal(set) var entries: [ListedEntry]
     /// The bytes the entries hold in all.
     public var expandedSize: UInt64 { entries.reduce(0) { $0 + $1.size } }
 }

@@ -73,7 +73,7 @@ public enum StoreQuery {
         } else {
             let set = try StoreSet.locate(path)
             do { _ = try set.header() } catch {
-                throw FixtureKitError(what: "sql", path: path, why: error.why)
+                throw FixtureKitError(what: "sql", path: path, why: error.why, cause: error)
             }
             store = scratch.path.appendingPath(set.storeName)
             if set.has(.journal) {

@@ -24,7 +24,7 @@ extension CorpusStatus {
         let corpus = configuration.folder
         let folders: [String]
         do { folders = try Verifier.fixtureFolders(in: corpus) } catch {
-            throw FixtureKitError(what: "status: read corpus", path: error.path, why: error.why)
+            throw FixtureKitError(what: "status: read corpus", path: error.path, why: error.why, cause: error)
         }
         let archiveVersions = Verifier.archiveFiles(in: corpus).compactMap(configuration.archiveVersion(fileName:))
         let stageEnds = Set(configuration.stages.flatMap { [$0.from, $0.to] })

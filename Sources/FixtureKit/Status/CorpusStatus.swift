@@ -10,15 +10,15 @@ import FixtureKitModels
 /// store is opened.
 public struct CorpusStatus: Encodable, Equatable, Sendable {
     /// The configuration file, as given.
-    public var configuration: String
+    public internal(set) var configuration: String
     /// The corpus folder: the configuration's.
-    public var corpus: String
+    public internal(set) var corpus: String
     /// The store's file name in every fixture: `App.sqlite`.
-    public var store: String
-    public var current: String
+    public internal(set) var store: String
+    public internal(set) var current: String
     /// One per version, in version order.
-    public var versions: [VersionStatus]
-    public var problems: [StatusProblem]
+    public internal(set) var versions: [VersionStatus]
+    public internal(set) var problems: [StatusProblem]
 
     /// No problem was found.
     public var passed: Bool { problems.isEmpty }
@@ -54,21 +54,21 @@ public struct VersionStatus: Encodable, Equatable, Sendable {
     }
 
     /// The version's label, or the fixture folder's name.
-    public var version: String
-    public var support: Support
+    public internal(set) var version: String
+    public internal(set) var support: Support
     /// The fixture folder, when there is one.
-    public var fixture: FixtureStatus?
+    public internal(set) var fixture: FixtureStatus?
     /// The archive (`App-1.0.0.tar.zst`), when there is one.
-    public var archive: ArchiveStatus?
+    public internal(set) var archive: ArchiveStatus?
     /// How the fixture was captured and what it holds, from its manifest (the
     /// folder's, else the archive's); `nil` without a manifest fixturekit wrote.
-    public var facts: FixtureFacts?
+    public internal(set) var facts: FixtureFacts?
     /// The versions the chain of stages goes through to `current`, this one first
     /// (`["1.0.0", "2.0.0", "3.0.0"]`; `["3.0.0"]` for `current`); `nil` when there is
     /// no chain or the version is not migrated.
-    public var chain: [String]?
+    public internal(set) var chain: [String]?
     /// Why there is no chain to `current`, for a supported version: `no stage from 2.0.0 (...)`.
-    public var chainGap: String?
+    public internal(set) var chainGap: String?
 
     /// A folder or an archive: the migration runner reads either.
     public var hasFixture: Bool { fixture != nil || archive != nil }
@@ -76,12 +76,12 @@ public struct VersionStatus: Encodable, Equatable, Sendable {
 
 /// A fixture folder and its check against its SHA256SUMS.
 public struct FixtureStatus: Encodable, Equatable, Sendable {
-    public var path: String
+    public internal(set) var path: String
     /// It passes its SHA256SUMS, and as a store set its manifest (what `verify` checks).
-    public var verified: Bool
-    public var verifiedFiles: Int
-    public var verifiedBytes: UInt64
-    public var problems: [VerificationProblem]
+    public internal(set) var verified: Bool
+    public internal(set) var verifiedFiles: Int
+    public internal(set) var verifiedBytes: UInt64
+    public internal(set) var problems: [VerificationProblem]
 }
 
 /// An archive of a version, read once without extracting it.
@@ -99,37 +99,37 @@ public struct ArchiveStatus: Encodable, Equatable, Sendable {
         case absent
     }
 
-    public var path: String
+    public internal(set) var path: String
     /// The archive file's SHA-256, as `sha256sum` prints it; `nil` when it cannot be read.
     public var sha256: String?
-    public var checksumFile: ChecksumFile
+    public internal(set) var checksumFile: ChecksumFile
     /// It was read to its end and its files match the SHA256SUMS inside it;
     /// `false` also when it could not be read.
-    public var verified: Bool
-    public var problems: [VerificationProblem]
+    public internal(set) var verified: Bool
+    public internal(set) var problems: [VerificationProblem]
     /// Its SHA256SUMS lists the same files with the same digests as the fixture
     /// folder's; `nil` without a folder (or a SHA256SUMS) to compare with.
-    public var sameAsFolder: Bool?
+    public internal(set) var sameAsFolder: Bool?
     /// How it differs from the folder, one file per line: `App.sqlite: other contents`.
-    public var differences: [String]
+    public internal(set) var differences: [String]
 }
 
 /// What a manifest says about a fixture.
 public struct FixtureFacts: Encodable, Equatable, Sendable {
     /// `snapshot`, `checkpoint` or `raw`.
-    public var captureMode: String
+    public internal(set) var captureMode: String
     /// `App.sqlite-wal`, `App.sqlite-shm`, `.App_SUPPORT`.
-    public var sidecars: [String]
-    public var model: ModelIdentity
+    public internal(set) var sidecars: [String]
+    public internal(set) var model: ModelIdentity
     /// Every table's rows added up.
-    public var rows: Int
+    public internal(set) var rows: Int
     /// Every table with its row count, largest first (then by name).
-    public var tables: [TableRows]
+    public internal(set) var tables: [TableRows]
     /// The tables without a row, by name: `migrate` checks no value of theirs
     /// on a path from this version (``UncheckedValues``).
-    public var emptyTables: [String]
+    public internal(set) var emptyTables: [String]
     /// Whether and how the fixture was anonymized, as its manifest records it.
-    public var anonymization: FixtureAnonymization
+    public internal(set) var anonymization: FixtureAnonymization
 }
 
 /// How a fixture was anonymized, from its manifest.
@@ -143,11 +143,11 @@ public struct FixtureAnonymization: Encodable, Equatable, Sendable {
         case none
     }
 
-    public var mode: Mode
+    public internal(set) var mode: Mode
     /// SHA-256 of the rules file applied.
-    public var rules: String?
+    public internal(set) var rules: String?
     /// What tells the key apart (``Manifest/Anonymization/keyCheck``).
-    public var keyCheck: String?
+    public internal(set) var keyCheck: String?
 
     /// For people: `rules 1a2b3c4d, key 9f8e7d6c`, `opted out`, `none`.
     public var label: String {
@@ -181,8 +181,8 @@ public struct FixtureAnonymization: Encodable, Equatable, Sendable {
 
 /// A table's row count, as the manifest records it.
 public struct TableRows: Encodable, Equatable, Sendable {
-    public var name: String
-    public var rows: Int
+    public internal(set) var name: String
+    public internal(set) var rows: Int
 }
 
 /// How a store says which model it holds, and the structural hash of its schema.
@@ -193,15 +193,15 @@ public struct TableRows: Encodable, Equatable, Sendable {
 /// whose user_version is 0 declares nothing (SQLite's default; migrators such as
 /// GRDB's keep their own table instead), and its schema hash stands for it.
 public struct ModelIdentity: Encodable, Equatable, Sendable {
-    public var userVersion: Int32
+    public internal(set) var userVersion: Int32
     /// Core Data's `NSStoreModelVersionIdentifiers`, for a Core Data store.
-    public var coreDataVersionIdentifiers: [String]?
+    public internal(set) var coreDataVersionIdentifiers: [String]?
     /// Core Data's `NSStoreModelVersionChecksumKey`.
-    public var coreDataVersionChecksum: String?
+    public internal(set) var coreDataVersionChecksum: String?
     /// SHA-256 of the structural schema (``SchemaSnapshot``).
-    public var schemaHash: String
+    public internal(set) var schemaHash: String
     /// For people: `user_version 2`, `Core Data model "App 2" (checksum 1a2b3c4d5e6f)`, `schema dc1b000f8f4d`.
-    public var label: String
+    public internal(set) var label: String
 
     init(manifest: Manifest) {
         userVersion = manifest.sqlite.userVersion
@@ -262,11 +262,11 @@ public struct StatusProblem: Encodable, Equatable, Sendable {
         case lock
     }
 
-    public var kind: Kind
+    public internal(set) var kind: Kind
     /// The versions concerned.
-    public var versions: [String]
+    public internal(set) var versions: [String]
     /// The problem in one line of plain words.
-    public var message: String
+    public internal(set) var message: String
 
     /// Whether the problem is that something could not be read (exit status 2)
     /// rather than a check that failed (exit status 1).

@@ -92,8 +92,7 @@ final class ExclusiveStore {
             let database = try Database(path: storePath, options: .init(busyTimeout: min(timeout, retryBusyTimeout)))
             try database.setCheckpointOnClose(false)
             try database.execute("PRAGMA locking_mode = EXCLUSIVE")
-            try database.execute("BEGIN EXCLUSIVE")
-            try database.execute("COMMIT")
+            try database.inTransaction(.exclusive) { () throws(SQLiteError) in }
             return database
         }
     }

@@ -77,7 +77,7 @@ public enum StoreBackup {
         let what = "backup"
         let set = try StoreSet.locate(storePath)
         do { _ = try set.header() } catch {
-            throw FixtureKitError(what: what, path: storePath, why: error.why)
+            throw FixtureKitError(what: what, path: storePath, why: error.why, cause: error)
         }
         let storeLock = try StoreLock.acquire(store: storePath, command: what, what: what, required: false)
         defer { storeLock?.release() }

@@ -159,7 +159,7 @@ public enum StoreRestore {
             result = try FixtureArchive.unpack(archive, to: folder)
         } catch {
             ScratchFolder.remove(root)
-            throw FixtureKitError(what: what, path: error.path ?? archive, why: error.why, hint: error.hint ?? (error.remedy == nil ? "nothing was changed" : nil), remedy: error.remedy, category: error.category, code: error.code)
+            throw FixtureKitError(what: what, path: error.path ?? archive, why: error.why, hint: error.hint ?? (error.remedy == nil ? "nothing was changed" : nil), remedy: error.remedy, category: error.category, code: error.code, cause: error)
         }
         guard result.extracted else {
             ScratchFolder.remove(root)

@@ -75,7 +75,7 @@ extension Upgrade {
         let source = try FixtureLocator.storePath(inFixture: copy)
         let opened: Database
         do { opened = try Database(path: source, options: .init(busyTimeout: 0)) } catch {
-            throw FixtureKitError(what: "open the backup's copy", path: source, why: error.description)
+            throw FixtureKitError(what: "open the backup's copy", path: source, why: error.description, cause: error)
         }
         let contents = try StoreContents(database: opened)
         do {
@@ -84,7 +84,7 @@ extension Upgrade {
             try opened.execute("PRAGMA journal_mode = DELETE")
             try opened.close()
         } catch {
-            throw FixtureKitError(what: "checkpoint the backup's copy", path: source, why: error.description)
+            throw FixtureKitError(what: "checkpoint the backup's copy", path: source, why: error.description, cause: error)
         }
         return (source, contents)
     }

@@ -14,7 +14,7 @@ extension Upgrade {
             _ = try set.header()
             return set
         } catch {
-            throw FixtureKitError(what: what, path: storePath, why: error.why, hint: error.hint, remedy: error.remedy, category: error.category, code: error.code)
+            throw FixtureKitError(what: what, path: storePath, why: error.why, hint: error.hint, remedy: error.remedy, category: error.category, code: error.code, cause: error)
         }
     }
 
@@ -45,7 +45,7 @@ extension Upgrade {
         }
         let contents: StoreContents
         do { contents = try StoreContents(database: database) } catch {
-            throw FixtureKitError(what: what, path: storePath, why: error.why)
+            throw FixtureKitError(what: what, path: storePath, why: error.why, cause: error)
         }
         return (label, contents)
     }

@@ -323,7 +323,7 @@ public enum Upgrade {
         } catch {
             try? UpgradeMarker.remove(forStore: storePath)
             BackupPin.remove(archive: backup, store: storePath)
-            throw FixtureKitError(what: "upgrade: \(error.what)", path: error.path, why: error.why, hint: "nothing was changed; the backup \(backup) is kept")
+            throw FixtureKitError(what: "upgrade: \(error.what)", path: error.path, why: error.why, hint: "nothing was changed; the backup \(backup) is kept", cause: error)
         }
     }
 

@@ -33,15 +33,15 @@ public struct VerificationProblem: Sendable, Equatable, Codable {
         case checksumFile
     }
 
-    public var kind: Kind
+    public internal(set) var kind: Kind
     /// The file, relative to the verified folder (`SHA256SUMS` for a malformed line).
-    public var file: String
+    public internal(set) var file: String
     /// What exactly: the reason a file is unreadable, the line's number and fault.
-    public var detail: String?
-    public var expected: String?
-    public var actual: String?
+    public internal(set) var detail: String?
+    public internal(set) var expected: String?
+    public internal(set) var actual: String?
     /// What the user can do about it, when something helps.
-    public var hint: String?
+    public internal(set) var hint: String?
 
     package init(kind: Kind, file: String, detail: String? = nil, expected: String? = nil, actual: String? = nil, hint: String? = nil) {
         self.kind = kind
@@ -79,15 +79,15 @@ public struct FolderVerification: Sendable, Equatable, Codable {
     }
 
     /// The folder or archive, as given or found below what was given.
-    public var path: String
+    public internal(set) var path: String
     /// Files hashed and found equal.
-    public var verifiedFiles: Int
+    public internal(set) var verifiedFiles: Int
     /// Bytes read to hash them.
-    public var verifiedBytes: UInt64
-    public var problems: [VerificationProblem]
-    public var source: Source = .folder
+    public internal(set) var verifiedBytes: UInt64
+    public internal(set) var problems: [VerificationProblem]
+    public internal(set) var source: Source = .folder
     /// The store's content hash, when `verify --deep` computed it.
-    public var contentHash: String?
+    public internal(set) var contentHash: String?
 
     public var passed: Bool { problems.isEmpty }
 }

@@ -13,17 +13,18 @@ import FixtureKitArchiveIO
 /// that a caller can tell `SQLITE_BUSY` from a checksum mismatch without reading text.
 /// Two errors are equal when they say the same to the user, whatever their causes.
 public struct FixtureKitError: FixtureKitFailure, Equatable {
-    /// What the user gets back as the process' exit status.
-    public enum Category: Int32, Sendable {
+    /// What kind of failure it is, which the front end tells its user (the tool
+    /// maps each to its exit status, docs/exit-codes.md).
+    public enum Category: Sendable {
         /// A check failed: checksum mismatch, corrupt store, leak found, drift.
-        case checkFailed = 1
+        case checkFailed
         /// The work could not be done: unreadable input, malformed file, disk full.
-        case couldNotWork = 2
+        case couldNotWork
         /// The command line was wrong.
-        case usage = 64
-        /// fixturekit received SIGINT or SIGTERM and stopped (see ``Interruption``):
-        /// the tool then ends itself with that signal.
-        case interrupted = 130
+        case usage
+        /// The work stopped on the cancellation it was given (the tool's: SIGINT
+        /// or SIGTERM, after which it ends itself with that signal).
+        case interrupted
     }
 
     /// Which check failed, or what kept the work from starting, for the failures a

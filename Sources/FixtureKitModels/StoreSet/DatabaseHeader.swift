@@ -3,24 +3,24 @@ import FixtureKitSystem
 /// The 100-byte header at the start of every SQLite database file, read from
 /// the file's bytes without SQLite.
 public struct DatabaseHeader: Sendable, Equatable, Codable {
-    public var pageSize: Int
+    public internal(set) var pageSize: Int
     /// 1 for a rollback journal, 2 for WAL: the journal mode the file was left in.
-    public var writeVersion: UInt8
-    public var readVersion: UInt8
-    public var reservedBytesPerPage: Int
-    public var fileChangeCounter: UInt32
+    public internal(set) var writeVersion: UInt8
+    public internal(set) var readVersion: UInt8
+    public internal(set) var reservedBytesPerPage: Int
+    public internal(set) var fileChangeCounter: UInt32
     /// The size in pages, valid when `versionValidFor` equals the change counter.
-    public var pageCount: UInt32
-    public var freelistPageCount: UInt32
-    public var schemaCookie: UInt32
-    public var schemaFormat: UInt32
+    public internal(set) var pageCount: UInt32
+    public internal(set) var freelistPageCount: UInt32
+    public internal(set) var schemaCookie: UInt32
+    public internal(set) var schemaFormat: UInt32
     /// 1 UTF-8, 2 UTF-16le, 3 UTF-16be.
-    public var textEncoding: UInt32
-    public var userVersion: Int32
-    public var applicationID: Int32
-    public var versionValidFor: UInt32
+    public internal(set) var textEncoding: UInt32
+    public internal(set) var userVersion: Int32
+    public internal(set) var applicationID: Int32
+    public internal(set) var versionValidFor: UInt32
     /// `SQLITE_VERSION_NUMBER` of the library that last wrote the file.
-    public var sqliteVersionNumber: UInt32
+    public internal(set) var sqliteVersionNumber: UInt32
 
     /// Why the bytes are not a database header.
     public enum Problem: Error, Equatable, Sendable, CustomStringConvertible {

@@ -6,18 +6,18 @@ import FixtureKitSystem
 /// `-wal` whenever the first connection opens the store; so a `-shm` never
 /// carries data, but a stale one tells how the store set was copied.
 public struct SharedMemoryHeader: Sendable, Equatable, Codable {
-    public var version: UInt32
-    public var isInitialized: Bool
-    public var pageSize: Int
+    public internal(set) var version: UInt32
+    public internal(set) var isInitialized: Bool
+    public internal(set) var pageSize: Int
     /// The last frame of the log as the writer last knew it (`mxFrame`).
-    public var maxFrame: UInt32
-    public var pageCount: UInt32
+    public internal(set) var maxFrame: UInt32
+    public internal(set) var pageCount: UInt32
     public var salt1: UInt32
     public var salt2: UInt32
     /// Frames a checkpoint has already copied into the main file (`nBackfill`).
-    public var backfilledFrames: UInt32
+    public internal(set) var backfilledFrames: UInt32
     /// Both copies of the header agree and their checksum holds.
-    public var isConsistent: Bool
+    public internal(set) var isConsistent: Bool
 
     /// Reads the first 136 bytes of a `-shm`; `nil` when there are fewer.
     ///

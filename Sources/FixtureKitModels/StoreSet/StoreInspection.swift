@@ -25,11 +25,11 @@ public struct Diagnostic: Codable, Equatable, Sendable {
         public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.rank < rhs.rank }
     }
 
-    public var severity: Severity
+    public internal(set) var severity: Severity
     /// The file of the set it is about.
-    public var file: String
+    public internal(set) var file: String
     /// The whole sentence, naming the file: `App.sqlite-wal: frame 7: checksum mismatch: ...`.
-    public var message: String
+    public internal(set) var message: String
 
     /// The message without the file's name in front, when it starts with it.
     public var detail: String {
@@ -40,23 +40,23 @@ public struct Diagnostic: Codable, Equatable, Sendable {
 /// Everything fixturekit can tell about a store set from its files' bytes, and
 /// optionally from a copy opened with SQLite.
 public struct StoreInspection: Codable, Sendable {
-    public var store: String
+    public internal(set) var store: String
     /// Each file of the set and its size.
-    public var files: [String: UInt64]
+    public internal(set) var files: [String: UInt64]
     /// The database header as SQLite sees it: from the WAL's last committed copy
     /// of page 1 when it has one, else from the main file.
-    public var header: DatabaseHeader
+    public internal(set) var header: DatabaseHeader
     /// The main file's own first 100 bytes.
-    public var mainFileHeader: DatabaseHeader
-    public var wal: WALFile?
+    public internal(set) var mainFileHeader: DatabaseHeader
+    public internal(set) var wal: WALFile?
     /// Committed WAL frames a checkpoint has not yet copied into the main file.
-    public var walFramesNotInMainFile: Int
+    public internal(set) var walFramesNotInMainFile: Int
     /// Committed transactions that live only in the WAL.
-    public var walTransactionsNotInMainFile: Int
-    public var shm: SharedMemoryHeader?
-    public var hotJournal: Bool
-    public var contents: StoreContents?
-    public var diagnostics: [Diagnostic]
+    public internal(set) var walTransactionsNotInMainFile: Int
+    public internal(set) var shm: SharedMemoryHeader?
+    public internal(set) var hotJournal: Bool
+    public package(set) var contents: StoreContents?
+    public internal(set) var diagnostics: [Diagnostic]
 
     /// Inspects the store set of `storePath`.
     /// - Parameter readContents: also copy the set and read its schema, row
@@ -143,7 +143,7 @@ public struct StoreInspection: Codable, Sendable {
     private static func prefix(of path: String, count: Int) throws(FileSystemError) -> [UInt8] {
         let reader = try SequentialReader(path: path)
         var bytes = [UInt8](repeating: 0, count: count)
-        bytes.removeSubrange(reader.read(into: &bytes)...)
+        bytes.removeSubrange(try reader.read(into: &bytes)...)
         return bytes
     }
 

@@ -92,7 +92,7 @@ public struct StoreSet: Sendable, Equatable {
         var bytes = [UInt8](repeating: 0, count: FileFormat.databaseHeaderSize)
         do {
             let reader = try SequentialReader(path: storePath)
-            bytes.removeSubrange(reader.read(into: &bytes)...)
+            bytes.removeSubrange(try reader.read(into: &bytes)...)
         } catch {
             throw StoreError(store: storePath, problem: .unreadable(error))
         }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitCrypto
 
@@ -13,14 +10,14 @@ import FixtureKitCrypto
 /// normal end of a log; committed transactions after an invalid frame are lost.
 public struct WALFile: Sendable, Equatable, Codable {
     public struct Header: Sendable, Equatable, Codable {
-        public var magic: UInt32
-        public var version: UInt32
-        public var pageSize: Int
-        public var checkpointSequence: UInt32
+        public internal(set) var magic: UInt32
+        public internal(set) var version: UInt32
+        public internal(set) var pageSize: Int
+        public internal(set) var checkpointSequence: UInt32
         public var salt1: UInt32
         public var salt2: UInt32
         /// Checksums are computed over big-endian words (the magic's last bit).
-        public var bigEndianChecksums: Bool
+        public internal(set) var bigEndianChecksums: Bool
     }
 
     /// Why SQLite would not use all of the log, in the terms of the file format.
@@ -62,34 +59,34 @@ public struct WALFile: Sendable, Equatable, Codable {
         }
     }
 
-    public var fileSize: UInt64
+    public internal(set) var fileSize: UInt64
     /// `nil` when the file is too short or its magic is wrong.
-    public var header: Header?
+    public internal(set) var header: Header?
     /// What stops SQLite from reading the log to its last commit frame; `nil` when nothing does.
     /// An invalid frame after the last commit is not a problem: see ``tailFrames``.
-    public var problem: Problem?
+    public internal(set) var problem: Problem?
     /// Whole frames in the file.
-    public var frameCount: Int
+    public internal(set) var frameCount: Int
     /// Frames SQLite replays: up to and including the last valid commit frame.
-    public var committedFrames: Int
+    public internal(set) var committedFrames: Int
     /// Committed transactions in those frames.
-    public var commits: Int
+    public internal(set) var commits: Int
     /// The database size in pages after the last valid commit.
-    public var databaseSizeInPages: UInt32?
+    public internal(set) var databaseSizeInPages: UInt32?
     /// Frames after the last valid commit that SQLite ignores: an unfinished
     /// transaction, or frames of an earlier log that this one has not overwritten.
-    public var tailFrames: Int
+    public internal(set) var tailFrames: Int
     /// Frames of this log (its salts) after the first invalid frame, which SQLite
     /// drops without an error, and the committed transactions among them.
-    public var framesAfterInvalid: Int
-    public var commitsAfterInvalid: Int
+    public internal(set) var framesAfterInvalid: Int
+    public internal(set) var commitsAfterInvalid: Int
     /// Bytes at the end that do not make a whole frame: a torn write, normal.
-    public var tornTailBytes: Int
+    public internal(set) var tornTailBytes: Int
     /// The 1-based numbers of the valid commit frames, in order.
     var commitFrames: [Int] = []
     /// The database header as of the last valid commit, when the log holds page 1:
     /// what SQLite reads instead of the main file's first 100 bytes.
-    public var committedDatabaseHeader: [UInt8]?
+    public internal(set) var committedDatabaseHeader: [UInt8]?
 
     enum CodingKeys: String, CodingKey {
         case fileSize, header, problem, frameCount, committedFrames, commits, databaseSizeInPages
@@ -108,19 +105,27 @@ public struct WALFile: Sendable, Equatable, Codable {
     public var isEmpty: Bool { frameCount == 0 }
 
     /// Reads the WAL at `path` in one sequential pass.
-    /// - Throws: ``FileSystemError`` when it cannot be read.
+    /// - Throws: ``FileSystemError`` when it cannot be opened, or a read fails.
     public init(path: String) throws(FileSystemError) {
         let reader = try SequentialReader(path: path)
-        self.init(reading: reader)
+        try self.init(size: reader.size) { (buffer: inout [UInt8]) throws(FileSystemError) in try reader.read(into: &buffer) }
     }
 
     /// Reads a WAL held in memory (tests, archives).
     public init(bytes: [UInt8]) {
-        self.init(reading: SequentialReader(bytes: bytes))
+        var offset = 0
+        self.init(size: UInt64(bytes.count)) { (buffer: inout [UInt8]) in
+            let count = min(buffer.count, bytes.count - offset)
+            buffer.replaceSubrange(0..<count, with: bytes[offset..<(offset + count)])
+            offset += count
+            return count
+        }
     }
 
-    private init(reading reader: SequentialReader) {
-        fileSize = reader.size
+    /// Reads a WAL of `size` bytes front to back: `read` fills a buffer as far
+    /// as the log goes and says how many bytes it got.
+    private init<Failure: Error>(size: UInt64, read: (inout [UInt8]) throws(Failure) -> Int) throws(Failure) {
+        fileSize = size
         frameCount = 0
         committedFrames = 0
         commits = 0
@@ -129,7 +134,7 @@ public struct WALFile: Sendable, Equatable, Codable {
         commitsAfterInvalid = 0
         tornTailBytes = 0
         var headerBytes = [UInt8](repeating: 0, count: FileFormat.walHeaderSize)
-        let got = reader.read(into: &headerBytes)
+        let got = try read(&headerBytes)
         guard got == FileFormat.walHeaderSize else {
             if got > 0 { problem = .partialHeader(bytes: got) }
             return
@@ -137,7 +142,7 @@ public struct WALFile: Sendable, Equatable, Codable {
         let magic = headerBytes.bigEndian(at: 0)
         let pageSize = Int(headerBytes.bigEndian(at: FileFormat.walPageSizeOffset))
         let frameSize = FileFormat.walFrameHeaderSize + pageSize
-        let bytesAfterHeader = reader.size - UInt64(FileFormat.walHeaderSize)
+        let bytesAfterHeader = size - UInt64(FileFormat.walHeaderSize)
         frameCount = pageSize > 0 ? Int(bytesAfterHeader / UInt64(frameSize)) : 0
         tornTailBytes = pageSize > 0 ? Int(bytesAfterHeader % UInt64(frameSize)) : 0
         guard magic == FileFormat.walMagicLittleEndian || magic == FileFormat.walMagicBigEndian else {
@@ -173,7 +178,7 @@ public struct WALFile: Sendable, Equatable, Codable {
         var firstInvalid: Problem?
         var pendingHeader: [UInt8]?
         for index in stride(from: 1, through: wholeFrames, by: 1) {
-            guard reader.read(into: &frame) == frameSize else { break }
+            guard try read(&frame) == frameSize else { break }
             let salt1 = frame.bigEndian(at: FileFormat.walFrameSalt1Offset)
             let salt2 = frame.bigEndian(at: FileFormat.walFrameSalt2Offset)
             let ofThisLog = salt1 == header.salt1 && salt2 == header.salt2
@@ -221,57 +226,5 @@ public struct WALFile: Sendable, Equatable, Codable {
         tailFrames = wholeFrames - committedFrames - framesAfterInvalid
         // An invalid frame matters only when committed transactions of this log follow it.
         if let firstInvalid, commitsAfterInvalid > 0 { problem = firstInvalid }
-    }
-}
-
-/// Reads a file, or bytes in memory, front to back in caller-sized pieces.
-package final class SequentialReader {
-    private let fd: Int32?
-    private let bytes: [UInt8]
-    private var offset = 0
-    package let size: UInt64
-
-    package init(path: String) throws(FileSystemError) {
-        let fd = try POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            close(fd)
-            throw FileSystemError("stat", path: path, errno: errno)
-        }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            close(fd)
-            throw FileSystemError("read", path: path, message: FileKind.describe(info.st_mode))
-        }
-        _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
-        self.fd = fd
-        self.bytes = []
-        self.size = UInt64(info.st_size)
-    }
-
-    init(bytes: [UInt8]) {
-        self.fd = nil
-        self.bytes = bytes
-        self.size = UInt64(bytes.count)
-    }
-
-    deinit { if let fd { close(fd) } }
-
-    /// Fills `buffer` as far as the data goes; returns how many bytes it got.
-    package func read(into buffer: inout [UInt8]) -> Int {
-        guard let fd else {
-            let count = min(buffer.count, bytes.count - offset)
-            buffer.replaceSubrange(0..<count, with: bytes[offset..<(offset + count)])
-            offset += count
-            return count
-        }
-        var filled = 0
-        buffer.withUnsafeMutableBytes { raw in
-            while filled < raw.count {
-                let count = POSIX.retrying { Glibc.read(fd, raw.baseAddress! + filled, raw.count - filled) }
-                guard count > 0 else { break }
-                filled += count
-            }
-        }
-        return filled
     }
 }

@@ -10,6 +10,8 @@ package enum FaultInjection {
         case willOpen
         /// A file is open and checked, and nothing of it has been read yet.
         case opened
+        /// A file open for reading is about to be read (each read of a ``SequentialReader``).
+        case read
         /// A file or folder is about to be removed.
         case willRemove
         /// A command is about to start one of its phases (`upgrade`'s `backup`,

@@ -43,7 +43,7 @@ import Testing
         var tenth = 0.1
         var whole = 2.0
         var huge = 1e300
-        var tiny = 5e-324
+        var tiny = Double.leastNonzeroMagnitude
         var negativeZero = -0.0
         var flag = true
         var missing: Int? = nil

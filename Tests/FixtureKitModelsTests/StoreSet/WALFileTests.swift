@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 @testable import FixtureKitModels
 @testable import FixtureKitSQLite
@@ -85,6 +88,36 @@ import Testing
         #expect(try WALFile(path: log.store.path + "-wal") == WALFile(bytes: log.bytes))
         #expect(throws: FileSystemError.self) { try WALFile(path: log.store.folder) }
         #expect(throws: FileSystemError.self) { try WALFile(path: log.store.folder + "/missing-wal") }
+    }
+
+    /// A read that fails once the file is open (`EIO` from a failing disk) is an
+    /// error, at every read of the pass: never frames counted as the log's tail.
+    @Test func aReadThatFailsAfterOpeningIsAnError() throws {
+        let log = try log()
+        let path = log.store.path + "-wal"
+        let frames = (log.bytes.count - 32) / log.frameSize
+        #expect(frames > 3)
+        // The header's read, the first frame's, a middle one's, the last one's.
+        for failing in [1, 2, frames / 2 + 1, frames + 1] {
+            Self.failRead(failing, of: path, errno: EIO)
+            do {
+                let wal = try WALFile(path: path)
+                Issue.record("read \(failing) failed, and the log read as \(wal)")
+            } catch {
+                #expect(error.errno == EIO && error.operation == "read" && error.path == path, "read \(failing): \(error)")
+            }
+        }
+        // Nothing left registered: the next pass reads the whole log.
+        #expect(try WALFile(path: path) == WALFile(bytes: log.bytes))
+    }
+
+    /// Makes the `count`-th read of `path` from now fail with `errno`.
+    static func failRead(_ count: Int, of path: String, errno code: Int32) {
+        if count <= 1 {
+            FaultInjection.at(.read, of: path) { FaultInjection.fail(.read, of: path, errno: code) }
+        } else {
+            FaultInjection.at(.read, of: path) { failRead(count - 1, of: path, errno: code) }
+        }
     }
 
     @Test func countsCommitsAfterAFrame() throws {

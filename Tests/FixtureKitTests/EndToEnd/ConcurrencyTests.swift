@@ -42,9 +42,11 @@ final class FeedingProcess: @unchecked Sendable {
     }
 }
 
-/// Captures of a store that other processes write and checkpoint meanwhile.
+/// Captures of a store that other processes write and checkpoint meanwhile: 10
+/// of each mode by default; `FIXTUREKIT_TORTURE_RUNS=N` asks for N (`make torture`).
 @Suite struct ConcurrencyTests {
     static let accounts = 10
+    static let captures = tortureRuns(10)
     static let total = 10_000
 
     @Test func everyCaptureIsConsistentWhileOthersWriteAndCheckpoint() throws {
@@ -75,7 +77,7 @@ final class FeedingProcess: @unchecked Sendable {
         var captured: [CaptureMode: Int] = [:]
         var transfersSeen = Set<Int64>()
         for (modeIndex, mode) in CaptureMode.allCases.enumerated() {
-            for index in 0..<100 {
+            for index in 0..<Self.captures {
                 let version = "1.\(modeIndex).\(index)"
                 let result: CaptureResult
                 do {
@@ -99,7 +101,7 @@ final class FeedingProcess: @unchecked Sendable {
                 captured[mode, default: 0] += 1
             }
         }
-        #expect(captured == [.snapshot: 100, .checkpoint: 100, .raw: 100])
+        #expect(captured == [.snapshot: Self.captures, .checkpoint: Self.captures, .raw: Self.captures])
         // The writer really was writing while the captures ran.
         #expect(transfersSeen.count > 10)
     }

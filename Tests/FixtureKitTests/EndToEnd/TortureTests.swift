@@ -5,10 +5,10 @@ import Testing
 
 /// `kill -9` at random moments of every command that writes (fixed seed): no
 /// file half-written under a final name, the next run cleans up, no store lost.
-/// `make test` kills each command a few times; `make torture` sets
+/// `make test` kills each command twice; `make torture` sets
 /// FIXTUREKIT_TORTURE_RUNS for a long soak.
 @Suite(.serialized) struct TortureTests {
-    static let runs = Int(ProcessInfo.processInfo.environment["FIXTUREKIT_TORTURE_RUNS"] ?? "") ?? 6
+    static let runs = tortureRuns(2)
 
     /// Starts the built tool, kills it after `delay` microseconds (if it is still running).
     static func killDuring(_ arguments: [String], after delay: useconds_t, environment: [String: String] = [:]) throws -> Bool {

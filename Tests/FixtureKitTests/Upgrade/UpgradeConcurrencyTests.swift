@@ -7,7 +7,7 @@ import Testing
 /// store started a moment apart, again and again; each of the other commands
 /// while an upgrade runs.
 ///
-/// 20 pairs by default; `FIXTUREKIT_TORTURE_RUNS=N` asks for N (`make torture`).
+/// 4 pairs by default; `FIXTUREKIT_TORTURE_RUNS=N` asks for N (`make torture`).
 @Suite(.serialized) struct UpgradeConcurrencyTests {
     /// The second upgrade starts up to this long after the first, which takes
     /// over two seconds (its program stage sleeps first): longer than the start
@@ -31,7 +31,7 @@ import Testing
         #expect(fixturekit("upgrade", reference + "/App.sqlite", "--config", notes.config).status == 0)
         let migrated = try contents(ofStoreAt: reference + "/App.sqlite")
 
-        let pairs = tortureRuns(20)
+        let pairs = tortureRuns(4)
         var generator = SplitMix64(seed: Self.seed)
         let offsets = (0..<pairs).map { _ in Double.random(in: 0..<Self.maxOffset, using: &generator) }
         let problems = Problems()

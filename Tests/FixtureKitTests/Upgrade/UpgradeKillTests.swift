@@ -6,13 +6,13 @@ import Testing
 /// `kill -9` at random moments of an upgrade: the next run always leaves either
 /// the original store or the fully migrated one, and never a damaged one.
 ///
-/// 50 kills of a passing upgrade and 20 of a failing one by default (well
-/// under a minute on two cores); `FIXTUREKIT_TORTURE=N` asks for N and 2N/5
+/// 10 kills of a passing upgrade and 4 of a failing one by default (a few
+/// seconds on two cores); `FIXTUREKIT_TORTURE=N` asks for N and 2N/5
 /// (`make torture` runs 500 and 200).
 @Suite(.serialized) struct UpgradeKillTests {
     /// The kills of one run of the suite.
     static var kills: Int {
-        ProcessInfo.processInfo.environment["FIXTUREKIT_TORTURE"].flatMap { Int($0) }.map { max($0, 1) } ?? 50
+        ProcessInfo.processInfo.environment["FIXTUREKIT_TORTURE"].flatMap { Int($0) }.map { max($0, 1) } ?? 10
     }
 
     /// The moments are drawn from this seed: the same ones every run, relative

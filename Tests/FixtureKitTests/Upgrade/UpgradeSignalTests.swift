@@ -7,7 +7,7 @@ import Testing
 /// processes end, `upgrade` restores the backup before it exits, `migrate`
 /// removes its temporary copies, and fixturekit ends by the signal.
 ///
-/// 10 SIGTERMs at moments drawn from a seed by default; `FIXTUREKIT_TORTURE_RUNS=N`
+/// 4 SIGTERMs at moments drawn from a seed by default; `FIXTUREKIT_TORTURE_RUNS=N`
 /// asks for N (`make torture`).
 @Suite(.serialized) struct UpgradeSignalTests {
     static let seed: UInt64 = 0x51_6E_A1_7E
@@ -45,7 +45,7 @@ import Testing
 
         var generator = SplitMix64(seed: Self.seed)
         var outcomes: [String: Int] = [:]
-        let kills = tortureRuns(10)
+        let kills = tortureRuns(4)
         for kill in 0..<kills {
             try copyFiles(from: original, to: live)
             try? FileManager.default.removeItem(atPath: pids)

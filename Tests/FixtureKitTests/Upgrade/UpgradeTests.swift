@@ -102,7 +102,7 @@ import Testing
         let app = Thread {
             while !FileManager.default.fileExists(atPath: started) { usleep(10_000) }
             let holder = try? HoldingProcess(store: store, statements: "BEGIN IMMEDIATE;")
-            FileManager.default.createFile(atPath: holding, contents: nil)
+            _ = FileManager.default.createFile(atPath: holding, contents: nil)
             while FileManager.default.fileExists(atPath: holding) { usleep(10_000) }
             holder?.finish()
         }
