@@ -59,10 +59,14 @@ final class AnonymizationSession {
     struct Scratch {
         /// The bytes of the last text or blob output.
         var output: [UInt8] = []
+        /// The fold of the last keyed text (see ``TextShape``).
+        var fold: [UInt8] = []
         /// The message of the last keyed hash: derivation prefix, attempt, value.
         var message = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
         let digest = UnsafeMutablePointer<UInt8>.allocate(capacity: HMACSHA256.byteCount)
         var cache = OutputCache()
+        /// Per domain of a narrow format, the fold hash of each output and of the value that holds it.
+        var claims: [OutputCache.Owner: [UInt64: UInt64]] = [:]
         /// Rows changed, by rule index (a buffer: an array written through the
         /// pointer costs a uniqueness check on every call).
         let changed: UnsafeMutableBufferPointer<Int>
@@ -90,6 +94,8 @@ final class AnonymizationSession {
         /// The mask character, when it is one byte.
         let maskByte: UInt8?
         let outputs: OutputCache.Owner
+        /// Its outputs are claimed (``BoundRule/claimsOutputs``).
+        let claims: Bool
         /// The rule's derivation prefix, allocated for the session's lifetime.
         let prefix: UnsafeRawBufferPointer
 
@@ -97,6 +103,7 @@ final class AnonymizationSession {
             strategy = rule.strategy
             maskByte = rule.maskBytes.count == 1 ? rule.maskBytes[0] : nil
             outputs = rule.outputs
+            claims = rule.claimsOutputs
             let prefix = UnsafeMutableRawBufferPointer.allocate(byteCount: rule.derivationPrefix.count, alignment: 1)
             prefix.copyBytes(from: rule.derivationPrefix)
             self.prefix = UnsafeRawBufferPointer(prefix)
@@ -111,6 +118,8 @@ final class AnonymizationSession {
     /// The statements ``mapped(_:_:)`` and ``unpend(_:_:)`` read the maps with, by rule index.
     var lookups: [Statement?]
     var unpendLookups: [Statement?]
+    /// The statement ``mapped(_:_:)`` keeps a pending output with.
+    var pendingInsert: Statement?
     /// The connection the functions are registered on.
     private(set) var database: Database?
 
@@ -127,6 +136,7 @@ final class AnonymizationSession {
             changed: Self.counters(rules.count), textRules: textRules, spoolsBytesAsTheyAre: !spool.utf16,
             sequences: Self.counters(rules.count)))
         scratch.pointee.output.reserveCapacity(4096)
+        scratch.pointee.fold.reserveCapacity(4096)
         lookups = Array(repeating: nil, count: rules.count)
         unpendLookups = Array(repeating: nil, count: rules.count)
     }
@@ -160,6 +170,7 @@ final class AnonymizationSession {
     func finalizeStatements() {
         lookups = Array(repeating: nil, count: rules.count)
         unpendLookups = Array(repeating: nil, count: rules.count)
+        pendingInsert = nil
         database = nil
     }
 
@@ -179,6 +190,9 @@ final class AnonymizationSession {
         })
         try database.add(function: DatabaseFunction("fixturekit_unpend") { arguments, result in
             session.unpend(arguments, result)
+        })
+        try database.add(function: DatabaseFunction("fixturekit_fold", argumentCount: 1, pure: true) { arguments, result in
+            session.fold(arguments, result)
         })
     }
 

@@ -26,6 +26,9 @@ final class BoundRule {
     /// rule's domain holds a UNIQUE column.
     var mapTable: String?
     let columnUnique: Bool
+    /// Its outputs are claimed, so that no two values get one (a narrow format
+    /// that is not mapped; see AnonymizationSession+Claims.swift).
+    var claimsOutputs = false
     /// The mask character's UTF-8 bytes.
     let maskBytes: [UInt8]
 
