@@ -24,6 +24,8 @@ struct EngineResult {
     var leakScan: LeakScan
     /// Keyed outputs taken from ``KeyedPrefetch`` rather than computed on the spot.
     var prefetched = 0
+    /// What the rules kept of the data.
+    var profile = Manifest.DataProfile()
 }
 
 /// Rewrites a store set through SQLite: the rules as UPDATE statements calling
@@ -74,6 +76,8 @@ enum AnonymizationEngine {
             throw FixtureKitError(what: "anonymize", path: display, why: error.description)
         }
         let (bound, absent) = try bind(rules, to: schema, database: database, display: display)
+        // Before the session: it tells the rules which tallies their calls feed.
+        let profile = ProfilePlan(rules: bound, schema: schema)
         let spool: LeakSpool
         do { spool = try LeakSpool(folder: spoolFolder, utf16: schema.isUTF16) } catch {
             throw FixtureKitError(what: "anonymize", failed: error)
@@ -84,8 +88,9 @@ enum AnonymizationEngine {
         let prefetch = acceleration.prefetch && acceleration.textFastPath
             ? startPrefetch(bound, schema: schema, key: key, storeName: storeName, pristine: pristine, folder: spoolFolder.appendingPath(".fixturekit-prefetch"))
             : nil
-        let session = AnonymizationSession(key: key, rules: bound, spool: spool, acceleration: acceleration, prefetch: prefetch)
+        let session = AnonymizationSession(key: key, rules: bound, spool: spool, acceleration: acceleration, prefetch: prefetch, profile: profile)
         var rebuilt: [String] = []
+        var measured = Manifest.DataProfile()
         do {
             defer {
                 prefetch?.stop()
@@ -93,10 +98,13 @@ enum AnonymizationEngine {
                 try? database.close()
             }
             try sqlite { () throws(SQLiteError) in try session.register(on: database) }
+            try sqlite { () throws(SQLiteError) in try profile.measure(before: true, database: database) }
             let violationsBefore = try foreignKeyViolations(database, display: display)
             try sqlite { () throws(SQLiteError) in try database.execute("BEGIN") }
             try buildMaps(session, database: database, display: display)
             try runUpdates(session, database: database, display: display)
+            try sqlite { () throws(SQLiteError) in try profile.measure(before: false, database: database) }
+            measured = try checkProfile(profile, display: display)
             // No value is replaced after this: the leak scan's thread looks for
             // exemptions while the output is built. A write failure is thrown by the scan.
             try? spool.finish()
@@ -128,7 +136,7 @@ enum AnonymizationEngine {
         }
         return EngineResult(
             columns: columns, absent: absent, rebuiltIndexes: rebuilt, ruleNames: bound.map(\.name), schemaText: schema.schemaText,
-            isUTF16: schema.isUTF16, isWAL: isWAL, leakScan: leakScan, prefetched: prefetch?.taken ?? 0)
+            isUTF16: schema.isUTF16, isWAL: isWAL, leakScan: leakScan, prefetched: prefetch?.taken ?? 0, profile: measured)
     }
 
     /// Puts the output in WAL mode, as its store was: SQLite writes the header

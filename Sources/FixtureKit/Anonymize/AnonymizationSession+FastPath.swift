@@ -36,6 +36,10 @@ extension AnonymizationSession {
             if let slot = scratch.pointee.cache.lookup(rule.pointee.outputs, input) {
                 let cached = scratch.pointee.cache.output(slot)
                 if !equalBytes(input, cached) { scratch.pointee.changed[index] += 1 }
+                if rule.pointee.profileBefore >= 0, let tallies = scratch.pointee.tallies {
+                    tallies[rule.pointee.profileBefore].addText(input)
+                    tallies[rule.pointee.profileAfter].addText(cached)
+                }
                 result.setText(cached)
                 return true
             }
@@ -59,6 +63,10 @@ extension AnonymizationSession {
         let isChanged = scratch.pointee.output.withUnsafeMutableBufferPointer { output in
             let output = UnsafeBufferPointer(output)
             result.setText(output)
+            if rule.pointee.profileBefore >= 0, let tallies = scratch.pointee.tallies {
+                tallies[rule.pointee.profileBefore].addText(input)
+                tallies[rule.pointee.profileAfter].addText(output)
+            }
             guard !equalBytes(input, output) else { return false }
             if output.count >= PatternIndex.minimumBytes {
                 spool.written.appendValue(nil, UnsafeRawBufferPointer(output))

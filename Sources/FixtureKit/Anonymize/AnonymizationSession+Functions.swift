@@ -14,7 +14,10 @@ extension AnonymizationSession {
         let value = arguments[1]
         if acceleration.textFastPath, arguments.count == 2, value.storageClass == .text, Self.anonymizeText(value, rule: index, result: result, scratch, key.hmac, spool, prefetch) { return }
         let rule = rules[index]
-        guard let input = Input(value) else { return result.setNull() }
+        guard let input = Input(value) else {
+            tally(rule, nil, .null)
+            return result.setNull()
+        }
         let group = arguments.count >= 3 ? Input(arguments[2]) : nil
         // Keyed strategies on text: the same input gives the same output, so a
         // repeated value is taken from the cache, and was recorded the first time.
@@ -25,6 +28,10 @@ extension AnonymizationSession {
             if let slot = scratch.pointee.cache.lookup(rule.outputs, bytes) {
                 let cached = scratch.pointee.cache.output(slot)
                 if !equalBytes(bytes, cached) { scratch.pointee.changed[index] += 1 }
+                if let slots = rule.profileSlots, let tallies = scratch.pointee.tallies {
+                    tallies[slots.before].addText(bytes)
+                    tallies[slots.after].addText(cached)
+                }
                 return result.setText(cached)
             }
         }
@@ -43,6 +50,7 @@ extension AnonymizationSession {
     /// change and spools what was replaced.
     func finish(_ result: DatabaseFunction.Result?, _ rule: BoundRule, _ input: Input, _ output: Output) {
         let scratch = scratch
+        tally(rule, input, output)
         var isChanged = true
         switch output {
         case .unchanged:
@@ -73,6 +81,33 @@ extension AnonymizationSession {
         case .text(let bytes): spool.addOriginal(column: rule.index, UnsafeRawBufferPointer(bytes), isText: true)
         case .blob(let bytes): spool.addOriginal(column: rule.index, UnsafeRawBufferPointer(bytes), isText: false)
         default: break
+        }
+    }
+
+    /// Feeds the profile's tallies of a streamed rule: the value, and what the rule wrote.
+    @inline(__always)
+    func tally(_ rule: BoundRule, _ input: Input?, _ output: Output) {
+        guard let slots = rule.profileSlots, let tallies = scratch.pointee.tallies else { return }
+        Self.add(input, to: tallies + slots.before)
+        let after = tallies + slots.after
+        switch output {
+        case .text: scratch.pointee.output.withUnsafeBufferPointer { after.pointee.addText($0) }
+        case .blob: scratch.pointee.output.withUnsafeBufferPointer { after.pointee.addBlob($0) }
+        case .integer(let value): after.pointee.addInteger(value)
+        case .real(let value): after.pointee.addReal(value)
+        case .null: after.pointee.addNull()
+        case .unchanged: Self.add(input, to: after)
+        }
+    }
+
+    /// Adds a value (`nil`: NULL) to a tally.
+    static func add(_ input: Input?, to tally: UnsafeMutablePointer<ProfileTally>) {
+        switch input {
+        case nil: tally.pointee.addNull()
+        case .text(let bytes)?: tally.pointee.addText(bytes)
+        case .blob(let bytes)?: tally.pointee.addBlob(bytes)
+        case .integer(let value)?: tally.pointee.addInteger(value)
+        case .real(let value)?: tally.pointee.addReal(value)
         }
     }
 

@@ -50,6 +50,8 @@ final class AnonymizationSession {
     /// Outputs computed ahead for the fast path; stopped by the engine once
     /// the rows are rewritten (its outputs stay readable until it is freed).
     let prefetch: KeyedPrefetch?
+    /// The data profile, fed by the rules' calls and by `fixturekit_profile`.
+    let profile: ProfilePlan?
     /// The first error raised inside a callback, with the column it concerns.
     var failure: String?
 
@@ -65,6 +67,8 @@ final class AnonymizationSession {
         var message = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
         let digest = UnsafeMutablePointer<UInt8>.allocate(capacity: HMACSHA256.byteCount)
         var cache = OutputCache()
+        /// The data profile's tallies (see ``ProfilePlan``), when it is measured.
+        var tallies: UnsafeMutablePointer<ProfileTally>?
         /// Per domain of a narrow format, the fold hash of each output and of the value that holds it.
         var claims: [OutputCache.Owner: [UInt64: UInt64]] = [:]
         /// Rows changed, by rule index (a buffer: an array written through the
@@ -96,6 +100,9 @@ final class AnonymizationSession {
         let outputs: OutputCache.Owner
         /// Its outputs are claimed (``BoundRule/claimsOutputs``).
         let claims: Bool
+        /// The profile's tallies of its values and outputs, or -1.
+        let profileBefore: Int
+        let profileAfter: Int
         /// The rule's derivation prefix, allocated for the session's lifetime.
         let prefix: UnsafeRawBufferPointer
 
@@ -104,6 +111,8 @@ final class AnonymizationSession {
             maskByte = rule.maskBytes.count == 1 ? rule.maskBytes[0] : nil
             outputs = rule.outputs
             claims = rule.claimsOutputs
+            profileBefore = rule.profileSlots?.before ?? -1
+            profileAfter = rule.profileSlots?.after ?? -1
             let prefix = UnsafeMutableRawBufferPointer.allocate(byteCount: rule.derivationPrefix.count, alignment: 1)
             prefix.copyBytes(from: rule.derivationPrefix)
             self.prefix = UnsafeRawBufferPointer(prefix)
@@ -123,8 +132,9 @@ final class AnonymizationSession {
     /// The connection the functions are registered on.
     private(set) var database: Database?
 
-    init(key: AnonymizationKey, rules: [BoundRule], spool: LeakSpool, acceleration: Acceleration = .all, prefetch: KeyedPrefetch? = nil) {
+    init(key: AnonymizationKey, rules: [BoundRule], spool: LeakSpool, acceleration: Acceleration = .all, prefetch: KeyedPrefetch? = nil, profile: ProfilePlan? = nil) {
         self.key = key
+        self.profile = profile
         self.prefetch = acceleration.prefetch && acceleration.textFastPath ? prefetch : nil
         self.rules = rules
         self.spool = spool
@@ -136,6 +146,7 @@ final class AnonymizationSession {
             changed: Self.counters(rules.count), textRules: textRules, spoolsBytesAsTheyAre: !spool.utf16,
             sequences: Self.counters(rules.count)))
         scratch.pointee.output.reserveCapacity(4096)
+        scratch.pointee.tallies = profile?.tallies.baseAddress
         scratch.pointee.fold.reserveCapacity(4096)
         lookups = Array(repeating: nil, count: rules.count)
         unpendLookups = Array(repeating: nil, count: rules.count)
@@ -194,6 +205,11 @@ final class AnonymizationSession {
         try database.add(function: DatabaseFunction("fixturekit_fold", argumentCount: 1, pure: true) { arguments, result in
             session.fold(arguments, result)
         })
+        if let profile {
+            try database.add(function: DatabaseFunction("fixturekit_profile", argumentCount: 2) { arguments, result in
+                profile.feed(arguments, result)
+            })
+        }
     }
 
     /// Records the first failure and makes the call fail with it.
