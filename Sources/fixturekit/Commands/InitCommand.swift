@@ -36,10 +36,14 @@ struct InitCommand: Command {
         console.info("\(result.configuration): written (store \(result.store), current \(result.current))")
         if let rules = result.rules {
             let todo = result.undecided
-            console.info("\(rules): written, strict: \(Formatting.count(result.suggestions.count, "column")) with a rule, \(todo) of them TODO")
+            let derived = result.suggestions.count - result.ruled
+            console.info("\(rules): written, strict: \(Formatting.count(result.ruled, "column")) with a rule, \(todo) of them TODO" + (derived > 0 ? "; \(Formatting.count(derived, "generated column")) derived" : ""))
             let width = result.suggestions.map { "\($0.table).\($0.column)".count }.max() ?? 0
+            let ruleWidth = result.suggestions.map(\.rule.count).max() ?? 0
             for suggestion in result.suggestions {
-                console.info("  " + "\(suggestion.table).\(suggestion.column)".padding(toLength: width, withPad: " ", startingAt: 0) + "  " + suggestion.rule)
+                let name = "\(suggestion.table).\(suggestion.column)".padding(toLength: width, withPad: " ", startingAt: 0)
+                let rule = suggestion.reason.isEmpty ? suggestion.rule : suggestion.rule.padding(toLength: ruleWidth, withPad: " ", startingAt: 0) + "  " + suggestion.reason
+                console.info("  \(name)  \(rule)")
             }
             if todo > 0 {
                 console.info("next: decide each TODO in \(rules) (a strategy, or \"keep\"), then freeze the store")
