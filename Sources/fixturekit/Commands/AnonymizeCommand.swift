@@ -19,6 +19,10 @@ struct AnonymizeCommand: Command {
             mode when the store was. The leak scan then searches every byte of it, and every value of
             the tables SQLite splits over pages, for every replaced value (and every run of 32 bytes
             of a longer one): a hit exits 1, named by table, column and row, or by offset and page.
+            Rewritten values keep what SQLite compares: equal and unequal under NOCASE, RTRIM,
+            lower() and trim(), NULL and '', storage classes, lengths. A data profile of the columns
+            (counts only), measured before and after and written into the manifest, exits 1 naming
+            the column when a property the strategy keeps changed.
             """,
         arguments: [path.erased],
         options: [rules.erased, output.erased, force.erased, keepFailed.erased, Shared.json.erased]
