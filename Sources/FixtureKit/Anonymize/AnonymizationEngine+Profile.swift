@@ -51,9 +51,10 @@ extension AnonymizationEngine {
 
     /// The profile measured before and after the rules, checked against what
     /// each rule keeps.
-    /// - Throws: ``FixtureKitError`` (exit 1, ``FixtureKitError/Code/profileChanged``)
+    /// - Returns: the profile, and when a property a rule keeps changed, the
+    ///   error to throw: ``FixtureKitError`` (exit 1, ``FixtureKitError/Code/profileChanged``)
     ///   naming the first column or index and property that changed, and how many more did.
-    static func checkProfile(_ plan: ProfilePlan, display: String) throws(FixtureKitError) -> Manifest.DataProfile {
+    static func checkProfile(_ plan: ProfilePlan, display: String) -> (Manifest.DataProfile, FixtureKitError?) {
         var profile = Manifest.DataProfile()
         var problems: [(what: String, hint: String)] = []
         var kept: [String: ProfileKept] = [:]
@@ -78,14 +79,12 @@ extension AnonymizationEngine {
                     Self.distinctHint))
             }
         }
-        if let first = problems.first {
-            let more = problems.count > 1 ? " (and \(problems.count - 1) more)" : ""
-            throw FixtureKitError(
-                what: "anonymize", path: display,
-                why: "the rules changed what a migration may depend on: \(first.what)\(more)",
-                hint: first.hint, category: .checkFailed, code: .profileChanged)
-        }
-        return profile
+        guard let first = problems.first else { return (profile, nil) }
+        let more = problems.count > 1 ? " (and \(problems.count - 1) more)" : ""
+        return (profile, FixtureKitError(
+            what: "anonymize", path: display,
+            why: "the rules changed what a migration may depend on: \(first.what)\(more)",
+            hint: first.hint, category: .checkFailed, code: .profileChanged))
     }
 
     static let distinctHint = "two values got one output, or equal values different ones: give the column a format with more values (hex, uuid, email), or keep it"

@@ -26,13 +26,25 @@ extension AnonymizationSession {
         return true
     }
 
+    /// Keyed candidates a numbered format tries before it takes a number.
+    static let candidatesBeforeNumber: UInt32 = 3
+
     /// ``transform(_:_:group:attempt:)`` of a rule whose outputs are claimed:
     /// attempts until an output no other value holds; for other rules, attempt 0.
+    ///
+    /// A format that writes the attempt after a name or word (see
+    /// ``ValueTransforms/appendAttempt(_:to:)``) takes, after a few collisions,
+    /// the domain's next number: one that no other value has, so a few keyed
+    /// hashes per value however full the lists are. The number is kept per
+    /// fold, for the value's next rows.
     func claimedTransform(_ rule: BoundRule, _ input: Input, group: Input?) -> Result<Output, TransformFailure> {
         guard rule.claimsOutputs else { return transform(rule, input, group: group) }
         let scratch = scratch
+        let numbered = rule.numbersCollisions
+        let fold = numbered ? Self.textBytes(of: input) { ValueHash.foldedHash($0, trimmed: true) } : 0
         var attempt: UInt32 = 0
-        while attempt < Self.maximumAttempts {
+        if numbered, let number = scratch.pointee.numbers[rule.outputs]?[fold] { attempt = number }
+        for _ in 0..<Self.maximumAttempts {
             let result = transform(rule, input, group: group, attempt: attempt)
             guard case .success(let output) = result else { return result }
             let accepted: Bool
@@ -51,6 +63,14 @@ extension AnonymizationSession {
                 accepted = true
             }
             if accepted { return result }
+            // A few keyed candidates first: lists not yet full give a plain name.
+            if numbered && attempt >= Self.candidatesBeforeNumber {
+                let next = scratch.pointee.nextNumber[rule.outputs] ?? ValueTransforms.nameAttemptsBeforeNumber
+                scratch.pointee.nextNumber[rule.outputs] = next + 1
+                scratch.pointee.numbers[rule.outputs, default: [:]][fold] = next
+                attempt = next
+                continue
+            }
             attempt += 1
         }
         return .failure(.tooFewOutputs)
@@ -71,6 +91,16 @@ extension AnonymizationSession {
 }
 
 extension BoundRule {
+    /// Whether the format writes the attempt after its name or word once the
+    /// lists are exhausted (a `name` pseudonym, a fake name or word).
+    var numbersCollisions: Bool {
+        switch strategy {
+        case .pseudonym(let format, _, _): format == .name
+        case .fake(let kind): kind != .text
+        default: false
+        }
+    }
+
     /// Whether the rule's format has so few outputs that collisions must be
     /// resolved as they come (see AnonymizationSession+Claims.swift).
     var isNarrow: Bool {

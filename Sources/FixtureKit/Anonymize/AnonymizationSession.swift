@@ -71,6 +71,9 @@ final class AnonymizationSession {
         var tallies: UnsafeMutablePointer<ProfileTally>?
         /// Per domain of a narrow format, the fold hash of each output and of the value that holds it.
         var claims: [OutputCache.Owner: [UInt64: UInt64]] = [:]
+        /// Per such domain, the number each fold that collided was given, and the next one.
+        var numbers: [OutputCache.Owner: [UInt64: UInt32]] = [:]
+        var nextNumber: [OutputCache.Owner: UInt32] = [:]
         /// Rows changed, by rule index (a buffer: an array written through the
         /// pointer costs a uniqueness check on every call).
         let changed: UnsafeMutableBufferPointer<Int>

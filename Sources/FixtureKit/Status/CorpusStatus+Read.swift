@@ -61,7 +61,7 @@ extension CorpusStatus {
         if let file = configuration.anonymize?.rulesFile, let rules = try? AnonymizationRules.load(configuration.resolve(file)) {
             let stale = recorded.filter { $0.rules != rules.sha256 }
             guard !stale.isEmpty else { return [] }
-            return ["\(listed(stale)) \(stale.count == 1 ? "was" : "were") anonymized with rules other than \(configuration.resolve(file)) (rules \(rules.sha256.prefix(8))): a column the current rules rewrite may be as it was there (hint: anonymize \(stale.count == 1 ? "it" : "each") again with --force, or freeze \(stale.count == 1 ? "it" : "them") again)"]
+            return ["\(listed(stale)) \(stale.count == 1 ? "was" : "were") anonymized with rules other than \(configuration.resolve(file)) (rules \(rules.sha256.prefix(8))): a column the current rules rewrite may be as it was there (hint: anonymize \(stale.count == 1 ? "it" : "each") again with the current rules, or freeze \(stale.count == 1 ? "it" : "them") again)"]
         }
         guard Set(recorded.map(\.rules)).count > 1 else { return [] }
         return ["the fixtures were anonymized with \(Set(recorded.map(\.rules)).count) different rules files: \(listed(recorded))"]

@@ -15,6 +15,7 @@ import Testing
                 code INTEGER, total REAL, created NUMERIC, full AS (name || ' ' || email));
             INSERT INTO contacts (email, name, age, code) VALUES ('ann@example.com', 'Ann Lee', 41, 'A-7');
             CREATE VIRTUAL TABLE search USING fts5(title, content);
+            CREATE VIRTUAL TABLE zones USING rtree(id, minX, maxX, +owner);
             """)
         return store
     }
@@ -54,6 +55,9 @@ import Testing
                 "search": {
                   "title":   "TODO",
                   "content": "TODO"
+                },
+                "zones": {
+                  "owner": "TODO"
                 }
               }
             }
@@ -61,7 +65,7 @@ import Testing
             """)
         #expect(result.standardError.hasPrefix("""
             \(corpus)/fixturekit.json: written (store App.sqlite, current 1.0.0)
-            \(corpus)/anonymize.json: written, strict: 16 columns with a rule, 4 of them TODO; 1 generated column derived
+            \(corpus)/anonymize.json: written, strict: 17 columns with a rule, 5 of them TODO; 1 generated column derived
               contacts.email          pseudonym (email)   e-mail: 1 of 1 sampled values
               contacts.work_email     pseudonym (email)   the column's name (no value to sample: every one is NULL or '')
               contacts.name           fake (name)         person name: 1 of 1 sampled values
@@ -77,7 +81,7 @@ import Testing
         // Strict mode refuses the TODOs, each named.
         let anonymize = fixturekit(["anonymize", store.path, "--rules", corpus + "/anonymize.json", "-o", folder.url("out.sqlite")], environment: ["FIXTUREKIT_ANON_KEY": String(repeating: "k", count: 32)])
         #expect(anonymize.status == 2)
-        #expect(anonymize.standardError == "fixturekit: anonymize: \(store.path): strict: no rule for 4 columns: contacts.notes (TODO), contacts.photo (TODO), search.content (TODO), search.title (TODO) (hint: decide each TODO in \(corpus)/anonymize.json: a strategy, or \"keep\" for a column that holds nothing personal)\n")
+        #expect(anonymize.standardError == "fixturekit: anonymize: \(store.path): strict: no rule for 5 columns: contacts.notes (TODO), contacts.photo (TODO), search.content (TODO), search.title (TODO), zones.owner (TODO) (hint: decide each TODO in \(corpus)/anonymize.json: a strategy, or \"keep\" for a column that holds nothing personal)\n")
     }
 
     @Test func nothingIsEverOverwritten() throws {

@@ -38,7 +38,7 @@ import Testing
         let status = fixturekit("status", "--config", corpus + "/fixturekit.json", "--json", "--quiet")
         // A warning fails nothing.
         #expect(status.status == 0, "\(status.standardError)")
-        let warning = "1.0.0 (rules \(old)), 2.0.0 (rules \(old)) were anonymized with rules other than \(corpus)/anonymize.json (rules \(new)): a column the current rules rewrite may be as it was there (hint: anonymize each again with --force, or freeze them again)"
+        let warning = "1.0.0 (rules \(old)), 2.0.0 (rules \(old)) were anonymized with rules other than \(corpus)/anonymize.json (rules \(new)): a column the current rules rewrite may be as it was there (hint: anonymize each again with the current rules, or freeze them again)"
         #expect(status.standardError == "warning: \(warning)\n")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(status.standardOutput.utf8)) as? [String: Any])
         #expect(object["warnings"] as? [String] == [warning])
@@ -52,7 +52,7 @@ import Testing
         let again = fixturekit(["anonymize", corpus + "/1.0.0", "--rules", corpus + "/anonymize.json", "--force"], environment: Self.environment)
         #expect(again.status == 0, "\(again.standardError)")
         let after = fixturekit("status", "--config", corpus + "/fixturekit.json", "--quiet")
-        #expect(after.standardError == "warning: 2.0.0 (rules \(old)) was anonymized with rules other than \(corpus)/anonymize.json (rules \(new)): a column the current rules rewrite may be as it was there (hint: anonymize it again with --force, or freeze it again)\n")
+        #expect(after.standardError == "warning: 2.0.0 (rules \(old)) was anonymized with rules other than \(corpus)/anonymize.json (rules \(new)): a column the current rules rewrite may be as it was there (hint: anonymize it again with the current rules, or freeze it again)\n")
         _ = store
     }
 }
