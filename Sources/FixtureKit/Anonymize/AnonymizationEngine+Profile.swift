@@ -59,9 +59,11 @@ extension AnonymizationEngine {
         var problems: [(what: String, hint: String)] = []
         var kept: [String: ProfileKept] = [:]
         for target in plan.targets {
-            let before = plan.tallies[target.before].finish()
-            let after = plan.tallies[target.after].finish()
             let name = "\(target.table).\(target.column)"
+            let counted = target.before.map { plan.tallies[$0].finish() }
+            guard let after = plan.tallies[target.after].finish(), counted != .some(nil), let before = counted ?? after else {
+                return (profile, FixtureKitError(what: "anonymize: data profile", path: display, why: "\(name): its counts could not be read back from their temporary file"))
+            }
             let keeps = ProfileKept(target.rule)
             kept[identifierKey(target.table) + "\u{0}" + identifierKey(target.column)] = keeps
             profile.columns[name] = Manifest.ColumnProfile(counts: after, before: before == after ? nil : before)
@@ -69,11 +71,11 @@ extension AnonymizationEngine {
         }
         for (table, index) in plan.indexes {
             guard let after = plan.indexesAfter[index.name] else { continue }
-            let before = plan.indexesBefore[index.name]
+            let before = plan.indexesBefore[index.name] ?? after
             profile.indexes[index.name] = Manifest.IndexProfile(table: table, counts: after, before: before == after ? nil : before)
             // Compared when every column it reads keeps its distinct values.
             let keeps = index.columns.allSatisfy { kept[identifierKey(table) + "\u{0}" + identifierKey($0)]?.contains(.distinct) ?? true }
-            if keeps, let before, before.distinct != after.distinct || before.duplicateGroups != after.duplicateGroups {
+            if keeps, before.distinct != after.distinct || before.duplicateGroups != after.duplicateGroups {
                 problems.append((
                     "\(index.label) on \(table): \(before.distinct) distinct keys and \(before.duplicateGroups) duplicate groups before, \(after.distinct) and \(after.duplicateGroups) after",
                     Self.distinctHint))

@@ -28,6 +28,11 @@ struct EngineResult {
     var profile = Manifest.DataProfile()
 }
 
+/// The data profile and its problem, handed from the thread that counts it.
+final class ProfileVerdict: @unchecked Sendable {
+    var result: (Manifest.DataProfile, FixtureKitError?)?
+}
+
 /// Rewrites a store set through SQLite: the rules as UPDATE statements calling
 /// application-defined functions, the FTS indexes rebuilt from the new text,
 /// then `VACUUM INTO` a fresh file that holds nothing but the live content.
@@ -80,7 +85,7 @@ enum AnonymizationEngine {
         }
         let (bound, absent) = try bind(rules, to: schema, database: database, display: display)
         // Before the session: it tells the rules which tallies their calls feed.
-        let profile = ProfilePlan(rules: bound, schema: schema)
+        let profile = ProfilePlan(rules: bound, schema: schema, spillFolder: spoolFolder)
         let spool: LeakSpool
         do { spool = try LeakSpool(folder: spoolFolder, utf16: schema.isUTF16) } catch {
             throw FixtureKitError(what: "anonymize", failed: error)
@@ -107,9 +112,12 @@ enum AnonymizationEngine {
             try buildMaps(session, database: database, display: display)
             try runUpdates(session, database: database, display: display)
             try sqlite { () throws(SQLiteError) in try profile.measure(before: false, database: database) }
-            let (checked, problem) = checkProfile(profile, display: display)
-            if let problem, enforceProfile { throw problem }
-            measured = checked
+            // The profile's hashes are sorted and counted on another thread while
+            // the output is built; its verdict is awaited before anything is kept.
+            let counting = BackgroundStage()
+            let verdict = ProfileVerdict()
+            counting.start { verdict.result = checkProfile(profile, display: display) }
+            defer { counting.drain() }
             // No value is replaced after this: the leak scan's thread looks for
             // exemptions while the output is built. A write failure is thrown by the scan.
             try? spool.finish()
@@ -133,6 +141,9 @@ enum AnonymizationEngine {
                 try vacuum.bind([.text(output)])
                 _ = try vacuum.step()
             }
+            counting.drain()
+            if let problem = verdict.result?.1, enforceProfile { throw problem }
+            measured = verdict.result?.0 ?? measured
         }
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
         if isWAL { try keepWALMode(output, display: display) }

@@ -35,6 +35,8 @@ struct AnonymizationSchema {
         var unique: Bool
         /// The collation it was declared with (upper case): `BINARY` when none.
         var collation = "BINARY"
+        /// An INTEGER PRIMARY KEY of a rowid table: the rowid itself.
+        var isRowid = false
     }
 
     struct Table {
@@ -118,13 +120,18 @@ struct AnonymizationSchema {
             }
             var unique: Set<String> = []
             var indexes: [Index] = []
+            var rowid: String?
             if kind == .ordinary {
                 indexes = try Self.indexes(of: name, database: database)
                 for index in indexes where index.unique && index.keys.count == 1 {
                     if let column = index.keys[0].column { unique.insert(identifierKey(column)) }
                 }
-                let keys = try database.rows("SELECT name FROM pragma_table_info(?1) WHERE pk > 0", [.text(name)])
-                if keys.count == 1, let column = keys[0][0].text { unique.insert(identifierKey(column)) }
+                let keys = try database.rows("SELECT name, upper(type) FROM pragma_table_info(?1) WHERE pk > 0", [.text(name)])
+                if keys.count == 1, let column = keys[0][0].text {
+                    unique.insert(identifierKey(column))
+                    // Without an index of its own, an INTEGER primary key is the rowid.
+                    if keys[0][1].text == "INTEGER", !indexes.contains(where: { $0.origin == "pk" }) { rowid = identifierKey(column) }
+                }
             }
             var columns: [Column] = []
             for row in try database.rows("SELECT name, type, hidden FROM pragma_table_xinfo(?1) ORDER BY cid", [.text(name)]) {
@@ -134,6 +141,7 @@ struct AnonymizationSchema {
                 if hidden == 1 { continue }
                 var entry = Column(name: column, affinity: Affinity(declaredType: row[1].text ?? ""), generated: hidden >= 2, unique: unique.contains(identifierKey(column)))
                 if kind == .ordinary { entry.collation = try database.collation(of: column, in: name).uppercased() }
+                entry.isRowid = identifierKey(column) == rowid
                 columns.append(entry)
             }
             tables[name] = Table(name: name, kind: kind, columns: columns, indexes: indexes)

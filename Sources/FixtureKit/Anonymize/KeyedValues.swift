@@ -83,20 +83,31 @@ enum ValueTransforms {
     ///     mixed case form) and an attempt.
     /// - Returns: `false` when the keyed stream could not be computed.
     static func keyedText(_ strategy: Strategy, input: UnsafeBufferPointer<UInt8>, attempt: UInt32, fold: inout [UInt8], into output: inout [UInt8], stream: (UnsafeRawBufferPointer, UInt32) -> KeyedStream?) -> Bool {
-        fold.removeAll(keepingCapacity: true)
-        let shape = TextShape(input, fold: &fold)
-        guard !fold.isEmpty else {
-            output.append(contentsOf: input)
-            return true
+        // A value that is its own fold (the common case: no capital, no space
+        // at either end) is read in place.
+        let shape: TextShape
+        var keyed: KeyedStream
+        if TextShape.isOwnFold(input) {
+            shape = TextShape(leading: 0, trailing: 0, form: .lower)
+            guard let stream = stream(UnsafeRawBufferPointer(input), attempt) else { return false }
+            keyed = stream
+        } else {
+            fold.removeAll(keepingCapacity: true)
+            shape = TextShape(input, fold: &fold)
+            guard !fold.isEmpty else {
+                output.append(contentsOf: input)
+                return true
+            }
+            guard let stream = fold.withUnsafeBytes({ stream($0, attempt) }) else { return false }
+            keyed = stream
         }
-        guard var keyed = fold.withUnsafeBytes({ stream($0, attempt) }) else { return false }
         let core = UnsafeBufferPointer(rebasing: input[shape.leading..<(input.count - shape.trailing)])
         if case .pseudonym(.digits, _, _) = strategy {
             // Every digit replaced, everything else kept where it is: case and spaces too.
             digits(input, &keyed, into: &output)
             return true
         }
-        output.append(contentsOf: repeatElement(TextShape.space, count: shape.leading))
+        if shape.leading > 0 { output.append(contentsOf: repeatElement(TextShape.space, count: shape.leading)) }
         let start = output.count
         switch strategy {
         case .pseudonym(let format, _, let length):
@@ -106,8 +117,16 @@ enum ValueTransforms {
         default:
             break
         }
-        TextShape.render(&output, from: start, as: shape.form) { stream(UnsafeRawBufferPointer(core), caseAttempt) }
-        output.append(contentsOf: repeatElement(TextShape.space, count: shape.trailing))
+        // Hex, uuid, e-mail and list words are written in lower case already.
+        let lowerAlready: Bool = switch strategy {
+        case .pseudonym(let format, _, _): format != .name
+        case .fake(let kind): kind == .text || kind == .word
+        default: false
+        }
+        if !(lowerAlready && shape.form == .lower) {
+            TextShape.render(&output, from: start, as: shape.form) { stream(UnsafeRawBufferPointer(core), caseAttempt) }
+        }
+        if shape.trailing > 0 { output.append(contentsOf: repeatElement(TextShape.space, count: shape.trailing)) }
         return true
     }
 
@@ -250,9 +269,9 @@ enum ValueTransforms {
         var start = 0, end = input.count
         while start < end && input[start] == TextShape.space { start += 1 }
         while end > start && input[end - 1] == TextShape.space { end -= 1 }
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: input[0..<start]))
+        if start > 0 { output.append(contentsOf: UnsafeBufferPointer(rebasing: input[0..<start])) }
         if end > start { body(UnsafeBufferPointer(rebasing: input[start..<end]), &output) }
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: input[end..<input.count]))
+        if end < input.count { output.append(contentsOf: UnsafeBufferPointer(rebasing: input[end..<input.count])) }
     }
 
     /// ``mask(keepFirst:keepLast:character:input:isBlob:into:)`` of bytes taken one by one
@@ -279,8 +298,14 @@ enum ValueTransforms {
 
     /// Unicode scalars in UTF-8 bytes: the bytes that do not continue a sequence.
     static func scalarCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        var count = 0
-        for byte in bytes where byte & 0xC0 != 0x80 { count += 1 }
+        // ASCII eight bytes at a time: every byte is a character.
+        var offset = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while offset + 8 <= bytes.count, raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { offset += 8 }
+        }
+        var count = offset
+        for byte in bytes[offset...] where byte & 0xC0 != 0x80 { count += 1 }
         return count
     }
 

@@ -17,8 +17,9 @@ final class ProfilePlan {
         var column: String
         /// The rule that rewrites it; `nil` for a column only indexed.
         var rule: BoundRule?
-        /// The tallies of its values before and after the rules.
-        var before: Int
+        /// The tallies of its values before the rules (a column no rule rewrites
+        /// has none: nothing writes it) and after them.
+        var before: Int?
         var after: Int
         /// Fed by its rule's calls rather than by a query.
         var streamed: Bool
@@ -30,7 +31,14 @@ final class ProfilePlan {
     var indexesBefore: [String: Manifest.IndexCounts] = [:]
     var indexesAfter: [String: Manifest.IndexCounts] = [:]
 
-    init(rules: [BoundRule], schema: AnonymizationSchema) {
+    /// Where full chunks of hashes wait to be counted (see ``HashSpill``).
+    let spill: HashSpill?
+
+    /// - Parameter spillFolder: where the spill file is created (and at once
+    ///   unlinked); without one, or where it cannot be created, hashes stay in memory.
+    init(rules: [BoundRule], schema: AnonymizationSchema, spillFolder: String? = nil) {
+        let spill = spillFolder.flatMap { try? HashSpill(folder: $0) }
+        self.spill = spill
         var targets: [Target] = []
         var tallies: [ProfileTally] = []
         var indexes: [(table: String, index: AnonymizationSchema.Index)] = []
@@ -40,7 +48,8 @@ final class ProfilePlan {
             for column in table.columns {
                 let rule = rules.first { $0.table == tableName && $0.column == column.name }
                 let covering = table.indexes.filter { $0.covers(column.name) }
-                guard rule != nil || !covering.isEmpty || column.unique else { continue }
+                // The rowid no rule rewrites is what it was: nothing to count.
+                guard rule != nil || ((!covering.isEmpty || column.unique) && !column.isRowid) else { continue }
                 var comparisons: [ProfileComparison] = [.binary]
                 let key = identifierKey(column.name)
                 let collations = [column.collation] + covering.flatMap { index in
@@ -50,9 +59,10 @@ final class ProfilePlan {
                     comparisons.append(comparison)
                 }
                 let streamed = rule.map { $0.mapTable == nil && $0.rule.whereClause == nil } ?? false
-                targets.append(Target(table: tableName, column: column.name, rule: rule, before: tallies.count, after: tallies.count + 1, streamed: streamed))
-                tallies.append(ProfileTally(comparisons: comparisons))
-                tallies.append(ProfileTally(comparisons: comparisons))
+                targets.append(Target(table: tableName, column: column.name, rule: rule, before: rule == nil ? nil : tallies.count, after: tallies.count + (rule == nil ? 0 : 1), streamed: streamed))
+                // A column no rule rewrites is counted once, after the rules: nothing writes it.
+                if rule != nil { tallies.append(ProfileTally(comparisons: comparisons, spill: spill)) }
+                tallies.append(ProfileTally(comparisons: comparisons, spill: spill))
                 if let rule, streamed { rule.profileSlots = (tallies.count - 2, tallies.count - 1) }
             }
             for index in table.indexes where index.keys.count > 1 || index.hasExpression {
@@ -66,6 +76,7 @@ final class ProfilePlan {
     }
 
     deinit {
+        for index in tallies.indices { tallies[index].release() }
         _ = tallies.deinitialize()
         tallies.deallocate()
     }
@@ -73,13 +84,18 @@ final class ProfilePlan {
     /// Reads the values of the columns no rule feeds, `before` or after the
     /// rules, and the indexes' keys.
     func measure(before: Bool, database: Database) throws(SQLiteError) {
-        let queried = targets.filter { !$0.streamed }
+        let queried = targets.compactMap { target -> (table: String, slot: Int, column: String)? in
+            guard !target.streamed else { return nil }
+            if before { return target.before.map { (target.table, $0, target.column) } }
+            return (target.table, target.after, target.column)
+        }
         for table in Set(queried.map(\.table)).sorted(by: AnonymizationRules.bytewise) {
-            let calls = queried.filter { $0.table == table }
-                .map { "fixturekit_profile(\(before ? $0.before : $0.after), \(quotedIdentifier($0.column)))" }
+            let calls = queried.filter { $0.table == table }.map { "fixturekit_profile(\($0.slot), \(quotedIdentifier($0.column)))" }
             _ = try database.scalar("SELECT max(\(calls.joined(separator: " + "))) FROM main.\(quotedIdentifier(table))")
         }
         for (table, index) in indexes {
+            // An index of columns no rule rewrites is counted once, after the rules.
+            if before && !index.columns.contains(where: { column in targets.contains { $0.rule != nil && $0.table == table && identifierKey($0.column) == identifierKey(column) } }) { continue }
             guard let counts = try Self.counts(of: index, in: table, database: database) else { continue }
             if before { indexesBefore[index.name] = counts } else { indexesAfter[index.name] = counts }
         }

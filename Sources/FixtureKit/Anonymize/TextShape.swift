@@ -33,6 +33,32 @@ struct TextShape: Equatable {
 
     static let space = UInt8(ascii: " ")
 
+    init(leading: Int, trailing: Int, form: CaseForm) {
+        self.leading = leading
+        self.trailing = trailing
+        self.form = form
+    }
+
+    /// Whether `input` is its own fold: no space at either end, no capital (and
+    /// not empty). Eight bytes at a time: a byte in `A`...`Z` is found by SWAR.
+    static func isOwnFold(_ input: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = input.baseAddress, input.count > 0, input[0] != space, input[input.count - 1] != space else { return false }
+        let raw = UnsafeRawPointer(base)
+        var offset = 0
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        while offset + 8 <= input.count {
+            let word = raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            // Bytes below 0x80 that are >= 0x41 and < 0x5B.
+            let low = word & ~highs
+            let aboveA = (low &+ (0x80 - 0x41) &* ones) & highs
+            let belowZ = ((0x80 + 0x5A) &* ones &- low) & highs
+            if aboveA & belowZ & ~word != 0 { return false }
+            offset += 8
+        }
+        for index in offset..<input.count where isUpper(input[index]) { return false }
+        return true
+    }
+
     /// The shape of `input`; its fold is appended to `fold`.
     init(_ input: UnsafeBufferPointer<UInt8>, fold: inout [UInt8]) {
         var start = 0, end = input.count
@@ -43,24 +69,25 @@ struct TextShape: Equatable {
         var capitals = 0, smalls = 0, sentence = true, title = true
         var previous: UInt8 = Self.space
         var firstLetter = true
-        for index in start..<end {
-            let byte = input[index]
-            if Self.isUpper(byte) {
-                capitals += 1
-                fold.append(byte + 32)
-                if !firstLetter { sentence = false }
-                if !Self.startsWord(previous) { title = false }
-                firstLetter = false
-            } else {
-                if Self.isLower(byte) {
+        let offset = fold.count
+        fold.append(contentsOf: UnsafeBufferPointer(rebasing: input[start..<end]))
+        fold.withUnsafeMutableBufferPointer { folded in
+            for index in offset..<folded.count {
+                let byte = folded[index]
+                if Self.isUpper(byte) {
+                    capitals += 1
+                    folded[index] = byte + 32
+                    if !firstLetter { sentence = false }
+                    if !Self.startsWord(previous) { title = false }
+                    firstLetter = false
+                } else if Self.isLower(byte) {
                     smalls += 1
                     if firstLetter { sentence = false }
                     if Self.startsWord(previous) { title = false }
                     firstLetter = false
                 }
-                fold.append(byte)
+                previous = byte
             }
-            previous = byte
         }
         form = capitals == 0 ? .lower : smalls == 0 ? .upper : sentence ? .sentence : title ? .title : .mixed
     }
@@ -79,6 +106,8 @@ struct TextShape: Equatable {
     /// `core` (in its natural case) written in `form`, in place; `mixed` letters
     /// are drawn from `stream` until they are none of the other forms.
     static func render(_ core: inout [UInt8], from start: Int, as form: CaseForm, stream: () -> KeyedStream?) {
+        // The common case: a lower-case original, an output without capitals.
+        if form == .lower, !core[start...].contains(where: isUpper) { return }
         func write(_ form: CaseForm) {
             var previous = space
             var firstLetter = true

@@ -18,11 +18,22 @@ enum ValueHash {
     /// The hash of `bytes`, with `seed` (a storage class, a collation) mixed in first.
     @inline(__always)
     static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = 0) -> UInt64 {
+        var highBits: UInt64 = 0
+        return hash(bytes, seed: seed, highBits: &highBits)
+    }
+
+    /// ``hash(_:seed:)``, and the high bits of every byte ORed into `highBits`
+    /// (none: the bytes are ASCII), at no extra read.
+    @inline(__always)
+    static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64, highBits: inout UInt64) -> UInt64 {
         var state = mix(seed ^ first, UInt64(bytes.count) ^ second)
         var offset = 0
         let count = bytes.count
+        var seen: UInt64 = 0
         while offset + 8 <= count {
-            state = mix(state ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self).littleEndian, first)
+            let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self).littleEndian
+            seen |= word
+            state = mix(state ^ word, first)
             offset += 8
         }
         var tail: UInt64 = 0
@@ -32,6 +43,7 @@ enum ValueHash {
             shift += 8
             offset += 1
         }
+        highBits |= (seen | tail) & 0x8080_8080_8080_8080
         return mix(state ^ tail ^ third, second)
     }
 
