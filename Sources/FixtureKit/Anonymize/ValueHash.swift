@@ -37,11 +37,18 @@ enum ValueHash {
             offset += 8
         }
         var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while offset < count {
-            tail |= UInt64(bytes[offset]) << shift
-            shift += 8
-            offset += 1
+        if offset < count {
+            if count >= 8 {
+                // The last eight bytes, overlapping the words already read.
+                tail = bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self).littleEndian
+            } else {
+                var shift: UInt64 = 0
+                while offset < count {
+                    tail |= UInt64(bytes[offset]) << shift
+                    shift += 8
+                    offset += 1
+                }
+            }
         }
         highBits |= (seen | tail) & 0x8080_8080_8080_8080
         return mix(state ^ tail ^ third, second)
