@@ -7,8 +7,9 @@
 # the benchmark at a small size; the requirements are for the default.
 #
 # 1. A store of 1,000,000 rows (users: id, email, name, phone, city, created_at; about
-#    100 MB), three columns rewritten: email as a keyed pseudonym, name as a fake name,
-#    phone masked but its last two characters. bench/anonymize.py (Python's sqlite3 and
+#    100 MB; FIXTUREKIT_BENCH_ANONYMIZE_ROWS sets another count, for a trial), three
+#    columns rewritten: email as a keyed pseudonym, name as a fake name, phone masked
+#    but its last two characters. bench/anonymize.py (Python's sqlite3 and
 #    hmac, the same strategies as SQL functions, then VACUUM) vs `fixturekit anonymize`
 #    (the same, plus the leak scan and the data profile of the three columns, which
 #    fixturekit measures before and after and checks), in one hyperfine run.

@@ -79,13 +79,7 @@ build_corpus() {
   identity >"$stamp"
 }
 
-load_before=$(load_now)
-host_facts
-echo "  sqlite3:       $(sqlite3 --version | cut -d' ' -f1,2) (CLI); fixturekit links $(sqlite_library_facts)"
-echo "  hyperfine:     $(hyperfine --version)"
-echo "  fixturekit:    $("$bin" --version 2>/dev/null | sed -n 1p) ($bin_shown, SHA-256 ${bin_sha256:0:16}…)"
-echo "  load average:  $load_before (before the runs)"
-echo
+migrate_bench_facts
 if [[ -s $stamp && $(cat "$stamp") == "$(identity)" ]] && "$bin" verify --quiet "$corpus" >/dev/null 2>&1 && cmp -s "$corpus/fixturekit.json" <(config); then
   echo "corpus: reusing $corpus (delete it to rebuild it)"
 else

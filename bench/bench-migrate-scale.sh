@@ -41,13 +41,7 @@ readonly out_dir=bench/work/scale-out results=bench/results
 mkdir -p "$out_dir" "$results"
 private_binary "$out_dir"
 
-load_before=$(load_now)
-host_facts
-echo "  sqlite3:       $(sqlite3 --version | cut -d' ' -f1,2) (CLI); fixturekit links $(sqlite_library_facts)"
-echo "  hyperfine:     $(hyperfine --version)"
-echo "  fixturekit:    $("$bin" --version 2>/dev/null | sed -n 1p) ($bin_shown, SHA-256 ${bin_sha256:0:16}…)"
-echo "  load average:  $load_before (before the runs)"
-echo
+migrate_bench_facts
 
 corpora=() sizes=() commands=() prepares=()
 for index in 0 1 2; do

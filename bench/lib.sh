@@ -104,3 +104,15 @@ private_binary() {
 
 # The load averages, for the record of a run on a shared machine.
 load_now() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# What a benchmark of `fixturekit migrate` says of its tools before it runs:
+# the machine, sqlite3, hyperfine, the binary and the load. Sets $load_before.
+migrate_bench_facts() {
+  load_before=$(load_now)
+  host_facts
+  echo "  sqlite3:       $(sqlite3 --version | cut -d' ' -f1,2) (CLI); fixturekit links $(sqlite_library_facts)"
+  echo "  hyperfine:     $(hyperfine --version)"
+  echo "  fixturekit:    $("$bin" --version 2>/dev/null | sed -n 1p) ($bin_shown, SHA-256 ${bin_sha256:0:16}…)"
+  echo "  load average:  $load_before (before the runs)"
+  echo
+}

@@ -29,6 +29,10 @@ public struct ArchiveEntry: Sendable, Equatable {
     public var modificationTime: Int64
     public var uid: Int64
     public var gid: Int64
+    /// Whether the entry is sparse (GNU tar's `-S`, a pax `GNU.sparse` map, what
+    /// libarchive writes for a file with holes): its data holds only the parts
+    /// that are not holes, and ``ArchiveReader/read(into:)`` gives the holes as zeros.
+    public var isSparse: Bool = false
 
     /// The name for messages: in quotes, control characters escaped.
     package var quotedName: String { RelativePath(bytes: name).quoted }
@@ -63,11 +67,23 @@ public final class ArchiveReader {
     static let readBlockSize = 1 << 20
 
     public let path: String
-    /// The archive file's size in bytes: what an expansion ratio is measured against.
-    public let fileSize: UInt64
+    /// The archive's size in bytes, when it is known before it is read (a file,
+    /// or standard input redirected from one); `nil` for a pipe.
+    public let knownSize: UInt64?
+    /// The archive's size in bytes: what an expansion ratio is measured against;
+    /// for a pipe, the bytes read from it so far (all of them, once read to its end).
+    public var fileSize: UInt64 { knownSize ?? bytesConsumed }
+    /// What names standard input as the archive: `-`, as `tar -f -` and `sha256sum -` take it.
+    public static let standardInput = "-"
     private let handle: OpaquePointer
     private let fd: Int32
     private var isClosed = false
+    /// The current entry's size as its header declares it, and the bytes of it
+    /// handed out so far.
+    /// `dataEnded` once libarchive said the data ended (a later call could give
+    /// more: after its end, libarchive pads a sparse entry up to its last map
+    /// offset, which is why a hole is filled once, here).
+    private var entry: (size: UInt64, isSparse: Bool, delivered: UInt64, dataEnded: Bool) = (0, false, 0, false)
 
     /// Opens the archive at `path`; the first header is read by ``nextEntry()``.
     ///
@@ -75,15 +91,20 @@ public final class ArchiveReader {
     ///   regular file; ``ArchiveError`` when libarchive cannot start reading it.
     public init(path: String) throws {
         self.path = path
-        // A FIFO or a device is refused before anything waits on it.
-        let (fd, info) = try POSIX.openRegularFile(path)
+        let (fd, info): (Int32, stat)
+        if path == Self.standardInput {
+            (fd, info) = try Self.openStandardInput()
+        } else {
+            // A FIFO or a device is refused before anything waits on it.
+            (fd, info) = try POSIX.openRegularFile(path)
+        }
         guard let handle = archive_read_new() else {
             Glibc.close(fd)
             throw ArchiveError("archive_read_new", message: "out of memory")
         }
         self.fd = fd
         self.handle = handle
-        self.fileSize = UInt64(info.st_size)
+        self.knownSize = (info.st_mode & S_IFMT) == S_IFREG ? UInt64(info.st_size) : nil
         _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
         FaultInjection.reached(.opened, path)
         // From here on deinit frees both, whatever fails.
@@ -113,25 +134,73 @@ public final class ArchiveReader {
         guard status == ARCHIVE_OK || status == ARCHIVE_WARN, let entry = pointer else {
             throw ArchiveError("archive_read_next_header", handle: handle)
         }
-        return ArchiveEntry(
+        let header = ArchiveEntry(
             name: Self.name(archive_entry_pathname_utf8(entry), archive_entry_pathname(entry)),
             kind: Self.kind(entry),
             size: archive_entry_size_is_set(entry) != 0 ? UInt64(max(0, archive_entry_size(entry))) : 0,
             permissions: UInt32(archive_entry_perm(entry)),
             modificationTime: Int64(archive_entry_mtime(entry)),
             uid: Int64(archive_entry_uid(entry)),
-            gid: Int64(archive_entry_gid(entry)))
+            gid: Int64(archive_entry_gid(entry)),
+            isSparse: archive_entry_sparse_count(entry) > 0)
+        self.entry = (header.size, header.isSparse, 0, false)
+        return header
     }
 
-    /// Reads the current entry's next bytes into `buffer`; 0 at its end.
+    /// Reads the current entry's next bytes into `buffer`; 0 at its end, once
+    /// the entry's whole size (as its header declares it) was handed out.
+    ///
+    /// A sparse entry is read in full, its holes as zeros, the trailing one
+    /// included: `archive_read_data` fills a hole only up to the next block of
+    /// data, so a hole that ends the file (or a file that is one hole: the map
+    /// `0 0`, `1279 0` of libarchive's `test_read_format_gtar_sparse_length`) is
+    /// filled here, as GNU tar and bsdtar extract it.
+    /// - Throws: ``ArchiveError``: libarchive's, or an entry whose data ends
+    ///   before the size its header declares (`truncated`).
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiveError) -> Int {
-        let count = archive_read_data(handle, buffer.baseAddress, buffer.count)
-        guard count >= 0 else { throw ArchiveError("archive_read_data", handle: handle) }
+        var count = 0
+        if !entry.dataEnded {
+            count = archive_read_data(handle, buffer.baseAddress, buffer.count)
+            guard count >= 0 else { throw ArchiveError("archive_read_data", handle: handle) }
+            entry.dataEnded = count == 0
+        }
+        if count == 0 && entry.delivered < entry.size {
+            guard entry.isSparse else {
+                throw ArchiveError(
+                    "archive_read_data",
+                    message: "Truncated entry: its data ends after \(entry.delivered) of the \(entry.size) bytes its header declares")
+            }
+            count = Int(min(UInt64(buffer.count), entry.size - entry.delivered))
+            buffer.baseAddress?.initializeMemory(as: UInt8.self, repeating: 0, count: count)
+        }
+        entry.delivered += UInt64(count)
         return count
     }
 
-    /// How much of the archive's file libarchive has read so far.
-    public var bytesConsumed: UInt64 { UInt64(max(0, lseek(fd, 0, SEEK_CUR))) }
+    /// How much of the archive libarchive has read so far (from its file or pipe).
+    public var bytesConsumed: UInt64 { UInt64(max(0, archive_filter_bytes(handle, -1))) }
+
+    /// A descriptor of standard input of its own (closed with the reader, stdin
+    /// left open), and what it is: a pipe, a file; a terminal is refused, as
+    /// `tar` refuses to read an archive from one.
+    private static func openStandardInput() throws(FileSystemError) -> (Int32, stat) {
+        let name = "standard input"
+        guard isatty(STDIN_FILENO) == 0 else { throw FileSystemError("read", path: name, message: "is a terminal, not an archive") }
+        let fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
+        guard fd >= 0 else { throw FileSystemError("read", path: name, errno: errno) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let error = FileSystemError("stat", path: name, errno: errno)
+            Glibc.close(fd)
+            throw error
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG, S_IFIFO, S_IFSOCK: return (fd, info)
+        default:
+            Glibc.close(fd)
+            throw FileSystemError("read", path: name, message: FileKind.describe(info.st_mode) + ", nor a pipe: an archive is read from one")
+        }
+    }
 
     /// Passes over the current entry's data (still decompressed, to find the next header).
     public func skipData() throws(ArchiveError) {

@@ -37,6 +37,13 @@ extension SQLiteError {
     package static let genericError: Int32 = SQLITE_ERROR
     /// `SQLITE_CONSTRAINT`: a UNIQUE, NOT NULL, CHECK or foreign key constraint failed.
     package var isConstraintViolation: Bool { code == SQLITE_CONSTRAINT }
+    /// `SQLITE_CONSTRAINT_UNIQUE` or `SQLITE_CONSTRAINT_PRIMARYKEY` (macros Swift
+    /// cannot import: `SQLITE_CONSTRAINT | (8<<8)`, `| (6<<8)`): a row would repeat another's key.
+    package var isUniqueViolation: Bool { extendedCode == SQLITE_CONSTRAINT | (8 << 8) || extendedCode == SQLITE_CONSTRAINT | (6 << 8) }
+    /// `SQLITE_CONSTRAINT_NOTNULL` (`SQLITE_CONSTRAINT | (5<<8)`): a NOT NULL column would hold NULL.
+    package var isNotNullViolation: Bool { extendedCode == SQLITE_CONSTRAINT | (5 << 8) }
+    /// `SQLITE_CONSTRAINT_FOREIGNKEY` (`SQLITE_CONSTRAINT | (3<<8)`): a row would refer to no row.
+    package var isForeignKeyViolation: Bool { extendedCode == SQLITE_CONSTRAINT | (3 << 8) }
     /// `SQLITE_NOTADB`: the file is not an SQLite database.
     package var isNotADatabase: Bool { code == SQLITE_NOTADB }
 }

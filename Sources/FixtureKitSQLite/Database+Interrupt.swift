@@ -11,22 +11,27 @@ extension Database {
     package enum WatchdogStop: Equatable {
         /// The deadline passed.
         case deadline
-        /// fixturekit received this signal (see ``Interruption``).
-        case signal(Int32)
+        /// The run was cancelled (``Cancellation``: fixturekit received SIGINT or
+        /// SIGTERM, or the caller cancelled it).
+        case cancelled(Cancellation.Reason)
     }
 
-    /// How often the watchdog looks at the clock and at ``Interruption``, in microseconds.
+    /// How often the watchdog looks at the clock and at the cancellation, in microseconds.
     static let watchdogInterval: UInt32 = 50_000
 
     /// Runs `body` on this connection while a second thread watches the clock and
-    /// ``Interruption``: past `deadline`, or once fixturekit receives SIGINT or
-    /// SIGTERM, it calls `sqlite3_interrupt`, which "is safe to call from a
+    /// `cancellation`: past `deadline`, or once the run is cancelled (fixturekit
+    /// received SIGINT or SIGTERM), it calls `sqlite3_interrupt`, which "is safe to call from a
     /// different thread" and makes the statement running fail with
     /// `SQLITE_INTERRUPT` (<https://www.sqlite.org/c3ref/interrupt.html>).
+    /// SQLite forgets an interrupt that comes while no statement runs (the next
+    /// statement to start clears it), so from then on the watchdog interrupts
+    /// again at each interval until `body` returns: a statement that starts
+    /// after it, or between two others, is interrupted too.
     /// The watchdog is stopped before this returns.
     /// - Returns: what `body` gave or threw, and why the connection was interrupted, if it was.
-    package func withWatchdog<T, E: Error>(deadline: ContinuousClock.Instant?, _ body: () throws(E) -> T) -> (Result<T, E>, WatchdogStop?) {
-        let watch = Watch(handle: handle)
+    package func withWatchdog<T, E: Error>(deadline: ContinuousClock.Instant?, cancellation: Cancellation?, _ body: () throws(E) -> T) -> (Result<T, E>, WatchdogStop?) {
+        let watch = Watch(handle: handle, cancellation: cancellation)
         let group = DispatchGroup()
         DispatchQueue.global().async(group: group) { watch.run(deadline: deadline) }
         let result: Result<T, E>
@@ -40,26 +45,33 @@ extension Database {
     /// `sqlite3_interrupt`, before the thread is joined.
     private final class Watch: @unchecked Sendable {
         let handle: OpaquePointer
+        let cancellation: Cancellation?
         let done = Atomic<Bool>(false)
         let stopped = Mutex<WatchdogStop?>(nil)
 
-        init(handle: OpaquePointer) { self.handle = handle }
+        init(handle: OpaquePointer, cancellation: Cancellation?) {
+            self.handle = handle
+            self.cancellation = cancellation
+        }
 
         func run(deadline: ContinuousClock.Instant?) {
+            var interrupting = false
             while !done.load(ordering: .acquiring) {
-                let reason: WatchdogStop?
-                if let signal = Interruption.received {
-                    reason = .signal(signal)
-                } else if let deadline, ContinuousClock.now >= deadline {
-                    reason = .deadline
-                } else {
-                    reason = nil
+                if !interrupting {
+                    let reason: WatchdogStop?
+                    if let cancelled = cancellation?.reason {
+                        reason = .cancelled(cancelled)
+                    } else if let deadline, ContinuousClock.now >= deadline {
+                        reason = .deadline
+                    } else {
+                        reason = nil
+                    }
+                    if let reason {
+                        stopped.withLock { $0 = reason }
+                        interrupting = true
+                    }
                 }
-                if let reason {
-                    stopped.withLock { $0 = reason }
-                    sqlite3_interrupt(handle)
-                    return
-                }
+                if interrupting { sqlite3_interrupt(handle) }
                 usleep(Database.watchdogInterval)
             }
         }

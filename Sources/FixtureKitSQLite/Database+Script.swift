@@ -34,43 +34,20 @@ extension Database {
     func eachStatement(
         in script: String, failedPrepareNames: FailedPrepareText, _ body: (_ statement: OpaquePointer, _ text: String) throws(SQLiteError) -> Void
     ) throws(SQLiteError) {
-        var utf8 = Array(script.utf8CString)
-        let count = utf8.count
-        var failure: SQLiteError?
-        utf8.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            var cursor = UnsafePointer<CChar>(base)
-            let end = UnsafePointer<CChar>(base) + count - 1
-            while cursor < end {
-                var statement: OpaquePointer?
-                var tail: UnsafePointer<CChar>?
-                let code = sqlite3_prepare_v3(handle, cursor, Int32(end - cursor), 0, &statement, &tail)
-                let text = Self.text(from: cursor, to: tail ?? end)
-                guard code == SQLITE_OK else {
-                    let sql = switch failedPrepareNames {
-                    case .statement: text
-                    case .restOfScript: String(cString: cursor)
-                    }
-                    failure = SQLiteError(connection: handle, code: code, sql: sql)
-                    sqlite3_finalize(statement)
-                    return
+        let cursor = ScriptCursor(database: self, script: script)
+        while true {
+            let next: ScriptStatement?
+            do { next = try cursor.next() } catch {
+                var failure = error.error
+                failure.sql = switch failedPrepareNames {
+                case .statement: failure.sql?.trimmingWhitespace()
+                case .restOfScript: cursor.text(error.start, cursor.count)
                 }
-                cursor = tail ?? end
-                // Blank space and comments compile to no statement.
-                guard let statement else { continue }
-                defer { sqlite3_finalize(statement) }
-                do throws(SQLiteError) { try body(statement, text) } catch {
-                    failure = error
-                    return
-                }
+                throw failure
             }
+            guard let next else { return }
+            try body(next.statement.handle, next.text)
         }
-        if let failure { throw failure }
-    }
-
-    private static func text(from start: UnsafePointer<CChar>, to end: UnsafePointer<CChar>) -> String {
-        let bytes = UnsafeRawBufferPointer(start: start, count: max(0, end - start))
-        return String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
     }
 }
 

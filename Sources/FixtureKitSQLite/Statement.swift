@@ -42,6 +42,13 @@ public final class Statement {
         self.sql = sql
     }
 
+    /// Takes a statement compiled elsewhere (``ScriptCursor``), which it finalizes.
+    init(database: Database, handle: OpaquePointer, sql: String) {
+        self.handle = handle
+        self.database = database
+        self.sql = sql
+    }
+
     deinit { sqlite3_finalize(handle) }
 
     /// Binds `values` to the parameters `?1`, `?2`, ... after a reset.

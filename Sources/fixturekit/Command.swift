@@ -17,18 +17,23 @@ enum ExitCode: Int32, Comparable {
     /// with the signal (``Interruption/reraise()``).
     case interruptedBySIGINT = 130
     case interruptedBySIGTERM = 143
+    /// The reader of stdout or stderr closed the pipe early (`| head -n1`): the
+    /// tool ends by SIGPIPE, as a shell reports it (128 + 13) and as coreutils'
+    /// tools end, without a message (main.swift raises the signal).
+    case brokenPipe = 141
 
     init(_ category: FixtureKitError.Category) {
         if category == .interrupted {
-            self = .interrupted
+            // What the library stopped on: the cancellation the signals cancel.
+            self = .interrupted(by: Interruption.cancellation.reason)
             return
         }
         self = ExitCode(rawValue: category.rawValue) ?? .couldNotWork
     }
 
-    /// The status of a run that stopped on the signal fixturekit received.
-    static var interrupted: ExitCode {
-        Interruption.received == SIGTERM ? .interruptedBySIGTERM : .interruptedBySIGINT
+    /// The status of a run that stopped on `reason`: 143 for SIGTERM, 130 for SIGINT (and any other).
+    static func interrupted(by reason: Cancellation.Reason?) -> ExitCode {
+        reason == .signal(SIGTERM) ? .interruptedBySIGTERM : .interruptedBySIGINT
     }
 
     var isInterruption: Bool { self == .interruptedBySIGINT || self == .interruptedBySIGTERM }

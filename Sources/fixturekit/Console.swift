@@ -18,9 +18,14 @@ final class Console: @unchecked Sendable {
 
     private(set) var standardOutput = ""
     private(set) var standardError = ""
-    /// The errno of the first write to stdout that failed (a full disk, a
-    /// closed pipe), for a command whose output is a report that must be whole.
-    private(set) var outputError: Int32?
+    /// The errno of the first write to each stream that failed (a full disk, a
+    /// closed pipe, a descriptor that was not open): nothing more is written to
+    /// it, and the command ends with ``settle(_:)``.
+    private var writeFailures: [Int32: Int32] = [:]
+    /// The streams that were closed when the process started: given `/dev/null`
+    /// (so that no file the command opens takes their number), and every write
+    /// to them fails as a write to a closed descriptor does.
+    private let closedAtStart: Set<Int32>
     private let capturing: Bool
     /// Whether stderr is a terminal: progress and colour only then.
     let isTerminal: Bool
@@ -39,6 +44,8 @@ final class Console: @unchecked Sendable {
     /// The progress line on the terminal now, erased before any other line is written.
     private var progressLine: String?
     private var progressClosed = false
+    /// Whether the command reported its failed write to stdout itself.
+    private var handledOutputFailure = false
 
     /// Erases the progress line and draws no other: the work is over.
     func closeProgress() {
@@ -53,6 +60,7 @@ final class Console: @unchecked Sendable {
 
     init(capturing: Bool = false, environment: [String: String] = [:], standardInput: String? = nil) {
         self.capturing = capturing
+        self.closedAtStart = capturing ? [] : Self.occupyClosedStandardStreams()
         self.input = standardInput
         self.environment = environment
         self.isTerminal = !capturing && isatty(STDERR_FILENO) == 1
@@ -148,20 +156,109 @@ final class Console: @unchecked Sendable {
             if fd == STDOUT_FILENO { standardOutput += text } else { standardError += text }
             return
         }
+        // A stream that failed once gets nothing more: the command ends with the failure.
+        guard writeFailures[fd] == nil, !text.isEmpty else { return }
+        guard !closedAtStart.contains(fd) else {
+            writeFailures[fd] = EBADF
+            return
+        }
         var bytes = Array(text.utf8)
         bytes.withUnsafeMutableBytes { buffer in
             var offset = 0
             while offset < buffer.count {
                 let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
                 if written < 0 && errno == EINTR { continue }
-                // A closed pipe (`fixturekit verify | head`) ends the output quietly.
                 guard written > 0 else {
-                    if fd == STDOUT_FILENO, outputError == nil { outputError = written < 0 ? errno : EIO }
+                    writeFailures[fd] = written < 0 ? errno : EIO
                     return
                 }
                 offset += written
             }
         }
+    }
+}
+
+// MARK: - Streams that cannot be written
+
+extension Console {
+    /// Whether stdout was closed when the process started (`fixturekit ... >&-`).
+    var standardOutputIsClosed: Bool { closedAtStart.contains(STDOUT_FILENO) }
+
+    /// The errno of the failed write to stdout, for a command that reports it
+    /// itself (`migrate --json`); ``settle(_:)`` then says nothing more of it.
+    /// A reader that closed the pipe (EPIPE) is not a failure to report: `nil`.
+    func takeOutputFailure() -> Int32? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let code = writeFailures[STDOUT_FILENO], code != EPIPE else { return nil }
+        handledOutputFailure = true
+        return code
+    }
+
+    /// Checks, before a long run, that stdout is open for the report it ends
+    /// with, so that a run is not wasted on a report nobody can read.
+    /// - Throws: ``OutputFailure``: `write JSON report: stdout: not open (hint: nothing was run)`.
+    func requireStandardOutput(for what: String) throws(OutputFailure) {
+        guard standardOutputIsClosed else { return }
+        throw OutputFailure(what: what, why: "not open", hint: "nothing was run")
+    }
+
+    /// Writes a report on stdout; a write that fails is the command's own
+    /// failure (``settle(_:)`` then says nothing more of it), but for a reader
+    /// that closed the pipe, which ends the tool as any output does.
+    /// - Throws: ``OutputFailure``: `write JSON report: stdout: no space left on device`.
+    func outputReport(_ text: String, what: String) throws(OutputFailure) {
+        output(text, terminated: false)
+        if let code = takeOutputFailure() {
+            throw OutputFailure(what: what, why: FileSystemError("write", path: "stdout", errno: code).reason)
+        }
+    }
+
+    /// The command's exit status once its output is settled: a write to stdout
+    /// or stderr that failed makes it 2 (``ExitCode/couldNotWork``), with one line
+    /// on stderr when stderr still works (`fixturekit: write output: stdout: no space
+    /// left on device`); a reader that closed the pipe early (`| head -n1`, EPIPE)
+    /// makes it ``ExitCode/brokenPipe``: the process ends by SIGPIPE, as
+    /// coreutils' `sha256sum` does, without a word.
+    func settle(_ status: ExitCode) -> ExitCode {
+        guard !capturing, !status.isInterruption else { return status }
+        lock.lock()
+        let (output, errors) = (handledOutputFailure ? nil : writeFailures[STDOUT_FILENO], writeFailures[STDERR_FILENO])
+        lock.unlock()
+        if output == EPIPE || errors == EPIPE { return .brokenPipe }
+        if let output {
+            let reason = output == EBADF ? "not open" : FileSystemError("write", path: "stdout", errno: output).reason
+            error("write output: stdout: \(reason)")
+        }
+        return output != nil || errors != nil || handledOutputFailure ? .couldNotWork : status
+    }
+
+    /// Puts `/dev/null` on stdin, stdout or stderr when one is not open, so that
+    /// a file the command opens never gets its number (a report written into a
+    /// store). - Returns: the output streams that were closed.
+    private static func occupyClosedStandardStreams() -> Set<Int32> {
+        var closed: Set<Int32> = []
+        for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(fd, F_GETFD) < 0 && errno == EBADF {
+            let null = open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY)
+            if null >= 0, null != fd {
+                dup2(null, fd)
+                close(null)
+            }
+            if fd != STDIN_FILENO { closed.insert(fd) }
+        }
+        return closed
+    }
+}
+
+/// A report that could not be written on stdout: one line, exit status 2.
+struct OutputFailure: FixtureKitFailure {
+    var what: String
+    var path: String? { "stdout" }
+    var why: String
+    var hint: String?
+
+    init(what: String, why: String, hint: String? = nil) {
+        (self.what, self.why, self.hint) = (what, why, hint)
     }
 }
 

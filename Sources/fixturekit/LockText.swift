@@ -20,7 +20,11 @@ enum LockText {
         guard !edits.isEmpty else { return [] }
         if edits.allSatisfy({ $0.old == nil }) {
             let versions = Set(edits.map(\.fact.version)).sorted().joined(separator: ", ")
-            let kinds = edits.map { edit in edit.fact.path.map { "\(edit.fact.kind.rawValue) \($0)" } ?? edit.fact.kind.rawValue }
+            let kinds = edits.map { edit in
+                guard let path = edit.fact.path else { return edit.fact.kind.rawValue }
+                // A declaration's path is the version its stage starts from.
+                return edit.fact.kind == .declaration ? "declaration of \(path) -> \(edit.fact.version)" : "\(edit.fact.kind.rawValue) \(path)"
+            }
             return ["\(lock): locked \(versions): \(kinds.joined(separator: ", "))"]
         }
         return lines(edits, lock: lock)

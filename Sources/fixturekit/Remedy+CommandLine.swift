@@ -38,6 +38,8 @@ extension FixtureKitError.Remedy {
         case .rewriteLock: "fixturekit writes this file: `fixturekit lock` rewrites it from the corpus"
         case .lockAfterReview: "`fixturekit lock` adds it, once reviewed"
         case .freezeFixture: "`fixturekit freeze`, or `capture` and `pack`"
+        case .packAgain(let folder): "`fixturekit pack --force \(folder)` packs it again, or `fixturekit unpack --force` the archive over it"
+        case .finishReplacement: "`fixturekit lock` finishes it"
         }
     }
 }

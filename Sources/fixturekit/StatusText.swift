@@ -40,6 +40,12 @@ enum StatusText {
                 lines.append(StyledText(plain: label(row.version) + (tables.isEmpty ? "no tables" : text)))
             }
         }
+        // The fixtures whose tables have no row: no path from them checks a value of those.
+        let leavingEmpty = status.versions.filter { !($0.facts?.emptyTables.isEmpty ?? true) }
+        if !leavingEmpty.isEmpty {
+            lines.append("empty tables (no path from the version checks a value of theirs):")
+            for row in leavingEmpty { lines.append(StyledText(plain: label(row.version) + (row.facts?.emptyTables ?? []).joined(separator: ", "))) }
+        }
         let archives = status.versions.compactMap(\.archive)
         if !archives.isEmpty {
             lines.append("archives:")

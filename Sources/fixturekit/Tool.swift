@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import FixtureKit
 
 /// The `fixturekit` command: finds the subcommand and runs it.
@@ -35,8 +38,13 @@ enum Tool {
 
     static let abstract = "Freeze the SQLite stores of shipped app versions as checksummed fixtures, and prove they still migrate."
 
-    /// Runs the tool on `arguments` (without the program's name) and returns the exit status.
+    /// Runs the tool on `arguments` (without the program's name) and returns the
+    /// exit status: 2 when a write to stdout or stderr failed (``Console/settle(_:)``).
     static func main(_ arguments: [String], console: Console) -> ExitCode {
+        console.settle(dispatch(arguments, console: console))
+    }
+
+    private static func dispatch(_ arguments: [String], console: Console) -> ExitCode {
         // The hints, reports and status lines the library writes name the tool's commands.
         FixtureKitError.Remedy.useWording(FixtureKitError.Remedy.commandLine, terms: FixtureKitError.Term.commandLine)
         guard let first = arguments.first else {
@@ -92,6 +100,8 @@ enum Tool {
         } catch let error as any FixtureKitFailure {
             progress.finish()
             let error = FixtureKitError(error)
+            // `pack -o - | head -c1`: the reader went away, as for any output (``Console/settle(_:)``).
+            if let cause = error.cause as? FileSystemError, cause.errno == EPIPE, cause.path == "stdout" { return .brokenPipe }
             console.error(error.description)
             return ExitCode(error.category)
         } catch {

@@ -14,14 +14,17 @@ enum UpgradeText {
             lines.append("backup: \(backup.path): \(Formatting.count(backup.files.count, "file")), \(Formatting.bytes(backup.bytes)) packed into \(Formatting.bytes(backup.size)), verified")
         }
         for check in result.checks {
-            let time = check.name == Upgrade.dataCheckName ? result.preservationSeconds.map { " (data diff \(String(format: "%.2f", $0)) s)" } ?? "" : ""
+            let time = check.kind == .dataPreserved ? result.preservationSeconds.map { " (data diff \(String(format: "%.2f", $0)) s)" } ?? "" : ""
             lines.append("\(check.passed ? "PASS" : "FAIL")  \(check.name)\(time)")
             // A stage that passed may still have had to end processes it left.
             for text in (check.message ?? (check.passed ? "" : "failed")).split(separator: "\n") { lines.append("      \(text)") }
-            if !check.passed, let statement = check.statement { lines.append("      statement: \(statement.escapingControlCharacters())") }
+            for warning in check.warnings ?? [] { lines.append("      warning: \(warning)") }
+            if !check.passed { lines += MigrationText.statementLines(check.statement) }
+            // The settings a stage ran with.
+            if let connection = check.connection { lines.append("      connection: \(connection.summary)") }
         }
         if result.outcome == .upgraded, !result.valuesCompared {
-            lines.append("SKIP  \(Upgrade.dataCheckName): values were not compared with the backup (--no-data-diff)")
+            lines.append("SKIP  \(CheckKind.dataPreserved.name): values were not compared with the backup (--no-data-diff)")
         }
         if let restore = result.restore { lines += self.lines(restore) }
         switch result.outcome {
@@ -33,7 +36,9 @@ enum UpgradeText {
     }
 
     static func line(_ restore: RestoreResult) -> String {
-        let removed = restore.removed.isEmpty ? "" : "; removed \(restore.removed.joined(separator: ", "))"
+        // A sidecar the backup put back was replaced, not removed: only those it lacks are gone.
+        let gone = restore.removed.filter { !restore.files.contains($0) }
+        let removed = gone.isEmpty ? "" : "; removed \(gone.joined(separator: ", ")), which the backup does not hold"
         let content = restore.contentHash.map { "; content hash \($0.prefix(12))…" } ?? ""
         return "restore: \(restore.store): restored \(restore.files.joined(separator: ", ")) from \(restore.archive), verified\(removed)\(content)"
     }

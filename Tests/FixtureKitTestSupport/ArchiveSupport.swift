@@ -13,6 +13,9 @@ enum TestEntry {
     case fifo(String)
     /// A file of `count` zero bytes, streamed (for bombs).
     case zeros(String, count: Int)
+    /// A sparse file as libarchive's pax writer stores one (GNU.sparse 1.0):
+    /// only the blocks of `map` (offset, length) are stored, the rest are holes.
+    case sparse(String, [UInt8], map: [(Int, Int)])
 
     static func text(_ name: String, _ contents: String) -> TestEntry { .file(name, Array(contents.utf8)) }
 
@@ -54,6 +57,13 @@ func buildArchive(_ path: String, _ entries: [TestEntry], format: ArchiveFormat 
             zeros = count
             archive_entry_set_filetype(entry, ArchiveFileType.regular)
             archive_entry_set_size(entry, la_int64_t(count))
+        case .sparse(let path, let bytes, let map):
+            // The writer is handed the whole file and drops what the map calls holes.
+            name = path
+            data = bytes
+            archive_entry_set_filetype(entry, ArchiveFileType.regular)
+            archive_entry_set_size(entry, la_int64_t(bytes.count))
+            for (offset, length) in map { archive_entry_sparse_add_entry(entry, la_int64_t(offset), la_int64_t(length)) }
         case .folder(let path):
             name = path
             archive_entry_set_filetype(entry, ArchiveFileType.folder)

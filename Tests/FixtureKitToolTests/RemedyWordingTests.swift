@@ -41,6 +41,8 @@ import Testing
         (.rewriteLock, "fixturekit writes this file: `fixturekit lock` rewrites it from the corpus"),
         (.lockAfterReview, "`fixturekit lock` adds it, once reviewed"),
         (.freezeFixture, "`fixturekit freeze`, or `capture` and `pack`"),
+        (.packAgain(folder: "F/1.0.0"), "`fixturekit pack --force F/1.0.0` packs it again, or `fixturekit unpack --force` the archive over it"),
+        (.finishReplacement, "`fixturekit lock` finishes it"),
     ]
 
     @Test func theToolWordsEveryRemedy() {
@@ -50,7 +52,7 @@ import Testing
         #expect(FixtureKitError.Term.commandLine(.rawCapture) == "--mode raw")
         // Every case is listed above: a new one needs its wording here.
         let cases = Set(Self.wordings.map { Mirror(reflecting: $0.0).children.first?.label ?? $0.0.description })
-        #expect(cases.count == 24, "\(cases.sorted())")
+        #expect(cases.count == 26, "\(cases.sorted())")
     }
 
     /// The library's own words name neither an option nor a command, and differ

@@ -65,7 +65,7 @@ import Testing
         #expect(terminal.output.contains("\r\u{1B}[K"))
         // Erased before each of the report's lines, and at the end: what stays on the screen is the report.
         let screen = Self.screen(terminal.output)
-        #expect(screen.hasPrefix("migrate: \(corpus.config): 2 paths to 3.0.0 and 1 hop\nPASS  "), "\(screen)")
+        #expect(screen.hasPrefix("migrate: \(corpus.config): 2 paths to 3.0.0 and 1 hop\nmigrate: stage 1.0.0 -> 2.0.0 ran with "), "\(screen)")
         #expect(screen.hasSuffix("migrate: 3 of 3 passed\n"), "\(screen)")
         // Not with --quiet, and never where stderr is not a terminal.
         let quiet = try runOnTerminal(["migrate", "--config", corpus.config, "--quiet"], environment: ["FIXTUREKIT_PROGRESS_DELAY_MS": "0"])

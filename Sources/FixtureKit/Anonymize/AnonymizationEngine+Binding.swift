@@ -101,7 +101,7 @@ extension AnonymizationEngine {
             .map { column in
                 let name = "\(column.table).\(column.column)"
                 if rules.isUndecided(table: column.table, column: column.column) { return name + " (TODO)" }
-                return column.holdsTextOnly ? "\(name) (\(column.affinity) column holding text)" : name
+                return column.holds.map { "\(name) (\(column.affinity) column holding \($0))" } ?? name
             }
             .sorted(by: AnonymizationRules.bytewise)
     }
@@ -111,8 +111,9 @@ extension AnonymizationEngine {
         var table: String
         var column: String
         var affinity: AnonymizationSchema.Affinity
-        /// Not declared TEXT or BLOB, but holding text or blobs all the same.
-        var holdsTextOnly: Bool
+        /// Not declared TEXT or BLOB, but holding text or blobs all the same:
+        /// `text`, `blobs` or `text and blobs`, what its rows hold.
+        var holds: String?
     }
 
     /// The TEXT and BLOB columns a user can write (those of ordinary and
@@ -124,18 +125,24 @@ extension AnonymizationEngine {
         for table in schema.tables.values.sorted(by: { AnonymizationRules.bytewise($0.name, $1.name) }) {
             let candidates = table.writableColumns.filter { include(table.name, $0.name) }
             for column in candidates where column.affinity == .text || column.affinity == .blob {
-                found.append(TextColumn(table: table.name, column: column.name, affinity: column.affinity, holdsTextOnly: false))
+                found.append(TextColumn(table: table.name, column: column.name, affinity: column.affinity, holds: nil))
             }
             // SQLite stores text in an INTEGER column when it does not look like a number.
             let others = candidates.filter { $0.affinity != .text && $0.affinity != .blob }
             guard !others.isEmpty, table.kind == .ordinary else { continue }
-            let probes = others.map { "max(typeof(\(quotedIdentifier($0.name))) IN ('text', 'blob'))" }.joined(separator: ", ")
+            let probes = others.flatMap { column in
+                ["text", "blob"].map { "max(typeof(\(quotedIdentifier(column.name))) = '\($0)')" }
+            }.joined(separator: ", ")
             let row: [SQLiteValue]
             do { row = try database.rows("SELECT \(probes) FROM \(quotedIdentifier(table.name))").first ?? [] } catch {
                 throw FixtureKitError(what: "anonymize", path: display, why: error.description)
             }
-            for (column, value) in zip(others, row) where value.integer == 1 {
-                found.append(TextColumn(table: table.name, column: column.name, affinity: column.affinity, holdsTextOnly: true))
+            for (index, column) in others.enumerated() {
+                guard row.count == 2 * others.count else { break }
+                let (text, blobs) = (row[2 * index].integer == 1, row[2 * index + 1].integer == 1)
+                guard text || blobs else { continue }
+                let holds = text && blobs ? "text and blobs" : text ? "text" : "blobs"
+                found.append(TextColumn(table: table.name, column: column.name, affinity: column.affinity, holds: holds))
             }
         }
         return found

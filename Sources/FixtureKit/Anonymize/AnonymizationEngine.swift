@@ -91,7 +91,7 @@ enum AnonymizationEngine {
             throw FixtureKitError(what: "anonymize", failed: error)
         }
         // Its second thread indexes the replaced values while they are spooled.
-        let leakScan = LeakScan(spool: spool, schemaText: schema.schemaText)
+        let leakScan = LeakScan(spool: spool, schemaText: schema.schemaText, nullColumns: Set(bound.filter { $0.strategy == .null }.map(\.index)))
         // The fast path takes the outputs the prefetch computes.
         let prefetch = acceleration.prefetch && acceleration.textFastPath
             ? startPrefetch(bound, schema: schema, key: key, storeName: storeName, pristine: pristine, folder: spoolFolder.appendingPath(".fixturekit-prefetch"))

@@ -35,6 +35,8 @@ public struct AnonymizationReport: Codable, Equatable, Sendable {
     public var lock: [LockEdit]? = nil
     /// What the rules kept of the data, in counts (see ``Manifest/DataProfile``).
     public var profile: Manifest.DataProfile? = nil
+    /// The archives of the fixture's version rebuilt from it (or removed), when it had some.
+    public var archives: [ArchiveRewrite]? = nil
 }
 
 /// `fixturekit anonymize`: a store into a new file, or a fixture folder in place,
@@ -106,8 +108,9 @@ public enum Anonymizer {
     }
 
     private static func anonymizeFixture(_ folder: String, rulesPath: String, environment: [String: String], force: Bool, keepFailed: String?) throws(FixtureKitError) -> AnonymizationReport {
-        // A fixture that fixturekit.lock locks is history: rewritten only when told.
-        let lockTarget = try CorpusLock.guardRewrite(of: folder, what: "anonymize", force: force)
+        // A fixture that fixturekit.lock locks is history: rewritten only when told, with its archives.
+        _ = try CorpusLock.guardRewrite(of: folder, what: "anonymize", force: force)
+        try FixtureReplacement.guardArchives(of: folder, what: "anonymize", force: force)
         let (rules, key) = try load(rulesPath, environment: environment)
         try Verifier.requireVerified(folder, .problemCount(what: "anonymize"))
         let manifestPath = folder.appendingPath(Manifest.fileName)
@@ -133,17 +136,17 @@ public enum Anonymizer {
                 try AtomicFile.write(manifest.rendered(), to: staging.appendingPath(Manifest.fileName))
             }
             let sums = try Checksums.writeSums(for: staging)
-            try wrap("anonymize: replace fixture", folder) { () throws(FileSystemError) in
-                try FixtureFolder.install(staging, at: folder, replace: true)
-            }
+            // The folder, its archives and its lock lines, in one step.
+            let replaced = try FixtureReplacement.replace(
+                folder, with: staging, environment: environment, known: Capture.known(old.version, sums: sums, manifest: manifest), what: "anonymize")
             report.input = folder
             report.output = folder
-            if let lockTarget, lockTarget.locked {
-                report.lock = try CorpusLock.update(lockTarget, kinds: [.sums, .content], known: Capture.known(lockTarget.version, sums: sums, manifest: manifest))
-            }
+            if !replaced.lock.isEmpty { report.lock = replaced.lock }
+            if !replaced.archives.isEmpty { report.archives = replaced.archives }
             return report
         } catch {
-            ScratchFolder.remove(staging)
+            // Once the replacement is decided, the staging folder may be the new fixture: the next run installs it.
+            if !FixtureReplacement.isPending(folder) { ScratchFolder.remove(staging) }
             throw error
         }
     }
@@ -259,12 +262,13 @@ public enum Anonymizer {
         return report
     }
 
-    /// What helps with a leak, by where it was found.
+    /// What was found, with the bytes around it, and what helps, by where it was found.
     static func hint(for hit: LeakHit) -> String {
-        if hit.foundIn != nil { return "another column keeps the same values: give it a rule too" }
-        if hit.page == nil { return "a file of the store set holds it (Core Data's external data): give its attribute a rule, or leave the file out" }
-        if hit.pageType?.hasPrefix("index") == true { return "an index on expressions holds it: give the columns it is computed from a rule" }
-        return FixtureKitError.Remedy.keepRejectedOutput.text
+        let found = hit.surroundings.map { $0 + "; " } ?? ""
+        if let foundIn = hit.foundIn { return found + "give \(foundIn) a rule too" }
+        if hit.page == nil { return found + "a file of the store set holds it (Core Data's external data): give its attribute a rule, or leave the file out" }
+        if hit.pageType?.hasPrefix("index") == true { return found + "an index on expressions holds it: give the columns it is computed from a rule" }
+        return found + FixtureKitError.Remedy.keepRejectedOutput.text
     }
 
     /// Moves (or, across file systems, copies) a rejected store to `path`,

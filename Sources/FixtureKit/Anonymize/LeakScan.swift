@@ -7,7 +7,9 @@ import FixtureKitSQLite
 import FixtureKitModels
 
 /// The leak scan of an anonymized output: proof that no replaced value, and no
-/// run of ``PatternIndex/runBytes`` bytes of one, is left in it.
+/// run of ``PatternIndex/runBytes`` bytes of one, is left in it; a value shorter
+/// than ``wholeValueBytes(storeBytes:values:)`` counts only where it stands
+/// whole (``WholeValue``: a cell, a word, an index key).
 ///
 /// Two passes, each over every batch of replaced values:
 /// - the **raw pass** (``LeakScanner``) reads every byte of every file of the
@@ -30,7 +32,12 @@ import FixtureKitModels
 /// value holds spans two values, or a value and the structure around it: it is
 /// counted as ``LeakScanReport/spanning``, no leak. A match anywhere else (a
 /// free page, an index on expressions, whose values SQL does not read, a file
-/// that is not the store) is a leak, named by file, offset and page.
+/// that is not the store) is a leak, named by file, offset and page; a short
+/// value's there is judged by the record of the page it lies in
+/// (``BTreePageCells``), or by the bytes around it.
+///
+/// A column the rules set to `null` is never searched for its own replaced
+/// values: what it holds, its rule's `where` kept on purpose.
 ///
 /// A pattern found inside a value the rules wrote, or in the schema, is no leak
 /// (a fake name that is also a real one, a shifted date that is another row's):
@@ -46,12 +53,14 @@ final class LeakScan {
     private let spool: LeakSpool
     private let schemaText: [String]
     private let batchBytes: Int
+    /// The rule indexes of the columns the rules set to `null`.
+    private let nullColumns: Set<Int>
     private let stage = BackgroundStage()
     private let first: Batch
 
     /// The patterns of one batch, and where the next one starts in the spool.
     /// Handed between the threads under ``BackgroundStage``'s rule.
-    private final class Batch: @unchecked Sendable {
+    final class Batch: @unchecked Sendable {
         var index = PatternIndex()
         var offset: off_t
         var isLast = false
@@ -67,16 +76,18 @@ final class LeakScan {
     private let cancelled = Flag()
 
     /// The hits of the logical pass: the first ones kept, all of them counted.
-    private struct LogicalHits {
+    struct LogicalHits {
         var kept: [(table: String, hit: TableScan.Hit)] = []
         var count = 0
+        /// How many are kept.
+        var limit = LeakScanner.maximumReportedHits
         /// The tables with a hit.
         var tables: Set<String> = []
 
         mutating func add(_ hit: TableScan.Hit, in table: String) {
             count += 1
             tables.insert(table)
-            if kept.count < LeakScanner.maximumReportedHits { kept.append((table, hit)) }
+            if kept.count < limit { kept.append((table, hit)) }
         }
     }
 
@@ -90,6 +101,7 @@ final class LeakScan {
         var map: StorePageMap?
         var hits = LogicalHits()
         var tables: [String] = []
+        var embedded = 0
     }
 
     /// What is searched.
@@ -102,18 +114,24 @@ final class LeakScan {
         var utf16: Bool
         /// `table.column` of each rule index.
         var columns: [String]
+        /// Hits listed in the report (all are counted).
+        var reportedHits = LeakScanner.maximumReportedHits
     }
 
     /// Starts indexing the spool's originals on a second thread.
-    init(spool: LeakSpool, schemaText: [String], batchBytes: Int = LeakScanner.batchBytes) {
+    /// - Parameter nullColumns: the rule indexes of the columns the rules set to
+    ///   `null`: their cells are not searched for their own replaced values.
+    init(spool: LeakSpool, schemaText: [String], nullColumns: Set<Int> = [], batchBytes: Int = LeakScanner.batchBytes) {
         self.spool = spool
         self.schemaText = schemaText
         self.batchBytes = batchBytes
+        self.nullColumns = nullColumns
         let first = Batch(offset: 0)
         self.first = first
         let cancelled = cancelled
+        let tracked = Set(nullColumns.map { UInt32($0) })
         stage.start {
-            try Self.fill(first, from: spool, batchBytes: batchBytes, following: true, cancelled: cancelled)
+            try Self.fill(first, from: spool, batchBytes: batchBytes, following: true, tracked: tracked, cancelled: cancelled)
             guard !cancelled.isSet else { return }
             try Self.findExemptions(first, spool: spool, schemaText: schemaText)
         }
@@ -127,9 +145,10 @@ final class LeakScan {
 
     /// Reads originals from `batch.offset` into `batch.index` until the batch is
     /// full or the spool ends; `following`: waits for a spool still written.
-    private static func fill(_ batch: Batch, from spool: LeakSpool, batchBytes: Int, following: Bool, cancelled: Flag) throws(FileSystemError) {
+    private static func fill(_ batch: Batch, from spool: LeakSpool, batchBytes: Int, following: Bool, tracked: Set<UInt32>, cancelled: Flag) throws(FileSystemError) {
         var offset = batch.offset
         var index = PatternIndex()
+        index.trackedColumns = tracked
         index.reserve(bytes: batchBytes)
         defer {
             index.build()
@@ -168,18 +187,26 @@ final class LeakScan {
         var exemptions = index.exemptions
         // `mark` is passed once per record: it captures the one array it reads, not
         // the whole index (whose copy retained every one of its arrays each time).
-        let shapes = index.shapes
-        func mark(_ pattern: Int, _ run: PatternIndex.Run) {
-            exemptions.mark(pattern, run: run, window: shapes[pattern] & PatternIndex.windowFlag != 0)
+        let shapes = index.shapes, owners = index.owners
+        // A short value is marked whole too where it stands whole in `bytes`.
+        func mark(_ pattern: Int, _ run: PatternIndex.Run, in bytes: UnsafeRawBufferPointer) {
+            let window = shapes[pattern] & PatternIndex.windowFlag != 0
+            let form = WholeValue.form(ofTagged: owners[pattern])
+            let whole = !window && run.start % form.unit == 0
+                && WholeValue.isWhole(bytes, run.start..<(run.start + run.length), form: form, value: 0..<bytes.count)
+            exemptions.mark(pattern, run: run, window: window, whole: whole)
         }
         for text in schemaText {
-            var bytes = Array(text.utf8)
-            if spool.utf16 { bytes += LeakScanner.utf16Forms(text) }
-            bytes.withUnsafeBytes { raw in index.search(raw, through: raw.count - 1, mark) }
+            // Each form on its own, so that their edges are the text's.
+            var forms = [Array(text.utf8)]
+            if spool.utf16 { forms += [false, true].map { LeakSpool.utf16(Array(text.utf16), bigEndian: $0) } }
+            for bytes in forms {
+                bytes.withUnsafeBytes { raw in index.search(raw, through: raw.count - 1) { mark($0, $1, in: raw) } }
+            }
         }
         var offset: off_t = 0
         try spool.written.records(from: &offset, withColumn: false) { _, bytes in
-            index.search(bytes, through: bytes.count - 1, mark)
+            index.search(bytes, through: bytes.count - 1) { mark($0, $1, in: bytes) }
             return true
         }
         batch.index.exemptions = exemptions
@@ -189,7 +216,7 @@ final class LeakScan {
         do { try stage.wait() } catch { throw Self.wrap(error, store: nil) }
     }
 
-    private static func wrap(_ error: any Error, store: String?) -> FixtureKitError {
+    static func wrap(_ error: any Error, store: String?) -> FixtureKitError {
         switch error {
         case let error as FixtureKitError: return error
         case let error as FileSystemError: return FixtureKitError(what: "leak scan", failed: error)
@@ -217,13 +244,20 @@ final class LeakScan {
         var map: StorePageMap?
         var tablesRead: Set<String> = []
         var batch = first
+        var firstBatch = true
         while !batch.index.isEmpty {
             let index = batch.index
+            let shortValues = (0..<index.count).reduce(0) { $0 + (index.isWindow($1) ? 0 : 1) }
+            let wholeBelow = Self.wholeValueBytes(storeBytes: report.bytes, values: shortValues)
+            report.wholeValueBytes = firstBatch ? wholeBelow : min(report.wholeValueBytes, wholeBelow)
+            firstBatch = false
             for pattern in 0..<index.count {
-                guard let exempt = index.isWhollyExempt(pattern) else { continue }
+                guard let exempt = index.isWhollyExempt(pattern, wholeBelow: wholeBelow) else { continue }
                 if exempt { report.valuesExempt += 1 } else { report.valuesSearched += 1 }
             }
             report.valuesSearched += index.longValueCount
+            let storeForm: WholeValue.Form = header.textEncoding == 2 ? .utf16LE : header.textEncoding == 3 ? .utf16BE : .utf8
+            let judgment = TableScan.Judgment(wholeBelow: wholeBelow, utf16: target.utf16, storeForm: storeForm, nullColumns: nullColumnNames(target.columns))
 
             // Both threads: every byte of every file, the store's main file in two halves when it is
             // large, cut between two pages: no run of a value's bytes crosses one (a page's cells are
@@ -233,13 +267,13 @@ final class LeakScan {
             let second = SecondHalf()
             if middle != Int.max {
                 let store = target.store, pageSize = header.pageSize
-                stage.start { second.hits = try LeakScanner.search(store, from: middle, index: index, pageSize: pageSize) }
+                stage.start { second.hits = try LeakScanner.search(store, from: middle, index: index, pageSize: pageSize, wholeBelow: wholeBelow) }
             }
             var raw: [LeakScanner.FileHits] = []
             do {
                 for file in target.files {
                     let isStore = file.path == target.store
-                    raw.append(try LeakScanner.search(file.path, to: isStore ? middle : .max, index: index, pageSize: isStore ? header.pageSize : nil))
+                    raw.append(try LeakScanner.search(file.path, to: isStore ? middle : .max, index: index, pageSize: isStore ? header.pageSize : nil, wholeBelow: wholeBelow))
                 }
             } catch {
                 stage.drain()
@@ -250,17 +284,18 @@ final class LeakScan {
             // (its records may spill): the page map (once), then the tables whose rows spill.
             let logical = LogicalResult()
             logical.map = map
+            logical.hits.limit = target.reportedHits
             if let place = target.files.firstIndex(where: { $0.path == target.store }) {
                 raw[place].merge(second.hits)
                 // From 2^24 pages on, an overflow page's first byte (its next one's number) can look like a type.
                 if storeSize / header.pageSize >= 1 << 24 { raw[place].pagesOutsideBTrees = true }
-                if raw[place].count > 0 || raw[place].pagesOutsideBTrees {
+                if raw[place].count > 0 || !raw[place].shortPages.isEmpty || raw[place].pagesOutsideBTrees {
                     do {
                         let database = try Self.open(target.store)
                         if logical.map == nil { logical.map = try StorePageMap(database: database, header: header) }
                         for table in raw[place].pagesOutsideBTrees ? logical.map?.overflowingTables ?? [] : [] {
                             logical.tables.append(table)
-                            try TableScan.scan(database, table: table, index: index, utf16: target.utf16) { logical.hits.add($0, in: table) }
+                            try TableScan.scan(database, table: table, index: index, judgment: judgment, embedded: &logical.embedded) { logical.hits.add($0, in: table) }
                         }
                     } catch {
                         throw Self.wrap(error, store: storeName)
@@ -268,33 +303,39 @@ final class LeakScan {
                 }
             }
             map = logical.map
+            report.embedded += logical.embedded
             var read = Set(logical.tables)
             var hits = logical.hits
             var leaks: [LeakHit] = []
-            for (file, fileHits) in zip(target.files, raw) where fileHits.count > 0 {
+            for (file, fileHits) in zip(target.files, raw) {
+                report.embedded += fileHits.embedded
+                guard fileHits.count > 0 || !fileHits.shortPages.isEmpty else { continue }
                 guard file.path == target.store, let map else {
                     // A file SQLite does not read: every match is a leak.
                     leaks += fileHits.kept.map { rawHit($0, file: file.name, index: index, columns: target.columns) }
                     report.hitCount += fileHits.count - fileHits.kept.count
                     continue
                 }
-                try classify(fileHits, file: file.name, map: map, index: index, target: target, read: &read, hits: &hits, leaks: &leaks, report: &report)
+                let context = Classification(file: file.name, map: map, index: index, target: target, judgment: judgment)
+                try classify(fileHits, context, read: &read, hits: &hits, leaks: &leaks, report: &report)
             }
             report.hitCount += hits.count - hits.kept.count
-            for (table, hit) in hits.kept.sorted(by: { ($0.table, $0.hit.rowid ?? 0) < ($1.table, $1.hit.rowid ?? 0) }) {
+            for (_, hit) in hits.kept.sorted(by: { ($0.table, $0.hit.rowid ?? 0) < ($1.table, $1.hit.rowid ?? 0) }) {
                 let origin = index.origin(of: hit.pattern)
                 report.add(LeakHit(
                     column: name(of: origin.column, in: target.columns), file: storeName, foundIn: hit.column,
-                    rowid: hit.rowid, key: hit.key, length: hit.length, piece: !hit.whole))
+                    rowid: hit.rowid, key: hit.key, length: hit.length, piece: !hit.whole, cellBytes: hit.cellBytes,
+                    before: LeakHit.show(hit.before, form: hit.form, leading: true), after: LeakHit.show(hit.after, form: hit.form, leading: false)),
+                    limit: target.reportedHits)
             }
             // The values SQLite reads first, then the bytes outside them.
-            for leak in leaks { report.add(leak) }
+            for leak in leaks { report.add(leak, limit: target.reportedHits) }
             tablesRead.formUnion(read)
             guard !batch.isLast else { break }
             let next = Batch(offset: batch.offset)
             batch.index = PatternIndex()
             do {
-                try Self.fill(next, from: spool, batchBytes: batchBytes, following: false, cancelled: cancelled)
+                try Self.fill(next, from: spool, batchBytes: batchBytes, following: false, tracked: Set(nullColumns.map { UInt32($0) }), cancelled: cancelled)
                 try Self.findExemptions(next, spool: spool, schemaText: schemaText)
             } catch {
                 throw Self.wrap(error, store: nil)
@@ -305,59 +346,28 @@ final class LeakScan {
         return report
     }
 
-    /// Sorts the store file's matches by the page they are on: on a table's
-    /// pages (or an index of its columns) the table is read, if it was not,
-    /// and its values say whether they are a leak; anywhere else they are one.
-    private func classify(_ fileHits: LeakScanner.FileHits, file: String, map: StorePageMap, index: PatternIndex, target: Target,
-                          read: inout Set<String>, hits: inout LogicalHits, leaks: inout [LeakHit],
-                          report: inout LeakScanReport) throws(FixtureKitError) {
-        var onTables: [String: Int] = [:]
-        var elsewhere: Set<Int> = []
-        for (page, count) in fileHits.pages {
-            if let tree = map.page(page).tree, !(tree.isIndex && tree.hasExpressions) {
-                onTables[tree.table, default: 0] += count
-            } else {
-                elsewhere.insert(page)
-            }
-        }
-        let unread = onTables.keys.filter { !read.contains($0) }.sorted()
-        if !unread.isEmpty {
-            do {
-                let database = try Self.open(target.store)
-                for table in unread {
-                    read.insert(table)
-                    try TableScan.scan(database, table: table, index: index, utf16: target.utf16) { hits.add($0, in: table) }
-                }
-            } catch {
-                throw Self.wrap(error, store: file)
-            }
-        }
-        // Matches on the pages of a table none of whose values holds a run: they span values.
-        for (table, count) in onTables where !hits.tables.contains(table) { report.spanning += count }
-        var kept = 0
-        for hit in fileHits.kept {
-            let page = Int(hit.offset / UInt64(map.pageSize)) + 1
-            guard elsewhere.contains(page) else { continue }
-            kept += 1
-            var leak = rawHit(hit, file: file, index: index, columns: target.columns)
-            leak.page = page
-            leak.pageType = map.describe(page)
-            leak.btree = map.page(page).tree?.name
-            leaks.append(leak)
-        }
-        report.hitCount += elsewhere.reduce(0) { $0 + (fileHits.pages[$1] ?? 0) } - kept
+    /// The length below which a replaced value counts only where it stands
+    /// whole (``WholeValue``): the smallest `k` at which `values` values
+    /// together are expected to occur by chance at most once in a thousand in
+    /// `storeBytes` bytes of decimal digits (the smallest alphabet values are
+    /// drawn from), `values * storeBytes / 10^k <= 10^-3`, so
+    /// `k = ceil(log10(values * storeBytes)) + 3`; from ``PatternIndex/minimumBytes``
+    /// to ``PatternIndex/runBytes``.
+    static func wholeValueBytes(storeBytes: UInt64, values: Int) -> Int {
+        let product = Double(max(storeBytes, 1)) * Double(max(values, 1))
+        let digits = Int(log10(product).rounded(.up))
+        return min(PatternIndex.runBytes, max(PatternIndex.minimumBytes, digits + 3))
     }
 
-    private func rawHit(_ hit: LeakScanner.RawHit, file: String, index: PatternIndex, columns: [String]) -> LeakHit {
-        LeakHit(column: name(of: index.origin(of: hit.pattern).column, in: columns), file: file, offset: hit.offset, length: hit.length, piece: hit.piece)
-    }
-
-    private func name(of column: Int, in columns: [String]) -> String {
-        column < columns.count ? columns[column] : "?"
+    /// `table.column` (lower case) of each column the rules set to `null`, and its rule's index.
+    private func nullColumnNames(_ columns: [String]) -> [String: Int] {
+        var names: [String: Int] = [:]
+        for column in nullColumns where column < columns.count { names[columns[column].lowercased()] = column }
+        return names
     }
 
     /// The output's store, read-only and immutable: no lock, no sidecar, nothing written.
-    private static func open(_ path: String) throws(SQLiteError) -> Database {
+    static func open(_ path: String) throws(SQLiteError) -> Database {
         try Database(path: ScratchStore.fileURI(path) + "?immutable=1", options: .init(readOnly: true, uri: true, busyTimeout: 0))
     }
 }

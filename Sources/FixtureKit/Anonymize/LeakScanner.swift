@@ -20,19 +20,6 @@ enum LeakScanner {
     /// (<https://www.sqlite.org/fileformat.html#b_tree_pages>).
     static let bTreePageTypes: Set<UInt8> = [2, 5, 10, 13]
 
-    static func utf16Forms(_ text: String) -> [UInt8] {
-        var bytes: [UInt8] = [0]
-        for bigEndian in [false, true] {
-            for unit in text.utf16 {
-                let value = bigEndian ? unit.bigEndian : unit.littleEndian
-                bytes.append(UInt8(truncatingIfNeeded: value))
-                bytes.append(UInt8(truncatingIfNeeded: value >> 8))
-            }
-            bytes.append(0)
-        }
-        return bytes
-    }
-
     /// A run of a replaced value found in a file.
     struct RawHit {
         var pattern: Int
@@ -40,6 +27,9 @@ enum LeakScanner {
         var offset: UInt64
         var length: Int
         var piece: Bool
+        /// The bytes right before and after the run (``LeakHit/contextBytes`` at most).
+        var before: [UInt8]? = nil
+        var after: [UInt8]? = nil
     }
 
     /// The hits of one file: the first ones with where they are, all of them counted.
@@ -48,6 +38,12 @@ enum LeakScanner {
         var kept: [RawHit] = []
         /// Hits by page (counted from 1), when the file is searched as a store of that page size.
         var pages: [Int: Int] = [:]
+        /// In a store: the matches of values judged whole (shorter than the scan's
+        /// ``LeakScan/wholeValueBytes(storeBytes:values:)``) by page, whole or not:
+        /// where they lie decides (a table's values, or the page's own records).
+        var shortPages: [Int: Int] = [:]
+        /// In another file: the matches of such values that do not stand whole (no leak).
+        var embedded = 0
         /// A page (after the first) starts with a byte that is no b-tree page's type: an
         /// overflow page (whose first bytes are the next one's number, smaller than 2^24),
         /// a free page or a pointer-map page. When none does, no record spills.
@@ -57,6 +53,8 @@ enum LeakScanner {
             count += other.count
             kept += other.kept.prefix(maximumKeptHits - kept.count)
             pages.merge(other.pages, uniquingKeysWith: +)
+            shortPages.merge(other.shortPages, uniquingKeysWith: +)
+            embedded += other.embedded
             pagesOutsideBTrees = pagesOutsideBTrees || other.pagesOutsideBTrees
         }
     }
@@ -77,9 +75,13 @@ enum LeakScanner {
     /// and the bytes after it that a pattern or run may end in (read past `end`
     /// when they are there), so that nothing across two reads or two ranges is
     /// missed. The windows of one copy of a long value count as one hit.
-    /// - Parameter pageSize: counts the hits by page of that size, and looks at
-    ///   the pages' first bytes (the store's main file).
-    static func search(_ path: String, from start: Int = 0, to end: Int = .max, index: PatternIndex, pageSize: Int? = nil) throws(FileSystemError) -> FileHits {
+    /// - Parameters:
+    ///   - pageSize: counts the hits by page of that size, and looks at
+    ///     the pages' first bytes (the store's main file).
+    ///   - wholeBelow: values shorter than this are judged whole (``WholeValue``):
+    ///     in a store, counted by page in ``FileHits/shortPages`` for the caller
+    ///     to judge; in another file, a hit only where they stand whole in its bytes.
+    static func search(_ path: String, from start: Int = 0, to end: Int = .max, index: PatternIndex, pageSize: Int? = nil, wholeBelow: Int = PatternIndex.minimumBytes) throws(FileSystemError) -> FileHits {
         let fd = try POSIX.open(path, O_RDONLY | O_NOFOLLOW)
         defer { close(fd) }
         _ = posix_fadvise(fd, off_t(start), 0, POSIX_FADV_SEQUENTIAL)
@@ -115,9 +117,21 @@ enum LeakScanner {
                     }
                 }
                 buffer.withUnsafeBytes { raw in
-                    index.search(UnsafeRawBufferPointer(rebasing: raw[0..<filled]), from: next - bufferStart, through: last) { pattern, run in
-                        guard !index.isExempt(pattern, run: run) else { return }
+                    let filledBytes = UnsafeRawBufferPointer(rebasing: raw[0..<filled])
+                    index.search(filledBytes, from: next - bufferStart, through: last) { pattern, run in
+                        guard !index.isExempt(pattern, run: run, wholeBelow: wholeBelow) else { return }
                         let offset = UInt64(bufferStart + run.start)
+                        if index.isJudgedWhole(pattern, below: wholeBelow) {
+                            if let pageSize {
+                                hits.shortPages[Int(offset / UInt64(pageSize)) + 1, default: 0] += 1
+                                return
+                            }
+                            // The buffer holds the file's first (last) byte, or enough bytes around the match.
+                            guard WholeValue.isWhole(filledBytes, run.start..<(run.start + run.length), form: index.form(of: pattern)) else {
+                                hits.embedded += 1
+                                return
+                            }
+                        }
                         let origin = index.origin(of: pattern)
                         let valueLength = index.valueLength(of: pattern)
                         let kept = hits.kept.count < maximumKeptHits ? hits.kept.count : nil
@@ -126,9 +140,14 @@ enum LeakScanner {
                             let diagonal = Int64(offset) - Int64(origin.offset - run.back)
                             let end = offset + UInt64(run.length)
                             if let same = recent.firstIndex(where: { $0.longValue == long && $0.diagonal == diagonal && $0.end + UInt64(PatternIndex.windowStep) >= offset }) {
+                                let grew = end > recent[same].end
                                 recent[same].end = max(recent[same].end, end)
                                 if let place = recent[same].kept {
                                     hits.kept[place].length = Int(recent[same].end - recent[same].start)
+                                    if grew {
+                                        let after = run.start + run.length
+                                        hits.kept[place].after = Array(filledBytes[after..<min(filled, after + LeakHit.contextBytes)])
+                                    }
                                     hits.kept[place].piece = !(Int64(recent[same].start) == diagonal && Int64(recent[same].end) - diagonal == Int64(valueLength))
                                 }
                                 return
@@ -140,7 +159,11 @@ enum LeakScanner {
                         if let pageSize { hits.pages[Int(offset / UInt64(pageSize)) + 1, default: 0] += 1 }
                         if kept != nil {
                             let whole = origin.longValue == nil || (origin.offset == run.back && run.length == valueLength)
-                            hits.kept.append(RawHit(pattern: pattern, offset: offset, length: run.length, piece: !whole))
+                            let end = run.start + run.length
+                            hits.kept.append(RawHit(
+                                pattern: pattern, offset: offset, length: run.length, piece: !whole,
+                                before: Array(filledBytes[max(0, run.start - LeakHit.contextBytes)..<run.start]),
+                                after: Array(filledBytes[end..<min(filled, end + LeakHit.contextBytes)])))
                         }
                     }
                 }

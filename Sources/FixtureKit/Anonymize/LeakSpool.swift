@@ -38,32 +38,38 @@ final class LeakSpool {
         self.utf16 = utf16
     }
 
-    /// Records a replaced original of column `column`.
+    /// Records a replaced original of column `column`, tagged with its form
+    /// (``WholeValue/Form``: a UTF-8 text's column is the plain index).
     func addOriginal(column: Int, _ bytes: UnsafeRawBufferPointer, isText: Bool) {
         guard bytes.count >= PatternIndex.minimumBytes else { return }
-        forEachEncoding(bytes, isText: isText) { encoded in originals.appendValue(UInt32(column), encoded) }
+        forEachEncoding(bytes, isText: isText) { form, encoded in originals.appendValue(WholeValue.tagged(column, form), encoded) }
     }
 
     /// Records a value the rules wrote.
     func addWritten(_ bytes: UnsafeRawBufferPointer, isText: Bool) {
         guard bytes.count >= PatternIndex.minimumBytes else { return }
-        forEachEncoding(bytes, isText: isText) { encoded in written.appendValue(nil, encoded) }
+        forEachEncoding(bytes, isText: isText) { _, encoded in written.appendValue(nil, encoded) }
     }
 
-    private func forEachEncoding(_ bytes: UnsafeRawBufferPointer, isText: Bool, _ body: (UnsafeRawBufferPointer) -> Void) {
-        body(bytes)
+    private func forEachEncoding(_ bytes: UnsafeRawBufferPointer, isText: Bool, _ body: (WholeValue.Form, UnsafeRawBufferPointer) -> Void) {
+        body(isText ? .utf8 : .blob, bytes)
         guard isText && utf16 else { return }
         let units = Array(String(decoding: bytes, as: UTF8.self).utf16)
         for bigEndian in [false, true] {
-            var encoded: [UInt8] = []
-            encoded.reserveCapacity(units.count * 2)
-            for unit in units {
-                let value = bigEndian ? unit.bigEndian : unit.littleEndian
-                encoded.append(UInt8(truncatingIfNeeded: value))
-                encoded.append(UInt8(truncatingIfNeeded: value >> 8))
-            }
-            encoded.withUnsafeBytes { body($0) }
+            Self.utf16(units, bigEndian: bigEndian).withUnsafeBytes { body(bigEndian ? .utf16BE : .utf16LE, $0) }
         }
+    }
+
+    /// UTF-16 code units as bytes, in either order.
+    static func utf16(_ units: [UInt16], bigEndian: Bool) -> [UInt8] {
+        var encoded: [UInt8] = []
+        encoded.reserveCapacity(units.count * 2)
+        for unit in units {
+            let value = bigEndian ? unit.bigEndian : unit.littleEndian
+            encoded.append(UInt8(truncatingIfNeeded: value))
+            encoded.append(UInt8(truncatingIfNeeded: value >> 8))
+        }
+        return encoded
     }
 
     /// Writes out what is buffered: nothing more is added afterwards, and

@@ -36,6 +36,8 @@ extension PatternIndex {
         // the patterns kept move down in place, and `offsets` is rewritten to
         // their places.
         var kept = 0
+        let tracked = trackedColumns
+        var shared: [UInt64] = []
         arena.withUnsafeBytes { arena in
             for bucket in 0..<bucketCount {
                 let first = Int(offsets[bucket + 1]), end = bucket + 2 <= bucketCount ? Int(offsets[bucket + 2]) : added
@@ -52,6 +54,10 @@ extension PatternIndex {
                             let length = Int(shape & Self.lengthMask)
                             if memcmp(arena.baseAddress! + Int(sortedStarts[earlier]), arena.baseAddress! + Int(sortedStarts[place]), length) == 0 {
                                 duplicate = true
+                                let column = sortedOwners[place] & WholeValue.columnMask
+                                if !tracked.isEmpty && column != sortedOwners[earlier] & WholeValue.columnMask && tracked.contains(column) {
+                                    shared.append(UInt64(earlier) << 32 | UInt64(column))
+                                }
                                 break
                             }
                         }
@@ -72,6 +78,7 @@ extension PatternIndex {
         shapes = sortedShapes
         owners = sortedOwners
         exemptions = Exemptions(count: kept)
+        sharedShort = shared.sorted()
         longValueCount = longStarts.indices.reduce(0) { $0 + (dropped[$1 >> 6] & (1 << UInt64($1 & 63)) == 0 ? 1 : 0) }
     }
 
@@ -92,8 +99,11 @@ extension PatternIndex {
     /// The long values equal to one added before them, one bit each: their
     /// hashes (read in order, as the values lie in the arena) sorted with their
     /// index, and the values of equal hashes compared.
-    private func duplicateLongValues() -> [UInt64] {
+    private mutating func duplicateLongValues() -> [UInt64] {
         let count = longStarts.count
+        let tracked = trackedColumns
+        var shared: [UInt64] = []
+        defer { sharedLong = shared.sorted() }
         var dropped = [UInt64](repeating: 0, count: (count + 63) / 64)
         guard count > 1 else { return dropped }
         // The high bits of the hash, then the index: equal hashes sort together, in the order added.
@@ -114,11 +124,19 @@ extension PatternIndex {
                     var keptInGroup: [Int] = []
                     for key in keys[groupStart..<position] {
                         let long = Int(key & indexMask)
-                        let equal = keptInGroup.contains { other in
+                        func equal(_ other: Int) -> Bool {
                             longLengths[other] == longLengths[long]
                                 && memcmp(arena.baseAddress! + Int(longStarts[other]), arena.baseAddress! + Int(longStarts[long]), Int(longLengths[long])) == 0
                         }
-                        if equal { dropped[long >> 6] |= 1 << UInt64(long & 63) } else { keptInGroup.append(long) }
+                        guard let other = keptInGroup.first(where: equal) else {
+                            keptInGroup.append(long)
+                            continue
+                        }
+                        dropped[long >> 6] |= 1 << UInt64(long & 63)
+                        let column = longColumns[long] & WholeValue.columnMask
+                        if column != longColumns[other] & WholeValue.columnMask && tracked.contains(column) {
+                            shared.append(UInt64(other) << 32 | UInt64(column))
+                        }
                     }
                 }
                 groupStart = position

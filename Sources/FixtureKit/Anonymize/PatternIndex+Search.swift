@@ -7,23 +7,33 @@ extension PatternIndex {
     // MARK: - Exemptions
 
     /// The patterns found inside what the rules wrote or the schema, one bit
-    /// each, and for a window how far its run reached there, back and forward.
+    /// each (and one more for a short value that stands whole there, see
+    /// ``WholeValue``), and for a window how far its run reached there, back and forward.
     struct Exemptions {
         private var bits: [UInt64]
+        private var wholeBits: [UInt64]
         private var reach: [UInt32: UInt16] = [:]
 
-        init(count: Int) { bits = [UInt64](repeating: 0, count: (count + 63) / 64) }
+        init(count: Int) {
+            bits = [UInt64](repeating: 0, count: (count + 63) / 64)
+            wholeBits = bits
+        }
 
         /// Marks a pattern found in `run` inside something the rules wrote (or
         /// the schema): a run of the same value found elsewhere within as far is no leak.
-        mutating func mark(_ pattern: Int, run: Run, window: Bool) {
+        /// - Parameter whole: the value stands whole there.
+        mutating func mark(_ pattern: Int, run: Run, window: Bool, whole: Bool = false) {
             bits[pattern >> 6] |= 1 << UInt64(pattern & 63)
+            if whole { wholeBits[pattern >> 6] |= 1 << UInt64(pattern & 63) }
             guard window else { return }
             let old = reach[UInt32(pattern)] ?? 0
             reach[UInt32(pattern)] = max(old >> 8, UInt16(run.back)) << 8 | max(old & 0xFF, UInt16(run.forward))
         }
 
         func contains(_ pattern: Int) -> Bool { bits[pattern >> 6] & (1 << UInt64(pattern & 63)) != 0 }
+
+        /// Whether the rules (or the schema) hold the short value whole.
+        func containsWhole(_ pattern: Int) -> Bool { wholeBits[pattern >> 6] & (1 << UInt64(pattern & 63)) != 0 }
 
         /// Whether a pattern found in `run` is no leak: a short value the rules
         /// wrote, or a window whose run they wrote as far (or farther) both ways.
@@ -34,13 +44,16 @@ extension PatternIndex {
         }
     }
 
-    func isExempt(_ pattern: Int, run: Run) -> Bool {
-        exemptions.covers(pattern, run: run, window: isWindow(pattern))
+    /// Whether a pattern found in `run` is no leak because the rules wrote it
+    /// (or the schema holds it); a value shorter than `wholeBelow` only when
+    /// they hold it whole.
+    func isExempt(_ pattern: Int, run: Run, wholeBelow: Int) -> Bool {
+        isJudgedWhole(pattern, below: wholeBelow) ? exemptions.containsWhole(pattern) : exemptions.covers(pattern, run: run, window: isWindow(pattern))
     }
 
     /// Whether a short value is exempt whole: `nil` for a window.
-    func isWhollyExempt(_ pattern: Int) -> Bool? {
-        isWindow(pattern) ? nil : exemptions.contains(pattern)
+    func isWhollyExempt(_ pattern: Int, wholeBelow: Int) -> Bool? {
+        isWindow(pattern) ? nil : isJudgedWhole(pattern, below: wholeBelow) ? exemptions.containsWhole(pattern) : exemptions.contains(pattern)
     }
 
     // MARK: - Searching

@@ -55,7 +55,8 @@ struct PatternIndex {
     /// Per pattern: its length (5 bits), whether it is a window (bit 5), and
     /// 26 bits of its key's hash, so that one load rules out the other patterns of a bucket.
     var shapes: [UInt32] = []
-    /// Per pattern: the column of a short value (a rule's index), the long value of a window.
+    /// Per pattern: the column of a short value (a rule's index, tagged with its
+    /// ``WholeValue/Form``), the long value of a window.
     var owners: [UInt32] = []
     /// Per pattern: the high half of its key's hash (bucket and key bit), until built.
     var hashes: [UInt32] = []
@@ -71,6 +72,16 @@ struct PatternIndex {
 
     /// Patterns that the rules themselves wrote, or the schema holds: no leak.
     var exemptions = Exemptions(count: 0)
+
+    /// Columns (rule indexes) whose values are known as theirs even when an
+    /// equal value of another column was added first (the columns a rule sets
+    /// to `null`, whose cells are never searched for their own values): set before adding.
+    var trackedColumns: Set<UInt32> = []
+    /// A tracked column's value equal to one kept under another column: the kept
+    /// pattern (or, in ``sharedLong``, long value) in the high half, the column in
+    /// the low half; sorted once built.
+    var sharedShort: [UInt64] = []
+    var sharedLong: [UInt64] = []
 
     static let lengthMask: UInt32 = 0x1F
     static let windowFlag: UInt32 = 0x20
@@ -108,8 +119,35 @@ struct PatternIndex {
 
     func origin(of pattern: Int) -> Origin {
         let owner = Int(owners[pattern])
-        guard shapes[pattern] & Self.windowFlag != 0 else { return Origin(column: owner, longValue: nil, offset: 0) }
-        return Origin(column: Int(longColumns[owner]), longValue: owner, offset: Int(starts[pattern] - longStarts[owner]))
+        guard shapes[pattern] & Self.windowFlag != 0 else { return Origin(column: owner & Int(WholeValue.columnMask), longValue: nil, offset: 0) }
+        return Origin(column: Int(longColumns[owner] & WholeValue.columnMask), longValue: owner, offset: Int(starts[pattern] - longStarts[owner]))
+    }
+
+    /// Whether a pattern stands for a value of `column` (a rule's index): its
+    /// own, or a tracked column's value equal to it.
+    func isValue(_ pattern: Int, of column: Int) -> Bool {
+        let origin = origin(of: pattern)
+        if origin.column == column { return true }
+        let key = UInt64(origin.longValue ?? pattern) << 32 | UInt64(column)
+        let shared = origin.longValue == nil ? sharedShort : sharedLong
+        var low = 0, high = shared.count
+        while low < high {
+            let middle = (low + high) / 2
+            if shared[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low < shared.count && shared[low] == key
+    }
+
+    /// How the value a pattern stands for is encoded.
+    func form(of pattern: Int) -> WholeValue.Form {
+        WholeValue.form(ofTagged: isWindow(pattern) ? longColumns[Int(owners[pattern])] : owners[pattern])
+    }
+
+    /// Whether a pattern is a short value of fewer than `wholeBelow` code units
+    /// (bytes, or in UTF-16 two-byte units): found only where it stands whole.
+    func isJudgedWhole(_ pattern: Int, below wholeBelow: Int) -> Bool {
+        guard shapes[pattern] & Self.windowFlag == 0 else { return false }
+        return Int(shapes[pattern] & Self.lengthMask) / form(of: pattern).unit < wholeBelow
     }
 
     func isWindow(_ pattern: Int) -> Bool { shapes[pattern] & Self.windowFlag != 0 }
@@ -207,6 +245,8 @@ struct PatternIndex {
 
     /// Adds a replaced value of ``minimumBytes`` or more, of column `column`:
     /// whole when shorter than ``runBytes``, else by its windows.
+    /// - Parameter column: the rule's index, tagged with the value's form
+    ///   (``WholeValue/tagged(_:_:)``; an untagged index is UTF-8 text).
     mutating func add(_ bytes: UnsafeRawBufferPointer, column: Int) {
         precondition(!isBuilt, "PatternIndex.add after build")
         precondition(bytes.count >= Self.minimumBytes, "a value of \(bytes.count) bytes")

@@ -81,6 +81,9 @@ struct StorePageMap {
         return Tree(name: name, table: entry.table, isIndex: true, hasExpressions: expressions > 0)
     }
 
+    /// Bytes of a page that SQLite uses: the page less the bytes reserved at its end.
+    var usableSize: Int { pageSize - reservedBytes }
+
     /// The tables whose records spill onto overflow pages (those of their indexes included).
     var overflowingTables: [String] {
         Array(Set(trees.filter(\.overflows).map(\.table))).sorted()

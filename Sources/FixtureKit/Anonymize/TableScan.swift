@@ -24,15 +24,36 @@ enum TableScan {
         var rowid: Int64?
         /// For a `WITHOUT ROWID` table: its integer key (`7, 3`), or `row N` in key order.
         var key: String?
+        /// The cell's length in bytes, and its bytes right before and after the run (``LeakHit/contextBytes`` at most).
+        var cellBytes: Int
+        var before: [UInt8]
+        var after: [UInt8]
+        /// How the cell's bytes are shown.
+        var form: WholeValue.Form
+    }
+
+    /// How values are judged.
+    struct Judgment {
+        /// Values shorter than this count only where they stand whole (``WholeValue``).
+        var wholeBelow: Int
+        /// Text is read as UTF-16, in the machine's byte order.
+        var utf16: Bool
+        /// How the store's file keeps text (its header's encoding), for the values read from its pages.
+        var storeForm: WholeValue.Form = .utf8
+        /// The rule index of each column the rules set to `null`, by `table.column`
+        /// in lower case: its cells are never searched for its own replaced values.
+        var nullColumns: [String: Int] = [:]
     }
 
     /// Reads every text and blob value of `table`: text as the store keeps it
     /// (UTF-16 in native byte order for a UTF-16 store, so that runs are
     /// measured in the bytes the raw pass sees), and calls `found` with the
-    /// first run of each value that is not exempt.
+    /// first run of each value that is not exempt. A short value's match that
+    /// does not stand whole is counted in `embedded`.
     /// - Returns: whether any value held one.
     @discardableResult
-    static func scan(_ database: Database, table: String, index: PatternIndex, utf16: Bool, _ found: (Hit) -> Void) throws(SQLiteError) -> Bool {
+    static func scan(_ database: Database, table: String, index: PatternIndex, judgment: Judgment, embedded: inout Int, _ found: (Hit) -> Void) throws(SQLiteError) -> Bool {
+        let utf16 = judgment.utf16
         guard !index.isEmpty else { return false }
         let listing = try database.rows("SELECT type, wr FROM pragma_table_list WHERE schema = 'main' AND name = ?1", [.text(table)])
         guard let entry = listing.first, entry[0].text != "virtual", entry[0].text != "view" else { return false }
@@ -55,15 +76,18 @@ enum TableScan {
         let statement = try database.prepare("SELECT \(select.joined(separator: ", ")) FROM \(quotedIdentifier(table))")
         var any = false
         var row = 0
+        let nullColumns = names.map { judgment.nullColumns[$0.lowercased()] }
+        let textForm: WholeValue.Form = utf16 ? (UInt16(1).littleEndian == 1 ? .utf16LE : .utf16BE) : .utf8
         while try statement.step() {
             row += 1
             for (place, name) in names.enumerated() {
                 let column = place
                 let value: UnsafeRawBufferPointer
+                let isText: Bool
                 switch statement.columnStorageClass(column) {
-                case .blob: value = statement.columnBlob(column)
-                case .text where utf16: value = statement.columnText16(column)
-                case .text: value = UnsafeRawBufferPointer(statement.columnText(column))
+                case .blob: value = statement.columnBlob(column); isText = false
+                case .text where utf16: value = statement.columnText16(column); isText = true
+                case .text: value = UnsafeRawBufferPointer(statement.columnText(column)); isText = true
                 default: continue
                 }
                 let count = value.count
@@ -72,14 +96,32 @@ enum TableScan {
                 // replaced values may share their first bytes: the whole one is named).
                 var candidates: [Int: (pattern: Int, run: PatternIndex.Run)] = [:]
                 index.search(value, through: count - 1) { pattern, run in
-                    guard candidates.count < Self.maximumCandidates, !index.isExempt(pattern, run: run) else { return }
+                    guard candidates.count < Self.maximumCandidates, !index.isExempt(pattern, run: run, wholeBelow: judgment.wholeBelow) else { return }
+                    // A column set to null keeps only what the rules left in it on purpose.
+                    if let own = nullColumns[column], index.isValue(pattern, of: own) { return }
                     let source = index.origin(of: pattern).longValue.map { -1 - $0 } ?? pattern
-                    if candidates[source] == nil { candidates[source] = (pattern, run) }
+                    guard candidates[source] == nil else { return }
+                    if index.isJudgedWhole(pattern, below: judgment.wholeBelow) {
+                        // Text in the form the cell is read in, on a character's first byte; a blob's bytes whole.
+                        let form = index.form(of: pattern)
+                        guard !isText || form == .blob || form == textForm && run.start % form.unit == 0 else { return }
+                        let range = run.start..<(run.start + run.length)
+                        let whole = isText ? WholeValue.isWhole(value, range, form: form, value: 0..<count) : range == 0..<count
+                        guard whole else {
+                            embedded += 1
+                            return
+                        }
+                    }
+                    candidates[source] = (pattern, run)
                 }
                 var best: Hit?
                 for (pattern, run) in candidates.values {
                     let full = index.fullRun(pattern, in: value, at: run)
-                    let hit = Hit(pattern: pattern, length: full.length, whole: full.whole, column: name, rowid: identity.rowid(statement), key: identity.key(statement, row: row))
+                    let context = LeakHit.contextBytes * (isText ? textForm.unit : 1)
+                    let hit = Hit(
+                        pattern: pattern, length: full.length, whole: full.whole, column: name, rowid: identity.rowid(statement), key: identity.key(statement, row: row),
+                        cellBytes: count, before: Array(value[max(0, full.start - context)..<full.start]),
+                        after: Array(value[(full.start + full.length)..<min(count, full.start + full.length + context)]), form: isText ? textForm : .blob)
                     if let current = best, (current.whole ? 1 : 0, current.length, -current.pattern) >= (hit.whole ? 1 : 0, hit.length, -hit.pattern) { continue }
                     best = hit
                 }

@@ -85,8 +85,8 @@ public enum Capture {
             progress?.begin("capture \(storePath): copy (\(mode.rawValue))")
             switch mode {
             case .snapshot: try snapshot(set, to: staged)
-            case .checkpoint: try checkpointThenCopy(set, to: staged)
-            case .raw: try rawCopy(set, into: staging)
+            case .checkpoint: if try !copyWholeMainFile(set, to: staged) { try checkpointThenCopy(set, to: staged) }
+            case .raw: if try !copyWholeMainFile(set, to: staged) { try rawCopy(set, into: staging) }
             }
             if set.has(.support) {
                 try wrap("copy", set.path(of: .support)) { () throws(FileSystemError) in
@@ -165,26 +165,32 @@ public enum Capture {
     // MARK: - Modes
 
     /// The online backup API copies one consistent snapshot, WAL content
-    /// included, through a read-only connection that never checkpoints.
+    /// included, through a read-only connection that never checkpoints and
+    /// creates, removes and changes no file of the source's set
+    /// (``readingSource(_:failure:_:)``).
     static func snapshot(_ set: StoreSet, to destination: String) throws(FixtureKitError) {
-        do {
-            let source = try openSource(set, readOnly: true)
-            // No journal nor sync on the staged copy: it is fsynced once at the
-            // end, and the staging folder is what makes the capture atomic. (The
-            // source is not memory-mapped: mapped pages count in the process'
-            // memory, up to the size of the store.)
-            let copy = try Database(path: destination, options: .init(create: true))
-            try copy.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
-            try source.backup(to: copy, timeout: .milliseconds(Int(lockTimeout)))
-            try copy.close()
-            try source.close()
-        } catch where error.resultCode == .ioError || error.resultCode == .full {
-            // Reading the source rarely fails this way; writing the copy does.
-            throw FixtureKitError(what: "snapshot: write", path: destination, why: "\(error.message) (disk full, or a file-size limit)")
-        } catch where error.isHotJournal {
-            throw hotJournal(set)
-        } catch {
-            throw FixtureKitError(what: "snapshot", path: set.storePath, why: error.description, hint: hint(for: error))
+        func failure(_ error: SQLiteError) -> FixtureKitError {
+            if error.resultCode == .ioError || error.resultCode == .full {
+                // Reading the source rarely fails this way; writing the copy does.
+                return FixtureKitError(what: "snapshot: write", path: destination, why: "\(error.message) (disk full, or a file-size limit)")
+            }
+            if error.isHotJournal { return hotJournal(set) }
+            return FixtureKitError(what: "snapshot", path: set.storePath, why: error.description, hint: hint(for: error))
+        }
+        try readingSource(set, failure: failure) { (source) throws(FixtureKitError) in
+            do throws(SQLiteError) {
+                // No journal nor sync on the staged copy: it is fsynced once at the
+                // end, and the staging folder is what makes the capture atomic. (The
+                // source is not memory-mapped: mapped pages count in the process'
+                // memory, up to the size of the store.)
+                unlink(destination)
+                let copy = try Database(path: destination, options: .init(create: true))
+                try copy.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+                try source.backup(to: copy, timeout: .milliseconds(Int(lockTimeout)))
+                try copy.close()
+            } catch {
+                throw failure(error)
+            }
         }
         // (`capture` syncs the copy while it reads its facts, in every mode.)
     }
@@ -333,7 +339,7 @@ public enum Capture {
         }
     }
 
-    private static func openSource(_ set: StoreSet, readOnly: Bool) throws(SQLiteError) -> Database {
+    static func openSource(_ set: StoreSet, readOnly: Bool) throws(SQLiteError) -> Database {
         FaultInjection.reached(.willOpen, set.storePath)
         let database = try Database(path: set.storePath, options: .init(readOnly: readOnly, busyTimeout: busyTimeout))
         FaultInjection.reached(.opened, set.storePath)

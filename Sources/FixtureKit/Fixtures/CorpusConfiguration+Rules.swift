@@ -28,4 +28,11 @@ extension CorpusConfiguration {
         guard let rules = try? AnonymizationRules.load(resolve(file)) else { return nil }
         return Set(rules.orderedRules.filter { $0.rule.strategy != .keep }.map { "\($0.table).\($0.column)".lowercased() })
     }
+
+    /// The columns (`table.column`, lowercased) the anonymization rules `keep`:
+    /// known, and not personal. None without rules, or with rules that cannot be read.
+    var keptColumns: Set<String> {
+        guard let file = anonymize?.rulesFile, let rules = try? AnonymizationRules.load(resolve(file)) else { return [] }
+        return Set(rules.orderedRules.filter { $0.rule.strategy == .keep }.map { "\($0.table).\($0.column)".lowercased() })
+    }
 }

@@ -45,9 +45,13 @@ enum FixtureFolder {
         return staging
     }
 
-    /// A replaced folder left under its retired name goes back if the new one
+    /// A replacement whose journal is whole is finished (``FixtureReplacement``);
+    /// a replaced folder left under its retired name goes back if the new one
     /// never arrived, and away if it did; a half-built staging folder goes away.
     static func recover(_ target: String) throws(FileSystemError) {
+        do { try FixtureReplacement.finish(target, what: "finish an interrupted replacement") } catch {
+            throw FileSystemError("finish an interrupted replacement", path: target, message: error.why)
+        }
         ScratchFolder.remove(stagingPath(for: target))
         let retired = retiredPath(for: target)
         guard try POSIX.lstatIfPresent(retired) != nil else { return }

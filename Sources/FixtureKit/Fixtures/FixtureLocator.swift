@@ -12,6 +12,18 @@ package enum FixtureLocator {
         return (info.st_mode & S_IFMT) == S_IFDIR
     }
 
+    /// The fixture folder that holds the store `storePath` when the store is one
+    /// of its files (its folder's SHA256SUMS lists it): a store named inside a
+    /// fixture is handled as that fixture, verified and copied, never opened in place.
+    package static func fixture(holding storePath: String) -> String? {
+        guard let info = try? POSIX.lstatIfPresent(storePath), (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        let folder = AtomicFile.parentFolder(of: storePath)
+        let name = RelativePath(String(storePath.split(separator: "/").last ?? Substring(storePath)))
+        guard let bytes = try? POSIX.readFile(folder.appendingPath(SHA256Sums.fileName), limit: 64 << 20),
+              SHA256Sums(parsing: bytes).entries.contains(where: { $0.path == name }) else { return nil }
+        return folder
+    }
+
     /// The store's main file in a fixture folder: the manifest's `store`, or else
     /// the only file in the folder that starts with SQLite's header.
     /// - Throws: ``FixtureKitError`` when there is none, or more than one.

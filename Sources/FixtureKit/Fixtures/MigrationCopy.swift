@@ -10,14 +10,17 @@ final class MigrationCopy {
     /// Runs the stages on the copy.
     let stages: StageRunner
 
-    init(fixture: String, store: String) throws(FixtureKitError) {
+    /// - Parameter cancellation: what stops a running stage.
+    init(fixture: String, store: String, swiftStages: [String: SwiftStage] = [:], cancellation: Cancellation? = nil) throws(FixtureKitError) {
         let set = try StoreSet.locate( fixture.appendingPath(store))
         do { copy = try ScratchCopy(storeSet: set) } catch {
             throw FixtureKitError(what: "copy fixture", failed: error.cause)
         }
         let storePath = copy.path
         self.storePath = storePath
-        stages = StageRunner(storePath: storePath, logFolder: copy.folder, timeout: StageRunner.matrixTimeout) { () throws(SQLiteError) in
+        stages = StageRunner(
+            storePath: storePath, logFolder: copy.folder, timeout: StageRunner.matrixTimeout, swiftStages: swiftStages, cancellation: cancellation
+        ) { () throws(SQLiteError) in
             let database = try Database(path: storePath, options: .init(busyTimeout: 5000))
             try database.execute(Self.throwawaySettings)
             return database

@@ -26,10 +26,12 @@ public enum VerifiedCopy {
 
     /// Copies the fixture folder `fixture` to a temporary folder of its own (or
     /// into `scratch`, the caller's) and verifies the copy.
+    /// - Parameter store: the store's main file in `fixture` when the caller named
+    ///   it, else the manifest's store (or the folder's one SQLite file).
     /// - Returns: the copy, and its store's main file.
     /// - Throws: ``FixtureKitError``: the first problem of the fixture (category
     ///   `checkFailed`), or why it could not be copied.
-    static func verifiedCopy(of fixture: String, in scratch: ScratchFolder? = nil) throws(FixtureKitError) -> (files: ScratchCopy, store: String) {
+    static func verifiedCopy(of fixture: String, in scratch: ScratchFolder? = nil, store: String? = nil) throws(FixtureKitError) -> (files: ScratchCopy, store: String) {
         let copy: ScratchCopy
         do {
             copy = try ScratchCopy(fixture: fixture, in: scratch)
@@ -40,6 +42,7 @@ public enum VerifiedCopy {
             throw FixtureKitError(what: "copy fixture", failed: error.cause)
         }
         try Verifier.requireVerified(copy.path, .firstProblem(namedBelow: fixture))
+        if let store { return (copy, copy.path.appendingPath(String(store.split(separator: "/").last ?? ""))) }
         return (copy, try FixtureLocator.storePath(inFixture: copy.path))
     }
 }

@@ -10,6 +10,9 @@ public struct FreezeResult: Sendable, Codable {
     public var replacedExisting: Bool = false
     /// The lines of `fixturekit.lock` the capture and the pack wrote.
     public var lock: [LockEdit] = []
+    /// What the configuration does not say of the version: frozen all the same
+    /// (a release pipeline may freeze a version before its configuration names it).
+    public var warnings: [String] = []
 }
 
 /// Capture, anonymization, manifest, sums and pack in one step, for release pipelines.
@@ -53,6 +56,10 @@ public enum Freeze {
             var result = FreezeResult(fixture: capture.fixture, manifest: capture.manifest, archive: archive, replacedExisting: capture.replacedExisting)
             // The capture's lines, with the archive's line as the pack wrote it last.
             result.lock = capture.lock.filter { $0.fact.kind != .archive } + (archive.lock ?? [])
+            if version != configuration.current && !configuration.supported.contains(version) {
+                result.warnings.append(
+                    "\(version) is neither its \"current\" (\(configuration.current)) nor in its \"supported\": migrate runs no path from \(version) until fixturekit.json lists it")
+            }
             return result
         } catch {
             throw error.within("freeze")

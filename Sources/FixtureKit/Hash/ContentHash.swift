@@ -8,23 +8,73 @@ import FixtureKitModels
 /// fixture or an archive, always computed on a copy in a temporary folder.
 public enum ContentHash {
     /// The content hash of what `path` names:
-    /// - an archive (a file named `*.tar.zst`, `*.tar.gz`, `*.tar.xz`, `*.tar`): it
+    /// - an archive (a file named `*.tar.zst`, `*.tar.gz`, `*.tar.xz`, `*.tar`, or
+    ///   `-` for one streamed on standard input): it
     ///   is unpacked, verified on the way, into a temporary folder, and its
     ///   fixture's store hashed there;
-    /// - a folder: a fixture, whose store (the manifest's `store`, else its one
-    ///   SQLite file) is hashed with its sidecars;
+    /// - a fixture folder, or a store's main file inside one (its folder's
+    ///   SHA256SUMS lists it): the fixture is copied and the copy verified first,
+    ///   as `sql` does, and its store (the manifest's `store`, else its one SQLite
+    ///   file, else the one named) hashed there with its sidecars;
     /// - any other file: a store's main file, hashed with its sidecars.
     ///
     /// The store set is copied into a fresh temporary folder and opened there (its
     /// WAL replayed, a hot journal rolled back), never in place.
-    /// - Throws: ``FixtureKitError``: an archive that fails its SHA256SUMS is a failed
-    ///   check (exit status 1); anything unreadable, exit status 2.
+    /// - Throws: ``FixtureKitError``: an archive that fails its SHA256SUMS or a
+    ///   fixture that does not verify is a failed check (exit status 1); anything
+    ///   unreadable, exit status 2.
     public static func of(_ path: String) throws(FixtureKitError) -> SHA256Digest {
-        if !FixtureLocator.isFolder(path), ArchiveFormat(fileName: path) != nil {
+        if path == ArchiveReader.standardInput || (!FixtureLocator.isFolder(path) && ArchiveFormat(fileName: path) != nil) {
             return try ofArchive(path)
         }
-        let store = FixtureLocator.isFolder(path) ? try FixtureLocator.storePath(inFixture: path) : path
-        return try ofStore(try StoreSet.locate(store), what: "hash")
+        if FixtureLocator.isFolder(path) { return try ofFixture(path, store: nil) }
+        if let fixture = FixtureLocator.fixture(holding: path) { return try ofFixture(fixture, store: path) }
+        return try ofLiveStore(try StoreSet.locate(path))
+    }
+
+    /// The content hash of each fixture `path` names: every fixture folder of a
+    /// corpus (a folder without SHA256SUMS that holds fixture folders), in
+    /// version order, each verified first; else what ``of(_:)`` hashes.
+    /// - Returns: each fixture's path and its content hash.
+    /// - Throws: ``FixtureKitError``, as ``of(_:)``, for the first that fails.
+    public static func ofEach(_ path: String) throws(FixtureKitError) -> [(path: String, digest: SHA256Digest)] {
+        if FixtureLocator.isFolder(path), (try? POSIX.lstatIfPresent(path.appendingPath(SHA256Sums.fileName))) == nil {
+            let fixtures = try Verifier.fixtureFolders(in: path)
+            if !fixtures.isEmpty {
+                var digests: [(path: String, digest: SHA256Digest)] = []
+                for fixture in fixtures.map(path.appendingPath) { digests.append((fixture, try ofFixture(fixture, store: nil))) }
+                return digests
+            }
+        }
+        return [(path, try of(path))]
+    }
+
+    /// A fixture's content hash, read from a copy verified first.
+    private static func ofFixture(_ folder: String, store: String?) throws(FixtureKitError) -> SHA256Digest {
+        let copy = try VerifiedCopy.verifiedCopy(of: folder, store: store)
+        do { return try ofStore(try StoreSet.locate(copy.store), what: "hash") } catch {
+            throw error.naming(store ?? folder, insteadOf: copy.files.path)
+        }
+    }
+
+    /// A store an app may be writing: one consistent snapshot of it, read as
+    /// `capture` reads one (``Capture/snapshot(_:to:)``: none of its files created,
+    /// removed or changed), hashed in a temporary folder. A store with a
+    /// `-journal` is copied with it instead, and a hot one rolled back in the copy.
+    private static func ofLiveStore(_ set: StoreSet) throws(FixtureKitError) -> SHA256Digest {
+        guard !set.has(.journal) else { return try ofStore(set, what: "hash") }
+        do { _ = try set.header() } catch {
+            throw FixtureKitError(what: "hash", path: set.storePath, why: error.why, hint: error.hint, remedy: error.remedy, cause: error)
+        }
+        let scratch: ScratchFolder
+        do { scratch = try ScratchFolder() } catch { throw FixtureKitError(what: "hash", failed: error) }
+        let copy = scratch.path.appendingPath(set.storeName)
+        do { try Capture.snapshot(set, to: copy) } catch { throw error.within("hash") }
+        let database: Database
+        do { database = try Database(path: copy, options: .init(busyTimeout: 0)) } catch {
+            throw FixtureKitError(what: "hash", path: set.storePath, why: error.description, cause: error)
+        }
+        return try withExtendedLifetime(scratch) { () throws(FixtureKitError) in try digest(of: database, display: set.storePath, what: "hash") }
     }
 
     /// The content hash of a store set, read from a copy of it.
@@ -62,8 +112,18 @@ public enum ContentHash {
         }
         let store = try FixtureLocator.storePath(inFixture: folder)
         do { return try ofStore(try StoreSet.locate(store), what: "hash") } catch {
-            // Name the archive, not the temporary folder it was unpacked into.
-            throw FixtureKitError(what: error.what, path: archive, why: error.why, hint: error.hint, remedy: error.remedy, category: error.category, code: error.code)
+            throw error.naming(archive, insteadOf: folder)
         }
+    }
+}
+
+extension FixtureKitError {
+    /// The same error naming `shown`, what the user named, rather than the
+    /// temporary copy `copy` it was found in.
+    func naming(_ shown: String, insteadOf copy: String) -> FixtureKitError {
+        guard let path, path == copy || path.hasPrefix(copy + "/") else { return self }
+        var named = self
+        named.path = shown
+        return named
     }
 }

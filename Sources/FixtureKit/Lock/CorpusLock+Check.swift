@@ -144,7 +144,7 @@ enum LockCheck {
             return result
         }
         result.problems += problems(lock: lock, facts: facts, configured: configuration != nil)
-        result.problems.sort { $0.file.utf8.lexicographicallyPrecedes($1.file.utf8) }
+        result.problems.sort { $0.file != $1.file ? $0.file.utf8.lexicographicallyPrecedes($1.file.utf8) : ($0.detail ?? "").utf8.lexicographicallyPrecedes(($1.detail ?? "").utf8) }
         return result
     }
 
@@ -174,13 +174,53 @@ enum LockCheck {
                 case .failure:
                     problems.append(VerificationProblem(kind: .lock, file: path, detail: "missing: \(fact.version) shipped with it (fixturekit.lock locks it), but it cannot be read"))
                 }
+            case .declaration where configured:
+                if let problem = declarationProblem(fact, locked: locked, current: facts.sources[fact]) { problems.append(problem) }
             default:
                 break
             }
+        }
+        let pins = pinsDeclarations(lock, configuration: facts.configuration)
+        for fact in facts.sources.keys where fact.kind == .declaration && pins && lock.digests[fact] == nil {
+            problems.append(VerificationProblem(
+                kind: .lock, file: CorpusConfiguration.fileName,
+                detail: "\(stageName(fact)): not locked: it shipped with \(fact.version), but fixturekit.lock does not record its declaration (\(FixtureKitError.Remedy.lockAfterReview.text))"))
         }
         for fact in facts.sources.keys where fact.kind == .stage && lock.digests[fact] == nil {
             problems.append(VerificationProblem(kind: .lock, file: fact.path ?? "", detail: "not locked: \(fact.version) shipped with it, but fixturekit.lock does not record it (\(FixtureKitError.Remedy.lockAfterReview.text))"))
         }
         return problems
+    }
+
+    // MARK: - Stage declarations
+
+    /// Whether `lock` pins the declarations of the stages that shipped: it holds a
+    /// `declaration` line, or no stage of the configuration leads to a version it
+    /// locks. A lock written before declarations were pinned holds stage files
+    /// only; it is checked as it was until `fixturekit lock` adds them.
+    static func pinsDeclarations(_ lock: CorpusLock, configuration: CorpusConfiguration?) -> Bool {
+        let versions = lock.versions
+        return lock.digests.keys.contains { $0.kind == .declaration } || !(configuration?.stages.contains { versions.contains($0.to) } ?? false)
+    }
+
+    /// How a declaration is named when it changed.
+    static let declarationWords = "its declaration (what it runs and how)"
+
+    /// `stage 1.0.0 -> 2.0.0`: the stage a `declaration` fact is about.
+    static func stageName(_ fact: CorpusLock.Fact) -> String {
+        "stage \(fact.path ?? "") -> \(fact.version)"
+    }
+
+    /// Why a locked declaration is not the configuration's; `nil` when it is.
+    /// - Parameter current: where the configuration's digest of the stage comes from; `nil` when it declares none.
+    static func declarationProblem(_ fact: CorpusLock.Fact, locked: SHA256Digest, current: CorpusFacts.Source?) -> VerificationProblem? {
+        let file = CorpusConfiguration.fileName
+        guard case .declaration(let actual)? = current else {
+            return VerificationProblem(kind: .lock, file: file, detail: "\(stageName(fact)): locked as a stage that shipped with \(fact.version), but fixturekit.json no longer declares it")
+        }
+        guard actual != locked else { return nil }
+        return VerificationProblem(
+            kind: .lock, file: file, detail: "\(stageName(fact)): \(declarationWords) \(changed(fact.version))",
+            expected: locked.hex, actual: actual.hex)
     }
 }

@@ -20,6 +20,8 @@ struct CorpusFacts {
         case fixtureContent(String)
         /// The content hash of an archive's store, unpacked into a temporary folder.
         case archiveContent(String)
+        /// A stage's declaration in the configuration (``StageDeclaration``).
+        case declaration(SHA256Digest)
     }
 
     let corpus: String
@@ -58,6 +60,9 @@ struct CorpusFacts {
             // A stage file that is not there cannot be pinned: running the stage says so.
             for path in stage.lockedFiles(in: corpus) where (try? POSIX.lstatIfPresent(Self.resolve(path, in: corpus))) != nil {
                 sources[CorpusLock.Fact(.stage, stage.to, path)] = .file(Self.resolve(path, in: corpus))
+            }
+            if let configuration {
+                sources[CorpusLock.Fact(.declaration, stage.to, stage.from)] = .declaration(StageDeclaration(stage, in: configuration).digest)
             }
         }
     }
@@ -103,6 +108,8 @@ struct CorpusFacts {
             return try ContentHash.of(folder)
         case .archiveContent(let archive):
             return try ContentHash.of(archive)
+        case .declaration(let digest):
+            return digest
         }
     }
 
@@ -116,11 +123,16 @@ struct CorpusFacts {
 
 extension CorpusConfiguration.Stage {
     /// The files of the corpus this stage runs, as the configuration names them:
-    /// its SQL file; or its program, when named by a path (`migrations/2.0.0-3.0.0.sh`,
-    /// not a program found on PATH), and every argument that names a regular file
-    /// of the corpus (the script a `python3` is given).
+    /// its SQL file; each migration's SQL file of its folder; or its program, when
+    /// named by a path (`migrations/2.0.0-3.0.0.sh`, not a program found on PATH),
+    /// and every argument that names a regular file of the corpus (the script a
+    /// `python3` is given). A Swift stage's code is the app's: it has none.
     func lockedFiles(in corpus: String) -> [String] {
         if let sql { return [sql] }
+        if let folder {
+            // A folder that cannot be read runs nothing: running the stage says why.
+            return ((try? MigrationFolder.read(folder, corpus: corpus, through: through))?.migrations ?? []).map(\.file)
+        }
         guard let argv = exec, let program = argv.first else { return [] }
         var files = program.contains("/") ? [program] : []
         for argument in argv.dropFirst() where !argument.isEmpty && !argument.hasPrefix("-") && !files.contains(argument) {

@@ -74,10 +74,16 @@ extension CorpusLock {
     }
 
     /// `fixturekit lock`: (re)writes the lock of the corpus whose configuration is at
-    /// `configPath` from every fixture, archive and shipped stage it holds.
+    /// `configPath` from every fixture, archive and shipped stage it holds, once
+    /// any replacement of a fixture that a killed run left decided is finished
+    /// (``FixtureReplacement``).
     /// - Returns: every line, with what it held before.
     public static func write(config configPath: String) throws(FixtureKitError) -> [LockEdit] {
         let configuration = try CorpusConfiguration.load(configPath)
+        // A replacement of a fixture that a killed run left decided is finished first.
+        for version in try Verifier.fixtureFolders(in: configuration.folder) {
+            try FixtureReplacement.finish(configuration.folder.appendingPath(version), what: "lock")
+        }
         return try update(corpus: configuration.folder, versions: nil, kinds: Set(Kind.allCases), known: [:])
     }
 
@@ -95,6 +101,9 @@ extension CorpusLock {
         let configPath = corpus.appendingPath(CorpusConfiguration.fileName)
         let configuration = (try? POSIX.lstatIfPresent(configPath)) == nil ? nil : try CorpusConfiguration.load(configPath)
         let facts = try CorpusFacts(corpus: corpus, configuration: configuration, versions: versions)
+        var kinds = kinds
+        // A lock written before stage declarations were pinned gets them from `fixturekit lock` alone.
+        if versions != nil && !LockCheck.pinsDeclarations(lock, configuration: configuration) { kinds.remove(.declaration) }
         var edits: [LockEdit] = []
         for fact in lock.digests.keys where kinds.contains(fact.kind) && (versions?.contains(fact.version) ?? true) && facts.sources[fact] == nil {
             edits.append(LockEdit(fact: fact, old: lock.digests[fact]?.hex, new: nil))

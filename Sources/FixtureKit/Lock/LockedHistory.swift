@@ -47,7 +47,9 @@ struct LockedHistory: Sendable {
 
     /// Why `stage` may not run: it shipped with a frozen version, and one of its
     /// files is not what the lock records (`migrations/1.0.0-2.0.0.sql: changed
-    /// since 2.0.0 was locked`), or is not locked at all; `nil` otherwise.
+    /// since 2.0.0 was locked`), or its declaration in the configuration (`fixturekit.json:
+    /// its declaration (what it runs and how) changed since 2.0.0 was locked`), or
+    /// is not locked at all; `nil` otherwise.
     func stageProblem(_ stage: CorpusConfiguration.Stage) -> String? {
         guard frozen.contains(stage.to) else { return nil }
         let lock: CorpusLock
@@ -62,6 +64,13 @@ struct LockedHistory: Sendable {
             // A file that cannot be read is the stage's own failure to report.
             guard let actual = (try? FileHasher())?.digestIfReadable(CorpusFacts.resolve(path, in: configuration.folder)) else { continue }
             if actual != locked { return "\(path): " + LockCheck.changed(stage.to) }
+        }
+        guard LockCheck.pinsDeclarations(lock, configuration: configuration) else { return nil }
+        guard let locked = lock.digests[CorpusLock.Fact(.declaration, stage.to, stage.from)] else {
+            return "\(CorpusConfiguration.fileName): its declaration is not locked: \(stage.to) shipped with it, but fixturekit.lock does not record it (\(FixtureKitError.Remedy.lockAfterReview.text))"
+        }
+        if StageDeclaration(stage, in: configuration).digest != locked {
+            return "\(CorpusConfiguration.fileName): \(LockCheck.declarationWords) " + LockCheck.changed(stage.to)
         }
         return nil
     }

@@ -44,7 +44,7 @@ enum ConfiguredChecks {
             let start = ContinuousClock.now
             var result: CheckResult
             if needsSource(check), let attachProblem {
-                result = CheckResult(name: check.name, passed: false, message: attachProblem, statement: check.sql)
+                result = CheckResult(.configured(name: check.name), passed: false, message: attachProblem, statement: check.sql)
             } else {
                 result = run(check, on: database, personal: personal)
             }
@@ -74,12 +74,12 @@ enum ConfiguredChecks {
                 let expected = try database.prepare(expectSQL)
                 statementText = check.sql
                 let mismatch = try compare(statement, expected, personal: personal)
-                return CheckResult(name: check.name, passed: mismatch == nil, message: mismatch, statement: mismatch == nil ? nil : check.sql)
+                return CheckResult(.configured(name: check.name), passed: mismatch == nil, message: mismatch, statement: mismatch == nil ? nil : check.sql)
             }
-            guard let expect = check.expect else { return CheckResult(name: check.name, passed: false, message: "nothing to expect") }
+            guard let expect = check.expect else { return CheckResult(.configured(name: check.name), passed: false, message: "nothing to expect") }
             if expect == .string("empty") {
                 let found = try rowsThatMustNotExist(statement, personal: personal)
-                return CheckResult(name: check.name, passed: found == nil, message: found, statement: found == nil ? nil : check.sql)
+                return CheckResult(.configured(name: check.name), passed: found == nil, message: found, statement: found == nil ? nil : check.sql)
             }
             var wanted = 1
             if case .array(let rows) = expect { wanted = rows.count + 1 }
@@ -88,11 +88,11 @@ enum ConfiguredChecks {
             var more = false
             if rows.count == wanted, wanted > 1 { more = try statement.step() }
             if let mismatch = ExpectedResult.mismatch(rows, expect: expect, more: more) {
-                return CheckResult(name: check.name, passed: false, message: mismatch, statement: check.sql)
+                return CheckResult(.configured(name: check.name), passed: false, message: mismatch, statement: check.sql)
             }
-            return CheckResult(name: check.name, passed: true)
+            return CheckResult(.configured(name: check.name), passed: true)
         } catch {
-            return CheckResult(name: check.name, passed: false, message: error.description, statement: statementText)
+            return CheckResult(.configured(name: check.name), passed: false, message: error.description, statement: statementText)
         }
     }
 

@@ -13,12 +13,11 @@ enum MigrationChecks {
     /// `PRAGMA integrity_check`: passes when SQLite answers `ok`.
     /// - Throws: ``SQLiteError`` when the pragma cannot run at all.
     static func integrity(_ database: Database) throws(SQLiteError) -> CheckResult {
-        let name = "integrity_check"
         let lines = try database.rows("PRAGMA integrity_check(\(integrityProblemLimit))").compactMap { $0.first?.text }
         guard lines == ["ok"] else {
-            return CheckResult(name: name, passed: false, message: lines.joined(separator: "\n"), statement: "PRAGMA integrity_check")
+            return CheckResult(.integrity, passed: false, message: lines.joined(separator: "\n"), statement: "PRAGMA integrity_check")
         }
-        return CheckResult(name: name, passed: true)
+        return CheckResult(.integrity, passed: true)
     }
 
     /// `integrity_check` of the store at `path`, split so that it uses `workers`
@@ -38,10 +37,9 @@ enum MigrationChecks {
     /// new ones are the migration's doing).
     /// - Throws: ``SQLiteError`` when the pragma cannot run at all.
     static func foreignKeys(_ database: Database, baseline: Int = 0) throws(SQLiteError) -> CheckResult {
-        let name = "foreign_key_check"
         let violations = try ForeignKeyFindings.find(database)
-        guard violations.reduce(0, { $0 + $1.count }) > baseline else { return CheckResult(name: name, passed: true) }
-        var result = CheckResult(name: name, passed: false, message: ForeignKeyFindings.message(violations, baseline: baseline), statement: "PRAGMA foreign_key_check")
+        guard violations.reduce(0, { $0 + $1.count }) > baseline else { return CheckResult(.foreignKeys, passed: true) }
+        var result = CheckResult(.foreignKeys, passed: false, message: ForeignKeyFindings.message(violations, baseline: baseline), statement: "PRAGMA foreign_key_check")
         result.foreignKeyViolations = violations
         return result
     }
@@ -76,7 +74,7 @@ enum MigrationChecks {
     /// The row-count check as one result.
     static func counts(rules: [String: CorpusConfiguration.CountRule], source: String, before: [String: Int], after: [String: Int], atCurrent: Bool, renamed: [String: String] = [:]) -> CheckResult {
         let problems = countProblems(rules: rules, source: source, before: before, after: after, atCurrent: atCurrent, renamed: renamed)
-        return CheckResult(name: "row counts", passed: problems.isEmpty, message: problems.isEmpty ? nil : problems.joined(separator: "\n"))
+        return CheckResult(.rowCounts, passed: problems.isEmpty, message: problems.isEmpty ? nil : problems.joined(separator: "\n"))
     }
 }
 
@@ -199,17 +197,16 @@ final class ParallelIntegrityCheck: Sendable {
     }
 
     private func problems() -> CheckResult {
-        let name = "integrity_check"
         if let failure = failure.withLock({ $0 }) {
-            return CheckResult(name: name, passed: false, message: failure, statement: "PRAGMA integrity_check")
+            return CheckResult(.integrity, passed: false, message: failure, statement: "PRAGMA integrity_check")
         }
         var seen: Set<String> = []
         let problems = outcomes.withLock { $0 }.flatMap { $0 ?? [] }.filter { seen.insert($0).inserted }
         guard problems.isEmpty else {
             return CheckResult(
-                name: name, passed: false, message: problems.prefix(MigrationChecks.integrityProblemLimit).joined(separator: "\n"),
+                .integrity, passed: false, message: problems.prefix(MigrationChecks.integrityProblemLimit).joined(separator: "\n"),
                 statement: "PRAGMA integrity_check")
         }
-        return CheckResult(name: name, passed: true)
+        return CheckResult(.integrity, passed: true)
     }
 }

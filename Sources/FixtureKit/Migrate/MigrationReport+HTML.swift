@@ -17,42 +17,11 @@ extension MigrationReport {
     public func html(configuration: String? = nil) -> String {
         HTMLReport(report: self, configuration: configuration).page()
     }
-
-    /// Writes ``html(configuration:)`` to `path` atomically (`path.tmp`, fsync, rename).
-    package func writeHTML(to path: String, configuration: String? = nil) throws(FixtureKitError) {
-        do { try AtomicFile.write(Array(html(configuration: configuration).utf8), to: path) } catch {
-            throw FixtureKitError(what: "write HTML report", failed: error)
-        }
-    }
 }
 
-/// HTML's text escapes.
-enum HTML {
-    /// `text` safe in an element or a quoted attribute: `&`, `<`, `>`, `"` and `'`
-    /// as entities; control characters other than tab and line feed, a lone carriage
-    /// return included, and the noncharacters U+FFFE and U+FFFF as U+FFFD.
-    static func escape(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            case "\n", "\t": result.unicodeScalars.append(scalar)
-            default:
-                if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) || (0xFFFE...0xFFFF).contains(scalar.value) {
-                    result += "\u{FFFD}"
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result
-    }
-}
+/// What the HTML page's parts share (``folded(_:open:close:separator:noun:plural:)``,
+/// ``foldedCSS``); its text is escaped by ``Markup/html``.
+enum HTML {}
 
 /// Builds the page of ``MigrationReport/html(configuration:)``.
 private struct HTMLReport {
@@ -60,40 +29,64 @@ private struct HTMLReport {
     let configuration: String?
 
     /// The grid's columns: checks of the same kind share one, whatever version they name.
-    struct Column: Equatable {
-        var key: String
-        var title: String
+    enum Column: Hashable {
+        case fixture, stages, migratedStore, integrity, foreignKeys, userVersion, version, schema, rowCounts, dataPreserved, upgrade, lint
+        /// One of the configuration's checks, by its name.
+        case configured(String)
+        /// A probe, by its kind.
+        case probe(String)
+
+        /// The column's heading.
+        var title: String {
+            switch self {
+            case .fixture: "fixture verifies"
+            case .stages: "stages"
+            case .migratedStore: "migrated store opens"
+            case .integrity: CheckKind.integrity.name
+            case .foreignKeys: CheckKind.foreignKeys.name
+            case .userVersion: CheckKind.userVersion.name
+            case .version: "version"
+            case .schema: "schema matches target"
+            case .rowCounts: CheckKind.rowCounts.name
+            case .dataPreserved: CheckKind.dataPreserved.name
+            case .upgrade: CheckKind.upgrade.name
+            case .lint: "lint"
+            case .configured(let name): name
+            case .probe(let kind): CheckKind.probe(kind: kind).name
+            }
+        }
     }
 
     /// The columns every matrix has, in the order the runner checks.
-    static let fixedColumns = [
-        Column(key: "fixture", title: "fixture verifies"),
-        Column(key: "stages", title: "stages"),
-        Column(key: "migrated store", title: "migrated store opens"),
-        Column(key: "integrity_check", title: "integrity_check"),
-        Column(key: "foreign_key_check", title: "foreign_key_check"),
-        Column(key: "user_version", title: "user_version"),
-        Column(key: "schema", title: "schema matches target"),
-        Column(key: "row counts", title: "row counts"),
-        Column(key: "data preserved", title: "data preserved"),
-    ]
+    static let fixedColumns: [Column] = [.fixture, .stages, .migratedStore, .integrity, .foreignKeys, .userVersion, .version, .schema, .rowCounts, .dataPreserved]
 
-    /// The column a check's result goes in.
-    static func columnKey(_ name: String) -> String {
-        if name.hasPrefix("fixture ") || name.hasPrefix("copy fixture ") { return "fixture" }
-        if name.hasPrefix("stage ") || name.hasPrefix("chain of stages") { return "stages" }
-        if name.hasPrefix("schema matches ") { return "schema" }
-        if name == "open the migrated store" || name == "read the migrated store" { return "migrated store" }
-        return name
+    /// The column a check of `kind` goes in.
+    static func column(_ kind: CheckKind) -> Column {
+        switch kind {
+        case .fixtureVerifies, .copyFixture: .fixture
+        case .stage, .chainOfStages: .stages
+        case .openMigratedStore, .readMigratedStore, .lockMigratedStore: .migratedStore
+        case .integrity: .integrity
+        case .foreignKeys: .foreignKeys
+        case .userVersion: .userVersion
+        case .version: .version
+        case .schema: .schema
+        case .rowCounts: .rowCounts
+        case .dataPreserved: .dataPreserved
+        case .upgrade: .upgrade
+        case .configured(let name): .configured(name)
+        case .lint: .lint
+        case .probe(let kind): .probe(kind)
+        }
     }
 
-    /// The fixed columns that some path has a result for, then the configuration's
-    /// checks in the order they first appear.
+    /// The fixed columns that some path has a result for, then the others (the
+    /// configuration's checks, lint, probes) in the order they first appear.
     var columns: [Column] {
-        let keys = report.paths.flatMap { $0.checks.map { Self.columnKey($0.name) } }
-        var columns = Self.fixedColumns.filter { keys.contains($0.key) }
-        for key in keys where !columns.contains(where: { $0.key == key }) {
-            columns.append(Column(key: key, title: key))
+        let used = report.paths.flatMap { $0.checks.map { Self.column($0.kind) } }
+        var columns = Self.fixedColumns.filter { used.contains($0) }
+        for column in used where !columns.contains(column) {
+            columns.append(column)
         }
         return columns
     }
@@ -111,10 +104,11 @@ private struct HTMLReport {
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
             <meta name="color-scheme" content="light dark">
-            <title>\(HTML.escape("fixturekit migrate to \(report.current): \(verdict)"))</title>
+            <title>\(Markup.html.escape("fixturekit migrate to \(report.current): \(verdict)"))</title>
             <style>
             \(Self.css)
             \(MigrationReport.dataDiffCSS)
+            \(HTML.foldedCSS)
             </style>
             </head>
             <body>
@@ -124,9 +118,10 @@ private struct HTMLReport {
         html += "<main>\n"
         html += grid()
         html += failures()
+        html += report.connectionsHTML()
         html += report.dataDiffHTML()
         html += "</main>\n"
-        html += "<footer><p>Written by fixturekit \(HTML.escape(FixtureKitLibrary.version)). Each path ran on temporary copies of the fixtures; the fixtures were not touched.</p></footer>\n"
+        html += "<footer><p>Written by fixturekit \(Markup.html.escape(FixtureKitLibrary.version)). Each path ran on temporary copies of the fixtures; the fixtures were not touched.</p></footer>\n"
         html += "</body>\n</html>\n"
         return html
     }
@@ -144,11 +139,11 @@ private struct HTMLReport {
         facts.append(("Checks", "\(checks) run, \(failedChecks) failed"))
         if let shard = report.shard { facts.append(("Shard", "\(shard) of the matrix")) }
         var html = "<header>\n<p class=\"eyebrow\">fixturekit migrate</p>\n"
-        html += "<h1>Migration matrix to \(HTML.escape(report.current))</h1>\n"
-        html += "<p class=\"verdict\">\(Self.badge(passed)) <span>\(HTML.escape(verdict))</span></p>\n"
+        html += "<h1>Migration matrix to \(Markup.html.escape(report.current))</h1>\n"
+        html += "<p class=\"verdict\">\(Self.badge(passed)) <span>\(Markup.html.escape(verdict))</span></p>\n"
         html += "<dl class=\"facts\">\n"
         for (name, value) in facts {
-            html += "<div><dt>\(HTML.escape(name))</dt><dd>\(HTML.escape(value))</dd></div>\n"
+            html += "<div><dt>\(Markup.html.escape(name))</dt><dd>\(Markup.html.escape(value))</dd></div>\n"
         }
         html += "</dl>\n</header>\n"
         return html
@@ -161,22 +156,27 @@ private struct HTMLReport {
         var html = "<section aria-labelledby=\"matrix\">\n<h2 id=\"matrix\">Matrix</h2>\n"
         html += "<p class=\"legend\">Each row is a path from a source version; each column a check. "
         html += "<span class=\"cell pass\">\(Self.passMark)</span> <span class=\"cell fail\">\(Self.failMark)</span> "
-        html += "<span class=\"cell none\">\(Self.noneMark)</span> (a hop, or a check after the path failed).</p>\n"
+        html += "<span class=\"cell none\">\(Self.noneMark)</span> (a hop, or a check after the path failed) "
+        html += "<span class=\"cell range\">\(Self.rangeMark)</span> (not in this path's range: the check's <code>from</code> leaves out its source version).</p>\n"
         html += "<div class=\"scroll\" role=\"region\" aria-labelledby=\"matrix\" tabindex=\"0\">\n<table class=\"grid\">\n<thead>\n<tr>"
         html += "<th scope=\"col\" class=\"rowhead\">Source / path</th><th scope=\"col\">result</th>"
         // `foreign_key_check` may break after its underscores, never inside a word.
-        for column in columns { html += "<th scope=\"col\">\(HTML.escape(column.title).replacingOccurrences(of: "_", with: "_<wbr>"))</th>" }
+        for column in columns { html += "<th scope=\"col\">\(Markup.html.escape(column.title).replacingOccurrences(of: "_", with: "_<wbr>"))</th>" }
         html += "</tr>\n</thead>\n<tbody>\n"
         for (index, path) in report.paths.enumerated() {
             html += "<tr class=\"\(path.passed ? "pass" : "fail")\">"
-            html += "<th scope=\"row\" class=\"rowhead\"><span class=\"source\">\(HTML.escape(path.source))</span>"
-            html += "<span class=\"path\">\(HTML.escape(Self.label(path)))</span>"
-            html += "<span class=\"meta\">\(HTML.escape(Self.meta(path)))</span></th>"
+            html += "<th scope=\"row\" class=\"rowhead\"><span class=\"source\">\(Markup.html.escape(path.source))</span>"
+            html += "<span class=\"path\">\(Markup.html.escape(Self.label(path)))</span>"
+            html += "<span class=\"meta\">\(Markup.html.escape(Self.meta(path)))</span></th>"
             html += path.passed
                 ? "<td class=\"cell pass\">\(Self.passMark)</td>"
                 : "<td class=\"cell fail\"><a href=\"#\(Self.anchor(index))\">\(Self.failMark)</a></td>"
             for column in columns {
-                html += cell(path.checks.filter { Self.columnKey($0.name) == column.key }, anchor: Self.anchor(index))
+                if case .configured(let name) = column, (path.outOfRange ?? []).contains(name) {
+                    html += "<td class=\"cell range\" title=\"\(Markup.html.escape(name)): not in this path's range (from)\">\(Self.rangeMark)</td>"
+                } else {
+                    html += cell(path.checks.filter { Self.column($0.kind) == column }, anchor: Self.anchor(index))
+                }
             }
             html += "</tr>\n"
         }
@@ -187,7 +187,7 @@ private struct HTMLReport {
     /// One cell: FAIL when a check of its column failed, pass when they all passed.
     private func cell(_ checks: [CheckResult], anchor: String) -> String {
         guard !checks.isEmpty else { return "<td class=\"cell none\">\(Self.noneMark)</td>" }
-        let title = HTML.escape(checks.map { "\($0.name): \($0.passed ? "pass" : "FAIL")" }.joined(separator: "; "))
+        let title = Markup.html.escape(checks.map { "\($0.name): \($0.passed ? "pass" : "FAIL")" }.joined(separator: "; "))
         if checks.allSatisfy(\.passed) { return "<td class=\"cell pass\" title=\"\(title)\">\(Self.passMark)</td>" }
         return "<td class=\"cell fail\" title=\"\(title)\"><a href=\"#\(anchor)\">\(Self.failMark)</a></td>"
     }
@@ -203,8 +203,8 @@ private struct HTMLReport {
         for (index, path) in failed {
             let failedChecks = path.checks.filter { !$0.passed }
             html += "<article class=\"failure\" id=\"\(Self.anchor(index))\">\n"
-            html += "<h3>\(Self.badge(false)) \(HTML.escape(Self.label(path)))</h3>\n"
-            html += "<p class=\"meta\">\(HTML.escape("\(Self.meta(path)), \(failedChecks.count) of \(Self.count(path.checks.count, "check")) failed"))</p>\n"
+            html += "<h3>\(Self.badge(false)) \(Markup.html.escape(Self.label(path)))</h3>\n"
+            html += "<p class=\"meta\">\(Markup.html.escape("\(Self.meta(path)), \(failedChecks.count) of \(Self.count(path.checks.count, "check")) failed"))</p>\n"
             for check in failedChecks { html += failure(check, of: path) }
             html += "</article>\n"
         }
@@ -215,32 +215,35 @@ private struct HTMLReport {
     /// A failed check: its message, the statement that failed, and for the schema
     /// and data checks the differences and findings one per line.
     private func failure(_ check: CheckResult, of path: PathResult) -> String {
-        var html = "<div class=\"check\">\n<h4>\(HTML.escape("✗ " + check.name))</h4>\n"
-        let key = Self.columnKey(check.name)
-        if key == "schema" && !path.schemaDifferences.isEmpty {
-            html += "<p class=\"label\">Schema differences from \(HTML.escape(path.target))</p>\n<ul class=\"diff\">\n"
-            for difference in path.schemaDifferences { html += "<li><code>\(HTML.escape(difference))</code></li>\n" }
-            html += "</ul>\n"
-        } else if key == "data preserved" && path.preservation.contains(where: { !$0.passed }) {
-            html += "<p class=\"label\">Data-preservation findings (rows matched by key)</p>\n<ul class=\"findings\">\n"
+        var html = "<div class=\"check\">\n<h4>\(Markup.html.escape("✗ " + check.name))</h4>\n"
+        if case .schema = check.kind, !path.schemaDifferences.isEmpty {
+            html += "<p class=\"label\">Schema differences from \(Markup.html.escape(path.target))</p>\n"
+            html += HTML.folded(path.schemaDifferences.map { "<li><code>\(Markup.html.escape($0))</code></li>\n" }, open: "<ul class=\"diff\">\n", close: "</ul>\n", noun: "difference")
+        } else if check.kind == .dataPreserved, path.preservation.contains(where: { !$0.passed }) {
+            html += "<p class=\"label\">Data-preservation findings (rows matched by key)</p>\n"
+            var items: [String] = []
             for finding in path.preservation where !finding.passed {
                 let name = finding.column.map { "\(finding.table).\($0)" } ?? finding.table
                 var counts = ["\(finding.compared) compared", "\(finding.equal) equal"]
-                for (count, word) in [(finding.lost, "lost"), (finding.nulled, "became NULL"), (finding.emptied, "became empty"), (finding.truncated, "truncated"), (finding.changed, "changed")] where count > 0 {
+                for (count, word) in [(finding.lost, "lost"), (finding.dropped ?? 0, "dropped"), (finding.nulled, "became NULL"), (finding.emptied, "became empty"), (finding.truncated, "truncated"), (finding.changed, "changed")] where count > 0 {
                     counts.append("\(count) \(word)")
                 }
                 // The finding starts with the column's name, already shown.
                 var text = finding.finding ?? "not preserved"
                 if text.hasPrefix(name + ": ") { text.removeFirst(name.count + 2) }
-                html += "<li><code class=\"name\">\(HTML.escape(name))</code> <span>\(HTML.escape(text))</span>"
-                html += "<span class=\"counts\">\(HTML.escape(counts.joined(separator: " · ")))</span></li>\n"
+                items.append("<li><code class=\"name\">\(Markup.html.escape(name))</code> <span>\(Markup.html.escape(text))</span>"
+                    + "<span class=\"counts\">\(Markup.html.escape(counts.joined(separator: " · ")))</span></li>\n")
             }
-            html += "</ul>\n"
+            html += HTML.folded(items, open: "<ul class=\"findings\">\n", close: "</ul>\n", noun: "finding")
         } else {
-            html += "<pre class=\"message\">\(HTML.escape(check.message ?? "failed"))</pre>\n"
+            let lines = (check.message ?? "failed").split(separator: "\n", omittingEmptySubsequences: false)
+            html += HTML.folded(lines.map { Markup.html.escape(String($0)) }, open: "<pre class=\"message\">", close: "</pre>\n", separator: "\n", noun: "line")
         }
         if let statement = check.statement {
-            html += "<p class=\"label\">Statement that failed</p>\n<pre class=\"statement\"><code>\(HTML.escape(statement))</code></pre>\n"
+            html += "<p class=\"label\">Statement that failed</p>\n<pre class=\"statement\"><code>\(Markup.html.escape(statement))</code></pre>\n"
+        }
+        if let connection = check.connection {
+            html += "<p class=\"label\">Connection</p>\n<pre class=\"message\">\(Markup.html.escape(connection.summary))</pre>\n"
         }
         html += "</div>\n"
         return html
@@ -251,6 +254,7 @@ private struct HTMLReport {
     static let passMark = "✓ pass"
     static let failMark = "✗ FAIL"
     static let noneMark = "– not run"
+    static let rangeMark = "○ not in range"
 
     static func badge(_ passed: Bool) -> String {
         passed ? "<span class=\"badge pass\">✓ PASSED</span>" : "<span class=\"badge fail\">✗ FAILED</span>"
@@ -266,7 +270,7 @@ private struct HTMLReport {
 
     /// `2 stages, 0.12 s`.
     static func meta(_ path: PathResult) -> String {
-        let stages = path.checks.filter { $0.name.hasPrefix("stage ") }.count
+        let stages = path.checks.filter(\.kind.isStage).count
         let hundredths = Int((path.seconds * 100).rounded())
         let fraction = String(hundredths % 100)
         return "\(count(stages, "stage")), \(hundredths / 100).\(String(repeating: "0", count: 2 - fraction.count) + fraction) s"

@@ -4,7 +4,8 @@ import FixtureKitModels
 extension MigrationReport {
     /// The report as JUnit XML: one testsuite per source version, one testcase
     /// per path and check (with the check's `time`), failure messages that say
-    /// what changed.
+    /// what changed, and each suite's ``PathResult/unchecked`` as lines of its
+    /// `system-out`.
     ///
     /// The files of several shards together hold every testcase of the matrix once.
     public func junitXML() -> String {
@@ -23,61 +24,35 @@ extension MigrationReport {
             let results = bySource[source] ?? []
             let checks = results.flatMap { result in result.checks.map { (result, $0) } }
             let time = results.reduce(0) { $0 + $1.seconds }
-            xml += "  <testsuite name=\"\(Self.escape(source))\" tests=\"\(checks.count)\" failures=\"\(failed(results, couldNotRun: false))\"\(errors(failed(results, couldNotRun: true))) time=\"\(Self.seconds(time))\">\n"
+            xml += "  <testsuite name=\"\(Markup.xml.escape(source))\" tests=\"\(checks.count)\" failures=\"\(failed(results, couldNotRun: false))\"\(errors(failed(results, couldNotRun: true))) time=\"\(Self.seconds(time))\">\n"
             for (result, check) in checks {
-                let name = Self.escape("\(result.kind == .hop ? "hop " : "")\(result.id): \(check.name)")
+                let name = Markup.xml.escape("\(result.kind == .hop ? "hop " : "")\(result.id): \(check.name)")
                 let time = check.seconds.map { " time=\"\(Self.seconds($0))\"" } ?? ""
-                let head = "    <testcase classname=\"\(Self.escape("migrate.\(source)"))\" name=\"\(name)\"\(time)"
+                let head = "    <testcase classname=\"\(Markup.xml.escape("migrate.\(source)"))\" name=\"\(name)\"\(time)"
+                // A stage's settings and warnings (MigrationReport+Connection.swift).
+                let (properties, output) = Self.junitDetails(check)
                 if check.passed {
-                    xml += head + "/>\n"
+                    xml += properties.isEmpty && output.isEmpty ? head + "/>\n" : head + ">\n" + properties + output + "    </testcase>\n"
                 } else {
                     let message = check.message ?? "failed"
                     var body = message
                     if let statement = check.statement { body += "\nstatement: \(statement)" }
                     let element = result.couldNotRun == true ? "error" : "failure"
-                    xml += head + ">\n      <\(element) message=\"\(Self.escape(message.split(separator: "\n").first.map(String.init) ?? message))\">\(Self.escape(body))</\(element)>\n    </testcase>\n"
+                    xml += head + ">\n" + properties + "      <\(element) message=\"\(Markup.xml.escape(message.split(separator: "\n").first.map(String.init) ?? message))\">\(Markup.xml.escape(body))</\(element)>\n" + output + "    </testcase>\n"
                 }
             }
+            // What the value checks could not see: lines for a person, after the testcases.
+            let unchecked = results.flatMap { result in (result.unchecked ?? []).map { "\(result.kind == .hop ? "hop " : "")\(result.id): unchecked: \($0.line)" } }
+            if !unchecked.isEmpty { xml += "    <system-out>\(Markup.xml.escape(unchecked.joined(separator: "\n")))</system-out>\n" }
             xml += "  </testsuite>\n"
         }
         xml += "</testsuites>\n"
         return xml
     }
 
-    /// XML's five entities, and control characters XML 1.0 cannot hold replaced.
-    static func escape(_ text: String) -> String {
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&apos;"
-            case "\n", "\t", "\r": result += "&#\(scalar.value);"
-            default:
-                if scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) {
-                    result += "\u{FFFD}"
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result
-    }
-
     private static func seconds(_ value: Double) -> String {
         let milliseconds = Int((value * 1000).rounded())
         let fraction = String(milliseconds % 1000)
         return "\(milliseconds / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
-    }
-}
-
-extension MigrationReport {
-    /// Writes the JUnit XML to `path` atomically.
-    package func writeJUnit(to path: String) throws(FixtureKitError) {
-        do { try AtomicFile.write(Array(junitXML().utf8), to: path) } catch {
-            throw FixtureKitError(what: "write JUnit report", failed: error)
-        }
     }
 }

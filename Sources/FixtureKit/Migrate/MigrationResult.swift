@@ -1,33 +1,5 @@
 import FixtureKitSystem
 
-/// One check of one migration path, passed or not.
-public struct CheckResult: Codable, Equatable, Sendable {
-    /// `fixture 1.0.0 verifies`, `stage 1.0.0 -> 2.0.0`, `integrity_check`, a configured check's name.
-    public var name: String
-    public var passed: Bool
-    /// What went wrong, in plain words; each difference on its own line.
-    public var message: String?
-    /// The statement that failed, when one did.
-    public var statement: String?
-    /// What it took: for `fixture V verifies`, verifying the fixture (shared by
-    /// the paths from V) and copying it for this path; for a stage, the stage;
-    /// for `integrity_check`, from its start to its last thread's end (it runs
-    /// beside the other checks); for `data preserved`, the value-level diff.
-    public var seconds: Double?
-    /// For `foreign_key_check`: the rows that violate a foreign key, per table.
-    public var foreignKeyViolations: [ForeignKeyViolations]?
-
-    package init(name: String, passed: Bool, message: String? = nil, statement: String? = nil, seconds: Double? = nil) {
-        (self.name, self.passed, self.message, self.statement, self.seconds) = (name, passed, message, statement, seconds)
-    }
-
-    /// The same outcome: name, result, message and statement; the time is not
-    /// part of it (two runs of one check never take the same time).
-    public static func == (lhs: CheckResult, rhs: CheckResult) -> Bool {
-        (lhs.name, lhs.passed, lhs.message, lhs.statement) == (rhs.name, rhs.passed, rhs.message, rhs.statement)
-    }
-}
-
 /// What happened on one migration path.
 public struct PathResult: Codable, Equatable, Sendable {
     public var id: String
@@ -49,6 +21,13 @@ public struct PathResult: Codable, Equatable, Sendable {
     /// its fixture could not be copied, the temporary folder filled up. Such a
     /// failure makes `migrate` exit 2, never 1.
     public var couldNotRun: Bool?
+    /// The tables and columns of the target that no value of the source
+    /// fixture stands for, so that the value checks could not see them;
+    /// `nil` when the values were not compared.
+    public var unchecked: [UncheckedValues]?
+    /// The configuration's checks this path does not run: their `from` leaves
+    /// out its source version.
+    public var outOfRange: [String]?
 
     /// The first check that failed.
     public var firstFailure: CheckResult? { checks.first { !$0.passed } }
@@ -60,7 +39,10 @@ public struct MigrationReport: Codable, Equatable, Sendable {
     /// `1/2` when the matrix was split with `--shard`.
     public var shard: String?
     public var paths: [PathResult]
-    /// `SIGTERM` when fixturekit received it: the paths that had not started did not run.
+    /// Why the run stopped before its end, when it was cancelled
+    /// (``MigrationRunner/Options/cancellation``): `SIGTERM` when fixturekit
+    /// received it, `cancelled` when the caller cancelled it. The paths that had
+    /// not started did not run; those that were running failed, their stage interrupted.
     public var interrupted: String?
     /// The paths selected (those that ran, unless the run was interrupted).
     public var selected: Int?
@@ -76,6 +58,11 @@ public struct MigrationReport: Codable, Equatable, Sendable {
         /// The whole run, from its start to its last path's end.
         public var seconds: Double
     }
+
+    /// Lines of a finding, or entries of a list, that the summary and the HTML
+    /// page show before they fold the rest under their count (`--json` and
+    /// JUnit hold every one).
+    package static let shownLines = 20
 
     public var passed: Bool { paths.allSatisfy(\.passed) }
     public var failedCount: Int { paths.filter { !$0.passed }.count }

@@ -32,20 +32,15 @@ extension MigrationRunner {
                     temporaryFolders.withLock { $0.append(scratch) }
                     let folder = scratch.path.appendingPath(version)
                     let result = try FixtureArchive.unpack(archive, to: folder)
-                    if let first = result.contents.verification.problems.first {
-                        state.problem = "\(archive) does not verify: \(first.file): \(first.summary)"
-                    }
+                    let problems = result.contents.verification.problems
+                    if !problems.isEmpty { state.problem = .archiveDoesNotVerify(archive: archive, problems: problems) }
                     state.folder = folder
                     isOwnCopy = true
-                } catch let error as FileSystemError {
-                    state.problem = error.description
-                } catch let error as FixtureKitError {
-                    state.problem = error.description
                 } catch {
-                    state.problem = "\(error)"
+                    state.problem = .unreadable(error)
                 }
             } else {
-                state.problem = "no fixture of \(version): \(state.folder) does not exist, nor its archive"
+                state.problem = .missing(version: version, folder: state.folder)
             }
         }
         if state.problem == nil {
@@ -66,8 +61,8 @@ extension MigrationRunner {
                 defer { reading.drain() }
                 let problems = try Verifier.fixtureProblems((try? copy.get()) ?? folder)
                 reading.drain()
-                if let first = problems.first {
-                    state.problem = "\(folder) does not verify: \(first.file): \(first.summary)" + (problems.count > 1 ? " (and \(problems.count - 1) more)" : "")
+                if !problems.isEmpty {
+                    state.problem = .folderDoesNotVerify(folder: folder, problems: problems)
                 } else {
                     let verified = try copy.get()
                     guard let result = read.result else { throw FixtureKitError(what: "read fixture", path: verified, why: "not read") }
@@ -75,16 +70,17 @@ extension MigrationRunner {
                     state.folder = verified
                     // What was verified must be what the lock records of the version.
                     if let problem = history?.fixtureProblem(version, verifiedFolder: verified, archive: isOwnCopy ? configuration.archivePath(of: version) : nil) {
-                        state.problem = problem
+                        state.problem = .notAsLocked(problem)
                     } else {
                         state.contents = contents
                         state.copy = reference
                         state.keys = SourceKeys(reference: reference, schema: contents.schema, keys: configuration.keys ?? [:])
                         state.pages = SourcePages(reference: reference)
+                        state.values = SourceValues(reference: reference, schema: contents.schema)
                     }
                 }
             } catch {
-                state.problem = error.description
+                state.problem = .unreadable(error)
             }
         }
         return state

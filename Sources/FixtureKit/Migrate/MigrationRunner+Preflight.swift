@@ -13,7 +13,7 @@ extension MigrationRunner {
     /// full is the machine's failure, which `migrate` reports as such (exit
     /// status 2) instead of failing every path as if the migration had.
     /// - Throws: ``FixtureKitError`` saying what is wrong with it.
-    package static func checkTemporaryFolder() throws(FixtureKitError) {
+    public static func checkTemporaryFolder() throws(FixtureKitError) {
         let base = ScratchFolder.systemFolder
         let hint = "set TMPDIR to a folder with room for a copy of each fixture"
         do throws(FileSystemError) {
@@ -34,18 +34,19 @@ extension MigrationRunner {
         }
     }
 
-    /// Checks, before the matrix runs, that a report file can be written where
-    /// asked: its temporary file is created and removed again.
-    /// - Parameter what: `write JUnit report`, as the late failure would say it.
-    /// - Throws: ``FixtureKitError`` (exit status 2).
-    package static func checkReportFile(_ path: String, what: String) throws(FixtureKitError) {
+    /// Checks, before the matrix runs, that a report in `format` can be written
+    /// at `path` (``MigrationReport/write(_:to:configuration:)``): its temporary
+    /// file is created and removed again.
+    /// - Throws: ``FixtureKitError`` (exit status 2), worded as the late failure would be
+    ///   (`write JUnit report: open: ...`), with the hint that nothing was run.
+    public static func checkReportFile(_ path: String, format: MigrationReport.Format) throws(FixtureKitError) {
         let temporary = AtomicFile.temporaryPath(for: path)
         do throws(FileSystemError) {
             let fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW)
             close(fd)
             try POSIX.unlinkIfPresent(temporary)
         } catch {
-            throw FixtureKitError(what: "\(what)", failed: error, hint: "nothing was run")
+            throw FixtureKitError(what: format.writing, failed: error, hint: "nothing was run")
         }
     }
 }

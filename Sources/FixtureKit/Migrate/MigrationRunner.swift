@@ -23,14 +23,23 @@ public final class MigrationRunner: Sendable {
         public var progress: WorkProgress?
         /// Told each phase of each path as it ends (the shared `--verbose`).
         public var phases: MigrationProgress?
+        /// What stops the run: once it is cancelled no other path starts, the
+        /// stages running are ended, and ``MigrationReport/interrupted`` says
+        /// why. The tool passes the one SIGINT and SIGTERM cancel
+        /// (``Interruption/install()``).
+        public var cancellation: Cancellation?
 
-        public init(from: String? = nil, jobs: Int? = nil, shard: (index: Int, count: Int)? = nil, keepFailed: String? = nil, progress: WorkProgress? = nil, phases: MigrationProgress? = nil) {
+        public init(
+            from: String? = nil, jobs: Int? = nil, shard: (index: Int, count: Int)? = nil, keepFailed: String? = nil, progress: WorkProgress? = nil,
+            phases: MigrationProgress? = nil, cancellation: Cancellation? = nil
+        ) {
             self.from = from
             self.jobs = jobs
             self.shard = shard
             self.keepFailed = keepFailed
             self.progress = progress
             self.phases = phases
+            self.cancellation = cancellation
         }
     }
 
@@ -45,7 +54,7 @@ public final class MigrationRunner: Sendable {
     struct FixtureState: Sendable {
         var folder: String
         /// Why it cannot be used: missing, or it does not verify.
-        var problem: String?
+        var problem: FixtureProblem?
         /// Its schema and counts, read from a temporary copy.
         var contents: StoreContents?
         /// A checkpointed copy of its store, kept while the runner lives: the
@@ -55,6 +64,8 @@ public final class MigrationRunner: Sendable {
         var keys: SourceKeys?
         /// The pages of its b-trees, walked on a thread of their own.
         var pages: SourcePages?
+        /// Which of its columns hold a value, found on a thread of their own.
+        var values: SourceValues?
     }
 
     /// Threads each path's integrity check runs on: the cores the paths leave.
@@ -67,9 +78,14 @@ public final class MigrationRunner: Sendable {
     let history: LockedHistory?
     /// What the fixtures' manifests say for the plan (see MigrationRunner+Sources.swift).
     let sourceFacts: SourceFacts
+    /// The code of the configuration's Swift stages, by name.
+    let swiftStages: [String: SwiftStage]
 
-    public init(configuration: CorpusConfiguration) {
+    /// - Parameter swiftStages: the code of the configuration's Swift stages
+    ///   (`"swift": "NAME"`), by name: an app's tests run its own migration code.
+    public init(configuration: CorpusConfiguration, swiftStages: [String: SwiftStage] = [:]) {
         self.configuration = configuration
+        self.swiftStages = swiftStages
         personalColumns = configuration.personalColumns
         history = LockedHistory(configuration: configuration)
         sourceFacts = SourceFacts(configuration: configuration)
@@ -80,15 +96,20 @@ public final class MigrationRunner: Sendable {
         for slot in fixtures.withLock({ Array($0.values) }) {
             _ = slot.made?.keys?.wait()
             _ = slot.made?.pages?.wait()
+            _ = slot.made?.values?.wait()
         }
         temporaryFolders.withLock { $0.removeAll() }
     }
 
     /// Runs the matrix (or the part `options` selects): the paths most
     /// expensive first (``MigrationSchedule``); the report lists them in the
-    /// matrix' order.
-    package func run(_ options: Options = Options()) -> MigrationReport {
+    /// matrix' order. Once `options.cancellation` is cancelled no other path
+    /// starts, those running end with their stage interrupted, and
+    /// ``MigrationReport/interrupted`` says why.
+    public func run(_ options: Options = Options()) -> MigrationReport {
         let start = ContinuousClock.now
+        // SQLite's `localtime` and `utc` read the process' time zone: the stages' own, before any path starts.
+        ProcessTimeZone.use(configuration.processTimeZone)
         let matrix = distinctSources(configuration.migrationPaths(from: options.from, evidence: sourceFacts.evidence))
         var sizes: [String: UInt64] = [:]
         for source in Set(matrix.map(\.source)) { sizes[source] = MigrationSchedule.fixtureSize(source, configuration: configuration) }
@@ -105,10 +126,10 @@ public final class MigrationRunner: Sendable {
         DispatchQueue.concurrentPerform(iterations: workers) { _ in
             while true {
                 let turn = next.wrappingAdd(1, ordering: .relaxed).oldValue
-                // After SIGINT or SIGTERM no other path starts.
-                guard turn < order.count, Interruption.received == nil else { break }
+                // Once cancelled (SIGINT or SIGTERM) no other path starts.
+                guard turn < order.count, options.cancellation?.isCancelled != true else { break }
                 let index = order[turn]
-                let result = run(paths[index], keepFailed: options.keepFailed, phases: options.phases)
+                let result = run(paths[index], keepFailed: options.keepFailed, phases: options.phases, cancellation: options.cancellation)
                 results.withLock { $0[index] = result }
                 options.progress?.advance(1)
             }
@@ -121,25 +142,29 @@ public final class MigrationRunner: Sendable {
             shard: options.shard.map { "\($0.index)/\($0.count)" },
             paths: done,
             summary: MigrationReport.Summary(passed: done.count - failed, failed: failed, skipped: whole - done.count, seconds: start.secondsSince))
-        report.interrupted = Interruption.received.map(Interruption.name)
+        report.interrupted = options.cancellation?.reason?.name
         report.selected = paths.count
         return report
     }
 
     /// Runs one path: verifies the source fixture, copies it, runs the stages, checks.
     /// - Parameter phases: told each phase as it ends.
-    public func run(_ path: MigrationPath, keepFailed: String? = nil, phases: MigrationProgress? = nil) -> PathResult {
+    /// - Parameter cancellation: once cancelled, the stage running is ended and no other runs.
+    public func run(_ path: MigrationPath, keepFailed: String? = nil, phases: MigrationProgress? = nil, cancellation: Cancellation? = nil) -> PathResult {
         let start = ContinuousClock.now
+        ProcessTimeZone.use(configuration.processTimeZone)
         var run = PathRun(path: path, phases: phases)
         phases?.say("\(run.label): started")
-        execute(path, into: &run)
+        execute(path, into: &run, cancellation: cancellation)
         var result = PathResult(
             id: path.id, kind: path.kind, source: path.source, target: path.target,
             passed: run.checks.allSatisfy(\.passed), seconds: 0, checks: run.checks, schemaDifferences: run.schemaDifferences,
             preservation: run.preservation, preservationSeconds: run.preservationSeconds, alsoFor: path.alsoFor)
+        result.unchecked = run.unchecked
+        result.outOfRange = outOfRange(path)
         // A failure of the machine is not a regression: a copy that could not be
         // made, a stage that ran out of room (the temporary folder is full now).
-        if !result.passed, run.infrastructure || ScratchFolder.isFull() {
+        if !result.passed, run.checks.contains(where: \.couldNotRun) || ScratchFolder.isFull() {
             result.couldNotRun = true
         }
         if !result.passed, let keepFailed { run.keep(in: keepFailed, result: result) }
@@ -150,36 +175,35 @@ public final class MigrationRunner: Sendable {
 
     // MARK: - One path
 
-    private func execute(_ path: MigrationPath, into run: inout PathRun) {
+    private func execute(_ path: MigrationPath, into run: inout PathRun, cancellation: Cancellation?) {
         let start = ContinuousClock.now
         let source = fixture(path.source)
         let verified = start.secondsSince
-        let verifies = "fixture \(path.source) verifies"
+        let verifies = CheckKind.fixtureVerifies(version: path.source)
         if let problem = source.problem {
-            run.fail("fixture \(path.source)", problem, seconds: verified)
+            run.fail(verifies, problem.description, seconds: verified)
             return
         }
         if let gap = path.gap {
             run.pass(verifies, seconds: verified)
-            run.fail("chain of stages to \(path.target)", gap)
+            run.fail(.chainOfStages(to: path.target), gap)
             return
         }
         // A shipped stage runs only as it was locked.
         for stage in path.stages {
             if let problem = history?.stageProblem(stage) {
                 run.pass(verifies, seconds: verified)
-                run.fail("stage \(stage.from) -> \(stage.to)", problem)
+                run.fail(.stage(from: stage.from, to: stage.to), problem)
                 return
             }
         }
         let copy: MigrationCopy
         let copying = ContinuousClock.now
         do {
-            copy = try MigrationCopy(fixture: source.folder, store: configuration.store)
+            copy = try MigrationCopy(fixture: source.folder, store: configuration.store, swiftStages: swiftStages, cancellation: cancellation)
         } catch {
             run.pass(verifies, seconds: verified)
-            run.fail("copy fixture \(path.source)", error.description, seconds: copying.secondsSince)
-            run.infrastructure = true
+            run.fail(.copyFixture(version: path.source), error.description, seconds: copying.secondsSince, error: error)
             return
         }
         // Verifying the fixture (once for every path from it) and this path's copy.
@@ -187,20 +211,16 @@ public final class MigrationRunner: Sendable {
         run.copy = copy
         let before = source.contents?.tables ?? [:]
         for stage in path.stages {
-            let name = "stage \(stage.from) -> \(stage.to)"
-            if let signal = Interruption.received {
-                run.fail(name, "not run: fixturekit received \(Interruption.name(signal))")
+            if let reason = cancellation?.reason {
+                run.fail(.stage(from: stage.from, to: stage.to), "not run: \(reason)")
                 return
             }
             let staging = ContinuousClock.now
-            if let failure = copy.run(stage, configuration: configuration, log: &run.log) {
-                run.append(CheckResult(name: name, passed: false, message: failure.message, statement: failure.statement, seconds: staging.secondsSince))
-                run.infrastructure = failure.infrastructure
-                return
-            }
-            run.append(CheckResult(name: name, passed: true, message: copy.stages.note, seconds: staging.secondsSince))
+            let failure = copy.run(stage, configuration: configuration, log: &run.log)
+            run.append(copy.stages.result(stage, failure, seconds: staging.secondsSince))
+            if failure != nil { return }
         }
-        guard Interruption.received == nil else { return }
+        guard cancellation?.isCancelled != true else { return }
         check(path, copy: copy, sourceCounts: before, into: &run)
     }
 
@@ -214,7 +234,7 @@ public final class MigrationRunner: Sendable {
         let changedPages = fixture(path.source).copy.flatMap { ChangedPages.compare(migrated: copy.storePath, source: $0) }
         let pagesSeconds = comparing.secondsSince
         let integritySlot = run.checks.count
-        run.checks.append(CheckResult(name: "integrity_check", passed: false))
+        run.checks.append(CheckResult(.integrity, passed: false))
         var integrityDone = false
         func finishIntegrity(_ run: inout PathRun) {
             guard !integrityDone else { return }
@@ -228,25 +248,25 @@ public final class MigrationRunner: Sendable {
         let migrated: StoreContents
         let reading = ContinuousClock.now
         do { database = try copy.open() } catch {
-            run.fail("open the migrated store", error.description)
+            run.fail(.openMigratedStore, error.description)
             return
         }
         do { migrated = try StoreContents(database: database) } catch {
-            run.fail("read the migrated store", error.why, seconds: reading.secondsSince)
+            run.fail(.readMigratedStore, error.why, seconds: reading.secondsSince)
             return
         }
         // The contents count the rows that violate a foreign key; the pragma
         // runs only to name them. The time is the contents' (row counts and
         // foreign keys) and the pragma's.
         if migrated.foreignKeyViolations == 0 {
-            run.pass("foreign_key_check", seconds: reading.secondsSince)
+            run.pass(.foreignKeys, seconds: reading.secondsSince)
         } else {
             do {
                 var result = try MigrationChecks.foreignKeys(database)
                 result.seconds = reading.secondsSince
                 run.append(result)
             } catch {
-                run.fail("foreign_key_check", error.description, statement: error.sql, seconds: reading.secondsSince)
+                run.fail(.foreignKeys, error.description, statement: error.sql, seconds: reading.secondsSince)
             }
         }
 
@@ -255,21 +275,22 @@ public final class MigrationRunner: Sendable {
         if let expected = reference.contents {
             if expected.userVersion != 0 {
                 migrated.userVersion == expected.userVersion
-                    ? run.pass("user_version", seconds: 0)
-                    : run.fail("user_version", "\(migrated.userVersion) here, \(expected.userVersion) in \(path.target)", statement: "PRAGMA user_version", seconds: 0)
+                    ? run.pass(.userVersion, seconds: 0)
+                    : run.fail(.userVersion, "\(migrated.userVersion) here, \(expected.userVersion) in \(path.target)", statement: "PRAGMA user_version", seconds: 0)
             }
             let differences = SchemaDiff.differences(migrated.schema, from: expected.schema, referenceName: path.target)
             run.schemaDifferences = differences
             differences.isEmpty
-                ? run.pass("schema matches \(path.target)", seconds: comparingSchema.secondsSince)
-                : run.fail("schema matches \(path.target)", differences.joined(separator: "\n"), seconds: comparingSchema.secondsSince)
+                ? run.pass(.schema(target: path.target), seconds: comparingSchema.secondsSince)
+                : run.fail(.schema(target: path.target), differences.joined(separator: "\n"), seconds: comparingSchema.secondsSince)
         } else {
-            run.fail("schema matches \(path.target)", "no fixture of \(path.target) to compare with: \(reference.problem ?? "missing")", seconds: comparingSchema.secondsSince)
+            let problem = reference.problem?.description ?? "missing"
+            run.fail(.schema(target: path.target), "no fixture of \(path.target) to compare with: \(problem)", seconds: comparingSchema.secondsSince)
         }
 
         let counting = ContinuousClock.now
         var counts = MigrationChecks.counts(
-            rules: configuration.counts ?? [:], source: path.source, before: sourceCounts, after: migrated.tables,
+            rules: configuration.countRules, source: path.source, before: sourceCounts, after: migrated.tables,
             atCurrent: path.target == configuration.current, renamed: configuration.renamedTables)
         counts.seconds = counting.secondsSince
         run.append(counts)
@@ -299,15 +320,24 @@ public final class MigrationRunner: Sendable {
                 sourceCounts: source.contents?.tables ?? [:], migratedCounts: migrated.tables, sourceKeys: source.keys, sourcePages: source.pages,
                 personal: personalColumns, renames: configuration.renameMap, moves: configuration.declaredMoves)
             run.preservation = try check.run(sourcePath: reference, changedPages: changedPages)
+            run.unchecked = check.unchecked(version: path.source, held: source.values?.wait())
         } catch {
             run.preservationSeconds = pagesSeconds + start.secondsSince
-            run.fail("data preserved", error.description, seconds: run.preservationSeconds)
+            run.fail(.dataPreserved, error.description, seconds: run.preservationSeconds)
             return
         }
         run.preservationSeconds = pagesSeconds + start.secondsSince
         let findings = run.preservation.compactMap(\.finding)
         findings.isEmpty
-            ? run.pass("data preserved", seconds: run.preservationSeconds)
-            : run.fail("data preserved", findings.joined(separator: "\n"), seconds: run.preservationSeconds)
+            ? run.pass(.dataPreserved, seconds: run.preservationSeconds)
+            : run.fail(.dataPreserved, findings.joined(separator: "\n"), seconds: run.preservationSeconds)
+    }
+
+    /// The configuration's checks that a path to the current version does not
+    /// run because their `from` leaves out its source; `nil` when none.
+    private func outOfRange(_ path: MigrationPath) -> [String]? {
+        guard path.target == configuration.current else { return nil }
+        let names = (configuration.checks ?? []).filter { !($0.from?.contains(path.source) ?? true) }.map(\.name)
+        return names.isEmpty ? nil : names
     }
 }

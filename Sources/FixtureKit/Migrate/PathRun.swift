@@ -15,10 +15,10 @@ struct PathRun {
     var copy: MigrationCopy?
     var preservation: [ColumnPreservation] = []
     var preservationSeconds: Double = 0
+    /// What the value checks could not see (``UncheckedValues``); `nil` when they did not run.
+    var unchecked: [UncheckedValues]?
     /// Says each phase as it ends (`--verbose`).
     var phases: MigrationProgress?
-    /// The path failed for want of the machine (disk, files), not of the migration.
-    var infrastructure = false
 
     init(path: MigrationPath, phases: MigrationProgress? = nil) {
         self.path = path
@@ -28,12 +28,13 @@ struct PathRun {
     /// `hop 1.0.0 -> 2.0.0`, `1.0.0 -> 2.0.0 -> 3.0.0`: the path as reports name it.
     var label: String { path.kind == .hop ? "hop " + path.id : path.id }
 
-    mutating func pass(_ name: String, seconds: Double? = nil) {
-        append(CheckResult(name: name, passed: true, seconds: seconds))
+    mutating func pass(_ kind: CheckKind, seconds: Double? = nil) {
+        append(CheckResult(kind, passed: true, seconds: seconds))
     }
 
-    mutating func fail(_ name: String, _ message: String, statement: String? = nil, seconds: Double? = nil) {
-        append(CheckResult(name: name, passed: false, message: message, statement: statement, seconds: seconds))
+    /// - Parameter error: the error that kept the check from running, when the machine did.
+    mutating func fail(_ kind: CheckKind, _ message: String, statement: String? = nil, seconds: Double? = nil, error: (any Error)? = nil) {
+        append(CheckResult(kind, passed: false, message: message, statement: statement, seconds: seconds, error: error))
     }
 
     mutating func append(_ check: CheckResult) {

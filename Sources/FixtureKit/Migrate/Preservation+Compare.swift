@@ -33,9 +33,9 @@ extension PreservationCheck {
                 let held = Int(try database.scalar("SELECT count(*) FROM \(source) WHERE \(quoted) IS NOT NULL")?.integer ?? 0)
                 let failed = held > 0 && declared != .dropped
                 results.append(ColumnPreservation(
-                    table: name, column: column.name, compared: 0, equal: 0, lost: 0, nulled: held, emptied: 0, truncated: 0, changed: 0,
+                    table: name, column: column.name, compared: 0, equal: 0, lost: 0, nulled: 0, emptied: 0, truncated: 0, changed: 0,
                     exampleKeys: [], passed: !failed,
-                    finding: failed ? "\(label): gone with \(held) non-NULL values (declare it \"dropped\" in changes)" : nil))
+                    finding: failed ? "\(label): gone with \(held) non-NULL values (declare it \"dropped\" in changes)" : nil, dropped: held))
                 continue
             }
             if declared == .dropped { continue }
@@ -113,7 +113,9 @@ extension PreservationCheck {
             let breakdown = (try database.rows("SELECT \(kinds.joined(separator: ", ")) \(joined)").first ?? []).map { Int($0.integer ?? 0) }
             let (nulled, emptied, truncated) = breakdown.count == 3 ? (breakdown[0], breakdown[1], breakdown[2]) : (0, 0, 0)
             let changed = matched - equal - nulled - emptied - truncated
-            let examples = try database.rows("SELECT \(keyText) \(joined) WHERE \(equalExpression) = 0 ORDER BY \(keyOrder) LIMIT \(Self.examples)").compactMap { $0.first?.text }
+            let hidden = !showsValues(of: ["\(name).\(column.name)", "\(after.name).\(target)"])
+            let values = try valueChanges(keyText: keyText, before: s, after: m, rows: "\(joined) WHERE \(equalExpression) = 0", order: keyOrder, hidden: hidden)
+            let examples = values.map(\.key)
             var parts: [String] = []
             if nulled > 0 { parts.append("\(nulled) became NULL") }
             if emptied > 0 { parts.append("\(emptied) became empty") }
@@ -122,7 +124,8 @@ extension PreservationCheck {
             results.append(ColumnPreservation(
                 table: name, column: column.name, compared: matched, equal: equal, lost: 0, nulled: nulled, emptied: emptied,
                 truncated: truncated, changed: changed, exampleKeys: examples, passed: false,
-                finding: "\(label): \(parts.joined(separator: ", ")) of \(matched) values\(Self.keysNote(examples))"))
+                finding: "\(label): \(parts.joined(separator: ", ")) of \(matched) values\(Self.valuesNote(values, byKey: !personalKey))",
+                exampleValues: values))
         }
         return results
     }

@@ -74,12 +74,17 @@ extension PreservationCheck {
         guard counts.count == 4 else { return failure("could not be counted") }
         let (total, arrived, lost, nulled) = (counts[0], counts[1], counts[2], counts[3])
         let changed = total - arrived - lost - nulled
-        var examples: [String] = []
+        var shown: [ValueChange] = []
+        let personalKey = sourceKey.contains { personal?.contains("\(table.name).\($0)".lowercased()) ?? true }
         if arrived < total {
-            let personalKey = sourceKey.contains { personal?.contains("\(table.name).\($0)".lowercased()) ?? true }
             let keyText = !personalKey ? "quote(s.\(keyExpression))" : table.withoutRowID ? "NULL" : "'rowid ' || s.rowid"
-            examples = try database.rows("SELECT \(keyText) \(rows) AND NOT \(equal) ORDER BY s.\(keyExpression) LIMIT \(Self.examples)").compactMap { $0.first?.text }
+            // The value that arrived: a non-NULL one, of the key's rows, when there is one.
+            let arrivedValue = "(SELECT n.v FROM \(values) AS n WHERE n.k = s.\(keyExpression) ORDER BY n.v IS NULL LIMIT 1)"
+            shown = try valueChanges(
+                keyText: keyText, before: s, after: arrivedValue, absent: "NOT \(found)", rows: "\(rows) AND NOT \(equal)",
+                order: "s.\(keyExpression)", hidden: !showsValues(of: ["\(table.name).\(column)", move.movedTo]))
         }
+        let examples = shown.map(\.key)
         var parts: [String] = []
         if lost > 0 { parts.append("\(lost) lost") }
         if nulled > 0 { parts.append("\(nulled) became NULL") }
@@ -87,6 +92,7 @@ extension PreservationCheck {
         return ColumnPreservation(
             table: table.name, column: column, compared: total, equal: arrived, lost: lost, nulled: nulled, emptied: 0, truncated: 0, changed: changed,
             exampleKeys: examples, movedTo: move.movedTo, moved: arrived, passed: arrived == total,
-            finding: arrived == total ? nil : "\(label): \(parts.joined(separator: ", ")) of \(total) values\(Self.keysNote(examples))")
+            finding: arrived == total ? nil : "\(label): \(parts.joined(separator: ", ")) of \(total) values\(Self.valuesNote(shown, byKey: !personalKey))",
+            exampleValues: arrived == total ? nil : shown)
     }
 }

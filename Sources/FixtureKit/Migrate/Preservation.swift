@@ -22,11 +22,13 @@ public struct ColumnPreservation: Codable, Equatable, Sendable {
     /// Source rows with no row of the same key after the migration.
     public var lost: Int
     /// Values that became NULL, became empty, were cut short, or differ otherwise.
+    /// (A column or a table that went away counts its values or rows as
+    /// ``dropped``, not here.)
     public var nulled: Int
     public var emptied: Int
     public var truncated: Int
     public var changed: Int
-    /// The first keys of rows that were lost or changed (never the values).
+    /// The first keys of rows that were lost or changed.
     public var exampleKeys: [String]
     /// For a column declared moved: `table.column` its values went to, and
     /// how many arrived there (``equal`` counts them too).
@@ -38,6 +40,12 @@ public struct ColumnPreservation: Codable, Equatable, Sendable {
     /// `true` when the table's pages were byte-identical to the source's, so
     /// its rows were known equal without a join (``UnchangedTables``).
     public var identicalPages: Bool?
+    /// For a column or a table no longer there: its non-NULL values, or its
+    /// rows, that went away with it (declared `dropped` or not).
+    public var dropped: Int? = nil
+    /// For a column whose values differ: the first rows' values before and
+    /// after, as the finding shows them (`(personal)` for a personal column's).
+    public var exampleValues: [ValueChange]? = nil
 }
 
 struct PreservationCheck {
@@ -58,13 +66,18 @@ struct PreservationCheck {
     /// Columns (`table.column`, lowercased) whose values the report never shows
     /// (the anonymization rules' personal columns); `nil`: every column.
     var personal: Set<String>? = []
+    /// Columns (`table.column`, lowercased) whose values a finding may show,
+    /// when not every column but the personal ones may: `upgrade` shows a live
+    /// store's values only for the columns the rules `keep`.
+    var shownValues: Set<String>? = nil
     /// Renamed tables and columns: the new name, by the old lowercased `table`
     /// or `table.column` (``CorpusConfiguration/renameMap``).
     var renames: [String: String] = [:]
     /// Columns declared moved, by lowercased source `table.column`.
     var moves: [String: ChangeDeclaration.Move] = [:]
     static let schemaName = "fixturekit_source"
-    static let examples = 3
+    /// Rows a finding names at most.
+    static let examples = 5
     /// The page cache of the attached source and of the temporary tables, in
     /// KiB: rows found by key are read in another order than they are stored,
     /// and SQLite's default (2 MiB) makes most of those reads a system call.
@@ -95,9 +108,9 @@ struct PreservationCheck {
                 let rows = try count(table.name)
                 let failed = rows > 0 && declared != .dropped
                 results.append(ColumnPreservation(
-                    table: table.name, column: nil, compared: 0, equal: 0, lost: rows, nulled: 0, emptied: 0, truncated: 0, changed: 0,
+                    table: table.name, column: nil, compared: 0, equal: 0, lost: 0, nulled: 0, emptied: 0, truncated: 0, changed: 0,
                     exampleKeys: [], passed: !failed,
-                    finding: failed ? "table \(table.name): gone with its \(rows) rows (declare it \"dropped\" in changes)" : nil))
+                    finding: failed ? "table \(table.name): gone with its \(rows) rows (declare it \"dropped\" in changes)" : nil, dropped: rows))
                 continue
             }
             let key = try matchingKey(table, after, known: known[table.name.lowercased()])

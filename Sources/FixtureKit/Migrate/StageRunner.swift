@@ -4,7 +4,9 @@ import FixtureKitSQLite
 import FixtureKitModels
 
 /// Runs migration stages on one store: SQL stages through a connection kept
-/// open between them, exec stages as programs that have the store to themselves.
+/// open between them (``SQLStage``), exec stages as programs that have the store
+/// to themselves, Swift stages as closures of the app's tests (``SwiftStage``),
+/// each with the connection settings it declares (``ConnectionSettings``).
 ///
 /// The matrix runs it on a temporary copy of a fixture (``MigrationCopy``);
 /// `upgrade` runs it on the live store, with a connection that holds the
@@ -16,14 +18,48 @@ final class StageRunner {
     /// a fixture is small, and a stage that hangs must not hold up a CI job for hours.
     static let matrixTimeout: Duration = .seconds(600)
 
-    /// What went wrong in a stage.
-    struct Failure: Equatable {
+    /// Why a stage failed: what happened, as a value, and the words the reports print.
+    struct Failure: Error {
+        enum Reason {
+            /// A statement failed: SQLite's error.
+            case statement(SQLiteError)
+            /// The program ended as it should not have: a status, a signal, its
+            /// timeout, a cancellation, an `execve` that failed.
+            case program(StageProcess.End)
+            /// The Swift stage's code threw this error.
+            case swiftStage(any Error)
+            /// The stage's SQL ran past its timeout, in seconds.
+            case timedOut(Double)
+            /// The run was cancelled while the stage's SQL ran.
+            case cancelled(Cancellation.Reason)
+            /// The stage cannot run as it is declared or written (no kind, a
+            /// transaction statement where none can run, a file that cannot be
+            /// read, no such program, a Swift stage the tool was not given): the
+            /// error behind it, when there is one.
+            case invalid((any Error)?)
+            /// Its statements that did nothing where they stand, under `"strictStages": true`.
+            case ignoredStatements([String])
+            /// The machine kept the stage from running: its connection could not
+            /// be opened, its log not created, its program not started; SQLite
+            /// ran out of disk or hit an I/O error. The error.
+            case machine(any Error)
+        }
+
+        var reason: Reason
+        /// What went wrong, in the report's words.
         var message: String
         /// The statement or the command line that failed, when there is one.
         var statement: String?
-        /// A failure of the machine rather than of the migration: the disk is
-        /// full, a file cannot be created.
-        var infrastructure = false
+
+        init(_ reason: Reason, _ message: String, statement: String? = nil) {
+            (self.reason, self.message, self.statement) = (reason, message, statement)
+        }
+
+        /// The error that kept the stage from running, when the machine did.
+        var machineError: (any Error)? {
+            guard case .machine(let error) = reason else { return nil }
+            return error
+        }
     }
 
     /// Opens the connection the SQL stages and the checks use.
@@ -41,15 +77,30 @@ final class StageRunner {
     /// What the last stage run left to say though it passed: `stage left 1
     /// process running: killed`.
     private(set) var note: String?
+    /// What the last stage ran with (``CorpusConfiguration/appliedConnection(of:)``),
+    /// as its connection reported it back.
+    private(set) var connection: ConnectionSettings?
+    /// The statements of the last stage that did nothing where they stand.
+    private(set) var warnings: [String] = []
+    /// The Swift stages of the app's tests, by the name the configuration gives them.
+    let swiftStages: [String: SwiftStage]
+    /// What a running stage is stopped by: its SQL interrupted, its program signalled.
+    let cancellation: Cancellation?
 
     /// - Parameter database: a connection already open on the store, used until
     ///   a program needs the store to itself.
     /// - Parameter timeout: how long a stage may run unless its `timeout` says otherwise.
-    init(storePath: String, logFolder: String, database: Database? = nil, timeout: Duration? = nil, connect: @escaping Connect) {
+    /// - Parameter cancellation: what stops a running stage.
+    init(
+        storePath: String, logFolder: String, database: Database? = nil, timeout: Duration? = nil, swiftStages: [String: SwiftStage] = [:],
+        cancellation: Cancellation? = nil, connect: @escaping Connect
+    ) {
         self.storePath = storePath
         self.logFolder = logFolder
         self.database = database
         self.timeout = timeout
+        self.swiftStages = swiftStages
+        self.cancellation = cancellation
         self.connect = connect
     }
 
@@ -70,70 +121,130 @@ final class StageRunner {
         database = nil
     }
 
-    /// Runs one stage; `nil` when it succeeded.
+    /// Runs one stage; `nil` when it succeeded. With `"strictStages": true`, a
+    /// statement that did nothing where it stands fails it.
     func run(_ stage: CorpusConfiguration.Stage, configuration: CorpusConfiguration, log: inout [String]) -> Failure? {
         note = nil
-        if let sql = stage.sql { return runSQL(configuration.resolve(sql), timeout: stage.timeout.map(Self.duration) ?? timeout, log: &log) }
-        if let argv = stage.exec { return runProgram(argv, stage: stage, configuration: configuration, log: &log) }
-        return Failure(message: "the stage has neither \"sql\" nor \"exec\"")
+        warnings = []
+        connection = configuration.appliedConnection(of: stage)
+        let failure: Failure?
+        if stage.runsSQL {
+            failure = runSQL(stage, configuration: configuration, log: &log)
+        } else if let argv = stage.exec {
+            failure = runProgram(argv, stage: stage, configuration: configuration, log: &log)
+        } else if let name = stage.swift {
+            failure = runSwift(name, stage: stage, configuration: configuration, log: &log)
+        } else {
+            failure = Failure(.invalid(nil), "the stage has neither \"sql\", \"folder\", \"exec\" nor \"swift\"")
+        }
+        if failure == nil, configuration.strictStages == true, !warnings.isEmpty {
+            return Failure(.ignoredStatements(warnings), warnings.joined(separator: "\n"))
+        }
+        return failure
     }
 
-    /// The file's statements, one by one, in one transaction, interrupted when
-    /// they outlast `timeout` or fixturekit receives SIGINT or SIGTERM.
-    private func runSQL(_ path: String, timeout: Duration?, log: inout [String]) -> Failure? {
-        let script: String
-        do { script = String(decoding: try POSIX.readFile(path), as: UTF8.self) } catch {
-            return Failure(message: "cannot read \(path): \(error.reason)")
-        }
-        let database: Database
-        do { database = try open() } catch {
-            return Failure(message: "SQLite error \(error.code): \(error.message)", statement: error.sql, infrastructure: true)
-        }
-        var statements: [String] = []
-        let (outcome, stopped) = database.withWatchdog(deadline: timeout.map { ContinuousClock.now + $0 }) { () throws(SQLiteError) in
-            try database.execute("BEGIN IMMEDIATE")
-            do throws(SQLiteError) {
-                try database.executeScript(script) { statements.append($0) }
-                try database.execute("COMMIT")
+    /// The check of the stage just run, `failure` its outcome: with the settings
+    /// it ran with, its warnings, and the machine's error when it could not run.
+    func result(_ stage: CorpusConfiguration.Stage, _ failure: Failure?, seconds: Double? = nil) -> CheckResult {
+        var result = CheckResult(
+            .stage(from: stage.from, to: stage.to), passed: failure == nil, message: failure?.message ?? note, statement: failure?.statement, seconds: seconds,
+            error: failure?.machineError)
+        result.connection = connection
+        result.warnings = warnings.isEmpty ? nil : warnings
+        return result
+    }
+
+    /// `migrations/a.sql:7:12: SQLite error 1: near "FORM": syntax error`.
+    static func describe(at location: String?, _ error: SQLiteError) -> String {
+        (location.map { $0 + ": " } ?? "") + "SQLite error \(error.code): \(error.message)"
+    }
+
+    /// The stage's SQL files (``SQLStage``), with its connection settings set
+    /// before its first transaction opens, interrupted when they outlast `timeout`
+    /// or fixturekit receives SIGINT or SIGTERM. The connection goes back to the
+    /// default settings afterwards.
+    private func runSQL(_ stage: CorpusConfiguration.Stage, configuration: CorpusConfiguration, log: inout [String]) -> Failure? {
+        var files: [SQLStage.File] = []
+        if let sql = stage.sql { files = [SQLStage.File(path: sql, absolute: configuration.resolve(sql))] }
+        if let folder = stage.folder {
+            do {
+                let migrations = try MigrationFolder.read(folder, corpus: configuration.folder, through: stage.through).migrations
+                files = migrations.map { migration in
+                    SQLStage.File(path: migration.file, absolute: configuration.resolve(migration.file), recorded: stage.record.map { $0.value == .version ? migration.version : migration.name })
+                }
             } catch {
-                try? database.execute("ROLLBACK")
-                throw error
+                return Failure(.invalid(error), error.message)
             }
         }
-        log += statements
-        guard case .failure(let error) = outcome else { return nil }
+        let database: Database
+        do {
+            database = try open()
+            var applied = try configuration.connection(of: stage).apply(to: database)
+            applied.environment = connection?.environment
+            connection = applied
+        } catch {
+            return Failure(.machine(error), Self.describe(at: nil, error), statement: error.sql)
+        }
+        defer { _ = try? ConnectionSettings.defaults.sqlite.apply(to: database) }
+        let pragmas = PragmaProbe(folder: logFolder)
+        defer { pragmas.close() }
+        var run = SQLStage(
+            database: database, files: files, transaction: stage.transaction ?? .eachFile, record: stage.record,
+            probe: ConstraintProbe(database: database, configuration: configuration), pragmas: pragmas)
+        let timeout = stage.timeout.map(Self.duration) ?? timeout
+        let (outcome, stopped) = database.withWatchdog(deadline: timeout.map { ContinuousClock.now + $0 }, cancellation: cancellation) { () throws(Failure) in try run.run() }
+        log += run.log
+        warnings = pragmas.warnings
+        guard case .failure(let failure) = outcome else { return nil }
         switch stopped {
         case .deadline?:
-            return Failure(message: "timed out after \(Self.describe(seconds: Self.seconds(timeout ?? .zero))) s", statement: error.sql)
-        case .signal(let signal)?:
-            return Failure(message: "interrupted: fixturekit received \(Interruption.name(signal))", statement: error.sql)
+            let seconds = Self.seconds(timeout ?? .zero)
+            return Failure(.timedOut(seconds), "timed out after \(Self.describe(seconds: seconds)) s", statement: failure.statement)
+        case .cancelled(let reason)?:
+            return Failure(.cancelled(reason), "interrupted: \(reason)", statement: failure.statement)
         case nil:
-            let machine = error.resultCode == .full || error.resultCode == .ioError || error.resultCode == .cantOpen
-            return Failure(message: "SQLite error \(error.code): \(error.message)", statement: error.sql, infrastructure: machine)
+            return failure
         }
+    }
+
+    /// A Swift stage: the closure the app's tests gave for its name, on the
+    /// store's path, which it opens itself.
+    private func runSwift(_ name: String, stage: CorpusConfiguration.Stage, configuration: CorpusConfiguration, log: inout [String]) -> Failure? {
+        guard let body = swiftStages[name] else {
+            return Failure(.invalid(nil), "\"swift\": \"\(name)\" is a Swift stage: it runs in the app's own tests, which give its code to MigrationRunner (swiftStages:); the fixturekit tool cannot run it")
+        }
+        close()
+        log.append("swift " + name)
+        let context = SwiftStage.Context(storePath: storePath, from: stage.from, to: stage.to, connection: configuration.connection(of: stage))
+        do { try body.body(context) } catch {
+            return Failure(.swiftStage(error), "\(name): \(error)", statement: "swift " + name)
+        }
+        return nil
     }
 
     /// A program, without a shell, with the store's path and the versions in its
     /// environment, run as a ``StageProcess``: it ends with its main process,
     /// every process it left running is terminated, and it is ended when it
-    /// outlasts its timeout or fixturekit receives SIGINT or SIGTERM.
+    /// outlasts its timeout or the run is cancelled (fixturekit receives SIGINT or SIGTERM).
     private func runProgram(_ argv: [String], stage: CorpusConfiguration.Stage, configuration: CorpusConfiguration, log: inout [String]) -> Failure? {
         close()
         let command = argv.joined(separator: " ")
         guard let executable = Self.resolveExecutable(argv[0], in: configuration.folder) else {
             let path = argv[0].hasPrefix("/") ? argv[0] : configuration.folder.appendingPath(argv[0])
             let exists = argv[0].contains("/") && FileManager.default.fileExists(atPath: path)
-            return Failure(message: "\(argv[0]): \(exists ? "not executable (chmod +x it)" : "no such program")", statement: command)
+            return Failure(.invalid(nil), "\(argv[0]): \(exists ? "not executable (chmod +x it)" : "no such program")", statement: command)
         }
         log.append("exec " + command)
         var environment = ProcessInfo.processInfo.environment
+        // The declared environment (TZ and LC_ALL pinned unless declared), then fixturekit's own.
+        environment.merge(configuration.connection(of: stage).environment ?? [:]) { _, declared in declared }
         environment["FIXTUREKIT_STORE"] = storePath
         environment["FIXTUREKIT_FROM"] = stage.from
         environment["FIXTUREKIT_TO"] = stage.to
         let outputPath = logFolder.appendingPath(".stage-\(stage.from)-\(stage.to).log")
         let output: Int32
         do { output = try POSIX.open(outputPath, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600) } catch {
-            return Failure(message: "cannot create \(outputPath): \(error.reason)", infrastructure: true)
+            return Failure(.machine(error), "cannot create \(outputPath): \(error.reason)")
         }
         defer { Glibc.close(output) }
         let timeout = stage.timeout.map(Self.duration) ?? self.timeout
@@ -144,9 +255,11 @@ final class StageRunner {
         for attempt in 1...Self.startAttempts {
             do throws(FileSystemError) {
                 // Absolute: the program starts in the corpus folder.
-                outcome = try StageProcess.run(executable: POSIX.absolutePath(executable), argv: argv, environment: environment, directory: configuration.folder, output: output, timeout: timeout)
+                outcome = try StageProcess.run(
+                    executable: POSIX.absolutePath(executable), argv: argv, environment: environment, directory: configuration.folder, output: output, timeout: timeout,
+                    cancellation: cancellation)
             } catch {
-                return Failure(message: "\(argv[0]): cannot start: \(error.reason)", statement: command, infrastructure: true)
+                return Failure(.machine(error), "\(argv[0]): cannot start: \(error.reason)", statement: command)
             }
             guard case .cannotStart(let code) = outcome.end, code == ETXTBSY, attempt < Self.startAttempts else { break }
             usleep(useconds_t(attempt) * 20_000)
@@ -163,10 +276,10 @@ final class StageRunner {
         case .exited(let status): how = "\(argv[0]) exited with status \(status)\(last)"
         case .signaled(let signal): how = "\(argv[0]) was killed by signal \(signal)\(last)"
         case .timedOut(let seconds): how = "\(argv[0]) timed out after \(Self.describe(seconds: seconds)) s"
-        case .interrupted(let signal): how = "\(argv[0]) was interrupted: fixturekit received \(Interruption.name(signal))"
-        case .cannotStart(let code): return Failure(message: "\(argv[0]): cannot start: \(String(cString: strerror(code)).lowercased())", statement: command)
+        case .interrupted(let reason): how = "\(argv[0]) was interrupted: \(reason)"
+        case .cannotStart(let code): return Failure(.program(outcome.end), "\(argv[0]): cannot start: \(String(cString: strerror(code)).lowercased())", statement: command)
         }
-        return Failure(message: how + (left.map { "\n" + $0 } ?? ""), statement: command)
+        return Failure(.program(outcome.end), how + (left.map { "\n" + $0 } ?? ""), statement: command)
     }
 
     /// `2` for 2.0, `2.5` for 2.5: a timeout as the configuration would say it.

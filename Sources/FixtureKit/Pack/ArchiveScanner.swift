@@ -46,6 +46,8 @@ final class ArchiveScanner {
 
     private let reader: ArchiveReader
     private let buffers: [UnsafeMutableRawBufferPointer]
+    /// The files' bytes read so far, for a stream's expansion ratio.
+    private var streamed: UInt64 = 0
     private let stage = BackgroundStage()
 
     /// Opens the archive; nothing is read from it before ``scan(into:)``.
@@ -69,7 +71,7 @@ final class ArchiveScanner {
     ///
     /// - Throws: ``FixtureKitError``: `<what>: <archive>: entry "<name>": <why>`.
     func scan(into sink: (any ArchiveScanSink)?) throws(FixtureKitError) -> ArchiveContents {
-        progress?.begin("\(what) \(archivePath)", total: reader.fileSize)
+        progress?.begin("\(what) \(archivePath)", total: reader.knownSize)
         defer { progress?.end() }
         var state = State()
         var previous: String?
@@ -98,6 +100,8 @@ final class ArchiveScanner {
         var expandedSize: UInt64 = 0
         var entries: [ArchiveContents.Entry] = []
         var problems: [VerificationProblem] = []
+        /// The files SHA256SUMS does not list, and their sizes.
+        var unlisted: [(path: RelativePath, size: UInt64)] = []
         var verifiedFiles = 0
         var verifiedBytes: UInt64 = 0
     }
@@ -136,9 +140,10 @@ final class ArchiveScanner {
                 "the archive expands to more than \(ByteCount.describe(limits.maxTotalSize))",
                 remedy: .raiseLimit(.size))
         }
-        if Double(total) > limits.maxRatio * Double(max(reader.fileSize, 1)) {
+        // A stream's size is known only at its end: its ratio is checked as its data flows (``stream``).
+        if let size = reader.knownSize, Double(total) > limits.maxRatio * Double(max(size, 1)) {
             throw refuse(
-                "the archive expands to more than \(ByteCount.describe(ratio: limits.maxRatio)) times its size (\(ByteCount.describe(reader.fileSize)))",
+                "the archive expands to more than \(ByteCount.describe(ratio: limits.maxRatio)) times its size (\(ByteCount.describe(size)))",
                 remedy: .raiseLimit(.ratio))
         }
         state.expandedSize = total
@@ -160,11 +165,21 @@ final class ArchiveScanner {
             let sums = SHA256Sums(parsing: bytes)
             state.sums = sums
             state.listed = Dictionary(sums.entries.map { ($0.path, $0.digest) }, uniquingKeysWith: { first, _ in first })
-            state.entries.append(.init(path: path.description, kind: .file, size: UInt64(bytes.count), sha256: try hash(bytes)))
+            let digest = try hash(bytes)
+            state.entries.append(.init(path: path.description, kind: .file, size: UInt64(bytes.count), sha256: digest))
+            // A SHA256SUMS that lists itself is checked as `sha256sum -c` and a folder's check do it.
+            if let listed = state.listed[path] {
+                if listed.hex == digest {
+                    state.verifiedFiles += 1
+                    state.verifiedBytes += UInt64(bytes.count)
+                } else {
+                    state.problems.append(VerificationProblem(kind: .changed, file: path.description, expected: listed.hex, actual: digest))
+                }
+            }
             return
         }
         guard let expected = state.listed[path] else {
-            state.problems.append(VerificationProblem(kind: .unlisted, file: path.description))
+            state.unlisted.append((path, entry.size))
             state.entries.append(.init(path: path.description, kind: .file, size: entry.size))
             do { try reader.skipData() } catch { throw refuse(error.reason) }
             return
@@ -206,6 +221,13 @@ final class ArchiveScanner {
             progress?.set(reader.bytesConsumed)
             guard total <= entry.size else {
                 throw refusal("entry \(entry.quotedName): holds more data than its header declares")
+            }
+            streamed += UInt64(count)
+            if reader.knownSize == nil, Double(streamed) > limits.maxRatio * Double(max(reader.bytesConsumed, 1)) {
+                stage.drain()
+                throw refusal(
+                    "entry \(entry.quotedName): the archive expands to more than \(ByteCount.describe(ratio: limits.maxRatio)) times the bytes read of it so far (\(ByteCount.describe(reader.bytesConsumed)))",
+                    remedy: .raiseLimit(.ratio))
             }
             let chunk = UnsafeRawBufferPointer(rebasing: buffers[current][0..<count])
             stage.start {
@@ -267,18 +289,22 @@ final class ArchiveScanner {
             malformed.append(VerificationProblem(kind: .malformed, file: SHA256Sums.fileName, detail: "no checksum lines"))
         }
         var problems = state.problems
-        var listedFolders: Set<RelativePath> = []
         for entry in sums.entries where entry.path != Self.sumsPath {
-            listedFolders.formUnion(entry.path.ancestors)
             switch state.isFolder[entry.path] {
             case nil: problems.append(VerificationProblem(kind: .missing, file: entry.path.description))
             case true?: problems.append(VerificationProblem(kind: .unreadable, file: entry.path.description, detail: "is a folder, not a regular file"))
             case false?: break
             }
         }
-        // A folder entry belongs to the fixture when a listed file is below it.
-        for (path, isFolder) in state.isFolder where isFolder && !listedFolders.contains(path) {
-            problems.append(VerificationProblem(kind: .unlisted, file: path.description))
+        // An unlisted file as a folder's check names it (a reader's empty -wal
+        // is told as such). A folder entry with no file below it holds no bytes:
+        // like an empty folder in a fixture folder, it is no problem (and `unpack`
+        // does not make it).
+        let listed = Set(state.listed.keys)
+        let sizes = Dictionary(state.unlisted.map { ($0.path, $0.size) }, uniquingKeysWith: { first, _ in first })
+        for (path, size) in state.unlisted {
+            let item = FolderItem(path: path, kind: .file(size: size))
+            problems.append(Checksums.readerLeft(item, listed: listed, sizes: sizes) ?? VerificationProblem(kind: .unlisted, file: path.description))
         }
         problems.sort { $0.file.utf8.lexicographicallyPrecedes($1.file.utf8) }
         let verification = FolderVerification(

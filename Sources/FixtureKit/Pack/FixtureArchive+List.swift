@@ -119,8 +119,8 @@ extension FixtureArchive {
 /// check against the archive's own `SHA256SUMS`, in one pass that writes nothing.
 public enum ArchiveInspection {
     /// Whether `path` names an archive (by its suffix: `.tar.zst`, `.tar.gz`,
-    /// `.tar.xz`, `.tar`).
-    package static func isArchive(_ path: String) -> Bool { ArchiveFormat(fileName: path) != nil }
+    /// `.tar.xz`, `.tar`), or is `-`, an archive streamed on standard input.
+    package static func isArchive(_ path: String) -> Bool { path == ArchiveReader.standardInput || ArchiveFormat(fileName: path) != nil }
 
     /// Reads the archive at `path` once.
     ///

@@ -39,6 +39,9 @@ extension FixtureArchive {
                 category: .usage)
         }
         let plan = try PackPlan(folder: folder)
+        if options.output == standardOutput {
+            return try stream(plan, format: format, level: level, options: options, progress: progress)
+        }
         let output: String
         if let given = options.output {
             output = given
@@ -179,6 +182,38 @@ extension FixtureArchive {
 
     // MARK: - Writing
 
+    /// What names standard output as the archive (`pack -o -`).
+    package static let standardOutput = "-"
+    /// What names standard input as the archive (`verify -`, `unpack - DEST`).
+    package static let standardInput = ArchiveReader.standardInput
+
+    /// `pack -o -`: the archive streamed on standard output, for a pipeline
+    /// (`fixturekit pack DIR -o - | fixturekit unpack - DEST`): no checksum file,
+    /// no lock line, nothing written under a name; its digest is in the result.
+    private static func stream(_ plan: PackPlan, format: ArchiveFormat, level: Int, options: PackOptions, progress: WorkProgress?) throws(FixtureKitError) -> PackResult {
+        guard isatty(STDOUT_FILENO) == 0 else {
+            throw FixtureKitError(what: "pack", path: "stdout", why: "is a terminal: an archive is written to a file or a pipe", hint: "redirect it, or name a file with -o", category: .usage)
+        }
+        let written = try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in
+            try progress.step("pack \(plan.folder)", total: plan.fileBytes) { () throws(FixtureKitError) in
+                do {
+                    let writer = try ArchiveWriter(fd: STDOUT_FILENO, path: "stdout", format: format, level: level)
+                    try writeEntries(plan, into: writer, modificationTime: options.modificationTime, progress: progress)
+                    try writer.close()
+                    return (digest: try writer.digest(), size: writer.byteCount)
+                } catch let error as FixtureKitError {
+                    throw error
+                } catch {
+                    throw FixtureKitError.wrapping(error, what: "pack", path: "stdout")
+                }
+            }
+        }
+        return PackResult(
+            folder: plan.folder, archive: standardOutput, checksumFile: nil, format: format, level: level,
+            sha256: written.digest.hex, size: written.size, files: plan.fileCount, folders: plan.folderCount,
+            bytes: plan.fileBytes, replaced: false)
+    }
+
     /// Streams the plan's entries into `<output>.tmp`, hashing each file on a
     /// second thread while it is compressed, then renames it and writes the
     /// checksum file.
@@ -186,27 +221,12 @@ extension FixtureArchive {
         let temporary = AtomicFile.temporaryPath(for: output)
         let checksumFile = output + checksumSuffix
         let checksumTemporary = AtomicFile.temporaryPath(for: checksumFile)
-        let buffers = (0..<2).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: ArchiveScanner.chunkSize, alignment: 4096) }
-        defer { buffers.forEach { $0.deallocate() } }
         var fd: Int32 = -1
         do {
             fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: fileMode)
             guard fchmod(fd, fileMode) == 0 else { throw FileSystemError("chmod", path: temporary, errno: errno) }
             let writer = try ArchiveWriter(fd: fd, path: temporary, format: format, level: level)
-            let hasher = try SHA256()
-            let stage = BackgroundStage()
-            for item in plan.items {
-                switch item {
-                case .folder(let path):
-                    try writer.addFolder(path, modificationTime: modificationTime)
-                case .sums:
-                    try writer.beginFile(ArchiveScanner.sumsPath, size: UInt64(plan.sumsBytes.count), modificationTime: modificationTime)
-                    try plan.sumsBytes.withUnsafeBytes { try writer.write($0) }
-                case .file(let file):
-                    let digest = try packFile(file, of: plan, into: writer, buffers: buffers, hasher: hasher, stage: stage, modificationTime: modificationTime, progress: progress)
-                    guard digest == file.digest else { throw plan.failedCheck() }
-                }
-            }
+            try writeEntries(plan, into: writer, modificationTime: modificationTime, progress: progress)
             try writer.close()
             try POSIX.fsync(fd, path: temporary)
             close(fd)
@@ -225,6 +245,27 @@ extension FixtureArchive {
             unlink(checksumTemporary)
             if let error = error as? FixtureKitError { throw error }
             throw FixtureKitError.wrapping(error, what: "pack", path: output)
+        }
+    }
+
+    /// Every entry of the plan, in its order, into `writer`; each file hashed on
+    /// a second thread while it is compressed, and checked against SHA256SUMS.
+    private static func writeEntries(_ plan: PackPlan, into writer: ArchiveWriter, modificationTime: Int64, progress: WorkProgress?) throws {
+        let buffers = (0..<2).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: ArchiveScanner.chunkSize, alignment: 4096) }
+        defer { buffers.forEach { $0.deallocate() } }
+        let hasher = try SHA256()
+        let stage = BackgroundStage()
+        for item in plan.items {
+            switch item {
+            case .folder(let path):
+                try writer.addFolder(path, modificationTime: modificationTime)
+            case .sums:
+                try writer.beginFile(ArchiveScanner.sumsPath, size: UInt64(plan.sumsBytes.count), modificationTime: modificationTime)
+                try plan.sumsBytes.withUnsafeBytes { try writer.write($0) }
+            case .file(let file):
+                let digest = try packFile(file, of: plan, into: writer, buffers: buffers, hasher: hasher, stage: stage, modificationTime: modificationTime, progress: progress)
+                guard digest == file.digest else { throw plan.failedCheck() }
+            }
         }
     }
 

@@ -82,7 +82,20 @@ extension FixtureArchive {
 
 /// Byte counts for messages: `16 GiB`, `1.5 MiB`, `512 B`.
 enum ByteCount {
-    static func describe(_ count: UInt64) -> String {
+    static func describe(_ count: UInt64) -> String { describe(count, decimals: 1) }
+
+    /// Two counts that are compared (`need 2.95 MiB, 2.94 MiB free`): with as many
+    /// decimals as it takes for two different counts to read differently, and
+    /// in bytes when no unit does.
+    static func describe(_ first: UInt64, _ second: UInt64) -> (String, String) {
+        for decimals in 1...3 {
+            let pair = (describe(first, decimals: decimals), describe(second, decimals: decimals))
+            if first == second || pair.0 != pair.1 { return pair }
+        }
+        return ("\(first) B", "\(second) B")
+    }
+
+    private static func describe(_ count: UInt64, decimals: Int) -> String {
         guard count >= 1024 else { return "\(count) B" }
         let units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
         var value = Double(count) / 1024
@@ -92,7 +105,7 @@ enum ByteCount {
             unit += 1
         }
         if value == value.rounded() { return "\(Int(value)) \(units[unit])" }
-        return String(format: "%.1f %@", value, units[unit])
+        return String(format: "%.\(decimals)f %@", value, units[unit])
     }
 
     /// A ratio limit as people write it: `1000`, `2.5`.

@@ -12,7 +12,8 @@ public struct PackOptions: Sendable, Equatable {
     public var format: ArchiveFormat
     /// The compression level; `nil` for the format's ``ArchiveFormat/defaultLevel``.
     public var level: Int?
-    /// The archive's path; `nil` for ``FixtureArchive/defaultOutput(for:format:)``.
+    /// The archive's path; `nil` for ``FixtureArchive/defaultOutput(for:format:)``;
+    /// `-` for standard output.
     public var output: String?
     /// Every entry's modification time, in seconds since 1970: `SOURCE_DATE_EPOCH`
     /// when it is set (see ``modificationTime(sourceDateEpoch:)``), else 0.
@@ -37,6 +38,7 @@ public struct PackOptions: Sendable, Equatable {
     /// recognises it. `-o x.zip` or `-o x.tgz` would otherwise write zstd under a
     /// name that says something else.
     package static func unnamedFormat(_ output: String) -> String? {
+        if output == FixtureArchive.standardOutput { return nil }
         if let format = ArchiveFormat(fileName: output), ArchiveFormat.packable.contains(format) { return nil }
         let suffixes = ArchiveFormat.packable.map(\.suffix).joined(separator: ", ")
         return "'\(output.escapingControlCharacters())' does not end in \(suffixes): an archive's name says its format"
@@ -70,8 +72,9 @@ public struct PackResult: Sendable, Equatable, Codable {
     public var folder: String
     /// The archive written.
     public var archive: String
-    /// The detached checksum written beside it: `<archive>.sha256`.
-    public var checksumFile: String
+    /// The detached checksum written beside it: `<archive>.sha256`; `nil` for an
+    /// archive streamed on standard output (`-o -`).
+    public var checksumFile: String?
     public var format: ArchiveFormat
     public var level: Int
     /// The archive's SHA-256, as in the checksum file.

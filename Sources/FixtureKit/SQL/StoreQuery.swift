@@ -48,9 +48,10 @@ public enum StoreQuery {
     }
 
     /// A temporary copy of the store `path` names, handed to `body` by its main
-    /// file's path and removed afterwards: a fixture folder is copied and the
-    /// copy verified; an archive is unpacked (and so verified); a store is copied
-    /// through SQLite's backup API, one consistent snapshot, its files untouched.
+    /// file's path and removed afterwards: a fixture folder (or a store inside
+    /// one) is copied and the copy verified; an archive is unpacked (and so
+    /// verified); a store is copied through SQLite's backup API, one consistent
+    /// snapshot, its files untouched.
     static func withCopy<T>(of path: String, progress: WorkProgress? = nil, _ body: (String) throws(FixtureKitError) -> T) throws(FixtureKitError) -> T {
         let scratch: ScratchFolder
         do { scratch = try ScratchFolder() } catch {
@@ -66,6 +67,9 @@ public enum StoreQuery {
             store = try FixtureLocator.storePath(inFixture: folder)
         } else if FixtureLocator.isFolder(path) {
             store = try VerifiedCopy.verifiedCopy(of: path, in: scratch).store
+        } else if let fixture = FixtureLocator.fixture(holding: path) {
+            // A fixture's store, named by its file: the fixture, verified, on a copy.
+            store = try VerifiedCopy.verifiedCopy(of: fixture, in: scratch, store: path).store
         } else {
             let set = try StoreSet.locate(path)
             do { _ = try set.header() } catch {

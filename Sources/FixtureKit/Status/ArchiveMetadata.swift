@@ -16,13 +16,14 @@ struct ArchiveMetadata: Sendable {
     var manifest: [UInt8]?
 
     /// Reads `archive` once, as `verify` does (the same refusals, no size limits).
+    /// - Parameter files: also given every listed file's bytes (``CheckedFilesSink``).
     /// - Throws: ``FixtureKitError`` when the archive is refused: unreadable, malformed or unsafe.
-    static func read(_ archive: String, what: String, progress: WorkProgress? = nil) throws(FixtureKitError) -> ArchiveMetadata {
+    static func read(_ archive: String, what: String, progress: WorkProgress? = nil, files: (any ArchiveScanSink)? = nil) throws(FixtureKitError) -> ArchiveMetadata {
         try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in
             let sink = MetadataSink()
             let scanner = try ArchiveScanner(archive: archive, what: what, limits: .unlimited)
             scanner.progress = progress
-            let contents = try scanner.scan(into: sink)
+            let contents = try scanner.scan(into: files.map { TeeSink([sink, $0]) } ?? sink)
             return ArchiveMetadata(contents: contents, sums: SHA256Sums(parsing: sink.sums ?? []), sumsBytes: sink.sums ?? [], manifest: sink.manifest)
         }
     }
@@ -70,4 +71,15 @@ final class MetadataSink: ArchiveScanSink {
         current = nil
         buffer = []
     }
+}
+
+/// Hands each file of an archive scan to several sinks, in order.
+final class TeeSink: ArchiveScanSink {
+    private let sinks: [any ArchiveScanSink]
+
+    init(_ sinks: [any ArchiveScanSink]) { self.sinks = sinks }
+
+    func beginFile(_ path: RelativePath) throws { for sink in sinks { try sink.beginFile(path) } }
+    func write(_ bytes: UnsafeRawBufferPointer) throws { for sink in sinks { try sink.write(bytes) } }
+    func endFile() throws { for sink in sinks { try sink.endFile() } }
 }

@@ -198,18 +198,9 @@ private struct StatusReader {
         return (actual, .differs)
     }
 
-    /// How an archive's SHA256SUMS differs from its folder's, file by file in bytewise order.
+    /// How an archive's SHA256SUMS differs from its folder's (``LockCheck/differences(folder:archive:)``).
     static func differences(folder: SHA256Sums, archive: SHA256Sums) -> [String] {
-        let inFolder = Dictionary(folder.entries.map { ($0.path, $0.digest) }, uniquingKeysWith: { first, _ in first })
-        let inArchive = Dictionary(archive.entries.map { ($0.path, $0.digest) }, uniquingKeysWith: { first, _ in first })
-        return Set(inFolder.keys).union(inArchive.keys).sorted().compactMap { path in
-            switch (inFolder[path], inArchive[path]) {
-            case let (here?, there?): here == there ? nil : "\(path): other contents"
-            case (.some, nil): "\(path): only in the folder"
-            case (nil, .some): "\(path): only in the archive"
-            case (nil, nil): nil
-            }
-        }
+        LockCheck.differences(folder: folder, archive: archive)
     }
 
     /// A manifest fixturekit wrote, or `nil`.
@@ -322,6 +313,7 @@ extension FixtureFacts {
         tables = manifest.tables.map { TableRows(name: $0.key, rows: $0.value) }.sorted { lhs, rhs in
             lhs.rows != rhs.rows ? lhs.rows > rhs.rows : lhs.name.utf8.lexicographicallyPrecedes(rhs.name.utf8)
         }
+        emptyTables = manifest.tables.filter { $0.value == 0 }.map(\.key).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         anonymization = FixtureAnonymization(manifest.anonymization)
     }
 }

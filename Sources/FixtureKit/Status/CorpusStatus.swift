@@ -129,6 +129,9 @@ public struct FixtureFacts: Encodable, Equatable, Sendable {
     public var rows: Int
     /// Every table with its row count, largest first (then by name).
     public var tables: [TableRows]
+    /// The tables without a row, by name: `migrate` checks no value of theirs
+    /// on a path from this version (``UncheckedValues``).
+    public var emptyTables: [String]
     /// Whether and how the fixture was anonymized, as its manifest records it.
     public var anonymization: FixtureAnonymization
 }

@@ -8,9 +8,6 @@ import FixtureKitArchiveIO
 import FixtureKitModels
 
 extension Upgrade {
-    /// The name of the check, as `migrate` calls it.
-    package static let dataCheckName = "data preserved"
-
     /// `.App.sqlite.fixturekit-diff` beside the store, mode 0700: where the backup
     /// is extracted for the comparison, on the store's file system.
     static func comparisonFolder(forStore storePath: String) -> String {
@@ -24,39 +21,40 @@ extension Upgrade {
     /// extracted and verified beside the store, its store checkpointed into one
     /// file and attached, then removed.
     /// - Returns: the `data preserved` check, the counts per table and column
-    ///   (`nil` when the comparison could not run, which fails the check), and
-    ///   the seconds it took.
+    ///   (`nil` when the comparison could not run, which fails the check and
+    ///   leaves it the error), and the seconds it took.
     static func compareValues(_ database: Database, storePath: String, backup: String, configuration: CorpusConfiguration) -> (check: CheckResult, columns: [ColumnPreservation]?, seconds: Double) {
         let clock = ContinuousClock()
         let start = clock.now
         func elapsed() -> Double { StageRunner.seconds(clock.now - start) }
         let folder = comparisonFolder(forStore: storePath)
         defer { ScratchFolder.remove(folder) }
-        func cannot(_ why: String) -> (CheckResult, [ColumnPreservation]?, Double) {
-            (CheckResult(name: dataCheckName, passed: false, message: "values could not be compared: \(why)"), nil, elapsed())
+        func cannot(_ why: String, _ error: any Error) -> (CheckResult, [ColumnPreservation]?, Double) {
+            (CheckResult(.dataPreserved, passed: false, message: "values could not be compared: \(why)", error: error), nil, elapsed())
         }
         let source: String
         let contents: StoreContents
         do throws(FixtureKitError) {
             (source, contents) = try extractBackup(backup, into: folder)
         } catch {
-            return cannot(error.what == backupFails ? error.why : error.descriptionWithoutHint)
+            return cannot(error.what == backupFails ? error.why : error.descriptionWithoutHint, error)
         }
         let columns: [ColumnPreservation]
         do {
             let migrated = try SchemaSnapshot(database: database)
+            // A live store's values are shown only for the columns the rules `keep`.
             let check = PreservationCheck(
                 database: database, keys: configuration.keys ?? [:], changes: configuration.declaredChanges, source: contents.schema,
-                migrated: migrated, sourceCounts: contents.tables, personal: configuration.personalColumns,
+                migrated: migrated, sourceCounts: contents.tables, personal: configuration.personalColumns, shownValues: configuration.keptColumns,
                 renames: configuration.renameMap, moves: configuration.declaredMoves)
             columns = try check.run(sourcePath: source)
         } catch {
-            return cannot(error.description)
+            return cannot(error.description, error)
         }
         let findings = columns.compactMap(\.finding)
         let check = findings.isEmpty
-            ? CheckResult(name: dataCheckName, passed: true)
-            : CheckResult(name: dataCheckName, passed: false, message: findings.joined(separator: "\n"))
+            ? CheckResult(.dataPreserved, passed: true)
+            : CheckResult(.dataPreserved, passed: false, message: findings.joined(separator: "\n"))
         return (check, columns, elapsed())
     }
 

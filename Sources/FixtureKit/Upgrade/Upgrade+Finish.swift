@@ -11,6 +11,7 @@ extension Upgrade {
     ///   the migration stands, and the next run or `restore --pending` confirms it.
     static func finish(_ result: inout UpgradeResult, marker: inout UpgradeMarker, stages: StageRunner, backup: BackupArchive, options: UpgradeOptions, backups: String) throws(FixtureKitError) {
         let storePath = result.store
+        FaultInjection.reached(.phase("finish"), storePath)
         marker.phase = .migrated
         do { try marker.write(forStore: storePath) } catch {
             throw FixtureKitError(
@@ -48,7 +49,8 @@ extension Upgrade {
     static func restore(_ result: inout UpgradeResult, after failure: CheckResult, marker: inout UpgradeMarker, options: UpgradeOptions, backups: String) throws(FixtureKitError) {
         let storePath = result.store
         let what = "upgrade"
-        let failed = "\(failure.name) failed" + (failure.message.flatMap { $0.split(separator: "\n").first }.map { ": \($0)" } ?? "")
+        FaultInjection.reached(.phase("restore"), storePath)
+        let failed = "\(failure.name) \(result.couldNotRun == true ? "could not run" : "failed")" + (failure.message.flatMap { $0.split(separator: "\n").first }.map { ": \($0)" } ?? "")
         do { try marker.switchToRestoring(forStore: storePath) } catch {
             throw FixtureKitError(
                 what: what, path: storePath, why: "\(failed); the backup could not be restored: \(error.descriptionWithoutHint)",

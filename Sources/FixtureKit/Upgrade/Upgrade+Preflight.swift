@@ -100,9 +100,10 @@ extension Upgrade {
         }
         for (folder, needed) in needs {
             guard let free = options.availableSpace(folder), free < needed else { continue }
+            let (neededText, freeText) = ByteCount.describe(needed, free)
             throw FixtureKitError(
                 what: what, path: set.storePath,
-                why: "not enough free disk: the backup and the migration need \(ByteCount.describe(needed)), \(ByteCount.describe(free)) free in \(folder)",
+                why: "not enough free disk: the backup and the migration need \(neededText), \(freeText) free in \(folder)",
                 remedy: .freeSpaceOrMoveBackups)
         }
     }

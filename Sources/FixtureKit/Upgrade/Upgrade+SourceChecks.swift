@@ -12,6 +12,8 @@ extension Upgrade {
     /// - Parameters:
     ///   - from: the version the store was at: checks limited to other versions' paths do not run.
     ///   - backup: the backup archive taken before the migration.
+    /// - Returns: the checks' results; one that names `source` when the backup
+    ///   could not serve holds the error: it could not run.
     static func configuredChecks(_ database: Database, configuration: CorpusConfiguration, from: String, backup: String?, storePath: String) -> [CheckResult] {
         let checks = configuration.checks ?? []
         let personal = configuration.personalColumns
@@ -27,7 +29,7 @@ extension Upgrade {
             let why = "the backup could not be attached as source: " + (error.what == backupFails ? error.why : error.descriptionWithoutHint)
             return checks.filter { $0.from?.contains(from) ?? true }.map { check in
                 ConfiguredChecks.needsSource(check)
-                    ? CheckResult(name: check.name, passed: false, message: why, statement: check.sql)
+                    ? CheckResult(.configured(name: check.name), passed: false, message: why, statement: check.sql, error: error)
                     : ConfiguredChecks.run([check], from: from, on: database, source: nil, personal: personal)[0]
             }
         }

@@ -18,19 +18,26 @@ public struct UpgradeOptions: Sendable {
     public var compareValues: Bool
     /// How long a stage may run when the configuration gives it no `timeout`.
     public var stageTimeout: Duration
+    /// What stops the upgrade: before the store is changed, it stops with an
+    /// error (``FixtureKitError/Category/interrupted``); once it is, the stage
+    /// running is ended, the checks are interrupted and the backup is restored
+    /// (``UpgradeResult/interrupted``). The tool passes the one SIGINT and
+    /// SIGTERM cancel (``Interruption/install()``).
+    public var cancellation: Cancellation?
     /// The free bytes of the file system holding a folder; `nil` when unknown.
     /// `statvfs` unless a test says otherwise.
     var availableSpace: @Sendable (String) -> UInt64?
 
     public init(
         backups: String? = nil, keep: Int = StoreBackup.defaultKeep, lockTimeout: Int32 = Upgrade.defaultLockTimeout,
-        compareValues: Bool = true, stageTimeout: Duration = Upgrade.defaultStageTimeout
+        compareValues: Bool = true, stageTimeout: Duration = Upgrade.defaultStageTimeout, cancellation: Cancellation? = nil
     ) {
         self.backups = backups
         self.keep = keep
         self.lockTimeout = lockTimeout
         self.compareValues = compareValues
         self.stageTimeout = stageTimeout
+        self.cancellation = cancellation
         availableSpace = { path in try? POSIX.availableSpace(at: path) }
     }
 }
@@ -74,12 +81,18 @@ public struct UpgradeResult: Codable, Equatable, Sendable {
     public var preservation: [ColumnPreservation]?
     /// What the comparison took, in seconds.
     public var preservationSeconds: Double?
-    /// `SIGTERM` when fixturekit received that signal during the migration (the
-    /// backup was then restored).
+    /// `SIGTERM` when fixturekit received that signal during the migration,
+    /// `cancelled` when the caller cancelled it (``UpgradeOptions/cancellation``):
+    /// the backup was then restored.
     public var interrupted: String?
     /// What went wrong after the outcome was settled (old backups that could
     /// not be removed).
     public var warnings: [String] = []
+    /// `true` when the step that failed could not run for want of the machine
+    /// (the store's disk full, an I/O error, the values that could not be
+    /// compared), not because the migration failed it: exit status 2, never 1.
+    /// The store set was restored all the same (``outcome`` `.restored`).
+    public var couldNotRun: Bool?
 }
 
 /// What was done about an interrupted upgrade or restore (a marker left beside the store).
@@ -127,8 +140,9 @@ public struct PendingRecovery: Codable, Equatable, Sendable {
 /// The whole run holds the store's ``StoreLock``: a second `upgrade`, `backup`
 /// or `restore` of the store is turned away meanwhile, and a marker whose run is
 /// still going is never taken for an interrupted one. Stage programs run as
-/// ``StageProcess``es: none of their processes outlives its stage. SIGINT and
-/// SIGTERM (``Interruption``) end the stage running and restore the backup.
+/// ``StageProcess``es: none of their processes outlives its stage. A cancellation
+/// (``UpgradeOptions/cancellation``: SIGINT and SIGTERM in the tool) ends the
+/// stage running and restores the backup.
 public enum Upgrade {
     /// How long a store that another connection holds is retried, in
     /// milliseconds: a short write of an app passes, a store an app keeps open is refused.
@@ -159,7 +173,7 @@ public enum Upgrade {
         defer { storeLock?.release() }
         // A job a killed run left comes first.
         result.recovery = try finishPendingLocked(store: storePath, configuration: configuration, lockTimeout: options.lockTimeout, what: what)
-        try stopIfInterrupted(storePath, "nothing was changed")
+        try stopIfCancelled(options.cancellation, storePath, "nothing was changed")
 
         let set = try openSet(storePath, what: what)
         let lock = try ExclusiveStore.open(storePath, timeout: options.lockTimeout, what: what)
@@ -179,6 +193,11 @@ public enum Upgrade {
             throw FixtureKitError(what: what, path: storePath, why: "the store is at \(version), and there is no way to \(current): \(gap)", hint: "add the missing stage to the configuration")
         }
         result.stages = chain.map { "\($0.from) -> \($0.to)" }
+        if let stage = chain.first(where: { $0.swift != nil }) {
+            throw FixtureKitError(
+                what: what, path: storePath,
+                why: "stage \(stage.from) -> \(stage.to) is a Swift stage (\"swift\": \"\(stage.swift ?? "")\"): its code is the app's, which runs it itself; upgrade cannot")
+        }
         // A stage that shipped runs only as fixturekit.lock records it.
         if let history = LockedHistory(configuration: configuration) {
             for stage in chain {
@@ -196,14 +215,17 @@ public enum Upgrade {
 
         // The backup: the files as they are, read while the lock keeps them so.
         let backup: BackupArchive
+        FaultInjection.reached(.phase("backup"), storePath)
         do {
             let (members, digests) = try memberDigests(set)
             backup = try StoreBackup.write(set, mode: .raw(members: members, digests: digests, contents: before), version: version, folder: backups)
         } catch {
-            throw error.within("\(what): backup before migrate")
+            var failed = error.within("\(what): backup before migrate")
+            if failed.hint == nil && failed.remedy == nil { failed.hint = "nothing was changed" }
+            throw failed
         }
         result.backup = backup
-        try stopIfInterrupted(storePath, "nothing was changed; the backup \(backup.path) is kept")
+        try stopIfCancelled(options.cancellation, storePath, "nothing was changed; the backup \(backup.path) is kept")
         var marker = UpgradeMarker(
             format: UpgradeMarker.currentFormat, phase: .migrating, store: set.storeName, backup: POSIX.absolutePath(backup.path),
             files: backup.files, from: version, to: current, configuration: POSIX.absolutePath(configurationPath),
@@ -213,29 +235,34 @@ public enum Upgrade {
         // The migration, on the live store.
         let absoluteStore = POSIX.absolutePath(storePath)
         let timeout = options.lockTimeout
-        let stages = StageRunner(storePath: absoluteStore, logFolder: logs.path, database: lock.handOver(), timeout: options.stageTimeout) { () throws(SQLiteError) in
+        // SQLite's `localtime` and `utc` read the process' time zone: the stages' own.
+        ProcessTimeZone.use(configuration.processTimeZone)
+        let stages = StageRunner(
+            storePath: absoluteStore, logFolder: logs.path, database: lock.handOver(), timeout: options.stageTimeout, cancellation: options.cancellation
+        ) { () throws(SQLiteError) in
             try ExclusiveStore.connect(absoluteStore, timeout: timeout)
         }
         var log: [String] = []
+        FaultInjection.reached(.phase("stages"), storePath)
         for stage in chain {
-            let name = "stage \(stage.from) -> \(stage.to)"
-            if let signal = Interruption.received {
-                result.checks.append(CheckResult(name: name, passed: false, message: "not run: fixturekit received \(Interruption.name(signal))"))
+            if let reason = options.cancellation?.reason {
+                result.checks.append(CheckResult(.stage(from: stage.from, to: stage.to), passed: false, message: "not run: \(reason)"))
                 break
             }
-            if let failed = stages.run(stage, configuration: configuration, log: &log) {
-                result.checks.append(CheckResult(name: name, passed: false, message: failed.message, statement: failed.statement))
-                break
-            }
-            result.checks.append(CheckResult(name: name, passed: true, message: stages.note))
+            let failed = stages.run(stage, configuration: configuration, log: &log)
+            result.checks.append(stages.result(stage, failed))
+            if failed != nil { break }
         }
         if result.checks.allSatisfy(\.passed) {
             do {
                 let migrated = try stages.open()
-                // SIGINT or SIGTERM interrupts the checks' statements.
-                let (checked, _) = migrated.withWatchdog(deadline: nil) { () -> [CheckResult] in
+                FaultInjection.reached(.phase("checks"), storePath)
+                // A cancellation (SIGINT or SIGTERM) interrupts the checks' statements.
+                let (checked, _) = migrated.withWatchdog(deadline: nil, cancellation: options.cancellation) { () -> [CheckResult] in
                     var checked = checks(migrated, configuration: configuration, from: version, marker: marker, storePath: storePath)
-                    if options.compareValues, checked.allSatisfy(\.passed), Interruption.received == nil {
+                    if options.compareValues, checked.allSatisfy(\.passed), options.cancellation?.isCancelled != true {
+                        FaultInjection.reached(.phase("values"), storePath)
+                        // Values that could not be compared: the check holds the error, it could not run.
                         let comparison = compareValues(migrated, storePath: storePath, backup: backup.path, configuration: configuration)
                         checked.append(comparison.check)
                         result.preservation = comparison.columns
@@ -247,13 +274,20 @@ public enum Upgrade {
                 if case .success(let checked) = checked { result.checks += checked }
             } catch {
                 let why = ExclusiveStore.describe(error, what: what, path: storePath).why
-                result.checks.append(CheckResult(name: "lock the store after the stages", passed: false, message: why))
+                result.checks.append(CheckResult(.lockMigratedStore, passed: false, message: why, error: error))
             }
         }
         var failure = result.checks.first { !$0.passed }
-        if let signal = Interruption.received, failure != nil {
-            result.interrupted = Interruption.name(signal)
-            failure = CheckResult(name: "upgrade", passed: false, message: "interrupted: fixturekit received \(Interruption.name(signal))")
+        // What failed for want of the machine (a full disk, an I/O error) holds its error;
+        // a stage program that failed on a full disk says only its status: the disk tells.
+        if failure != nil, result.checks.contains(where: \.couldNotRun) || storeDiskIsFull(storePath) { result.couldNotRun = true }
+        // Cancelled while the stages or the checks ran: what failed failed for it,
+        // or the values were not compared for it (the checks before them done too
+        // soon to be interrupted); either way the migration is not kept. Once every
+        // check has passed, a cancellation does not undo the upgrade.
+        if let reason = options.cancellation?.reason, failure != nil || (options.compareValues && !result.valuesCompared) {
+            result.interrupted = reason.name
+            failure = CheckResult(.upgrade, passed: false, message: "interrupted: \(reason)")
         }
         guard let failure else {
             try finish(&result, marker: &marker, stages: stages, backup: backup, options: options, backups: backups)
@@ -264,11 +298,17 @@ public enum Upgrade {
         return result
     }
 
-    /// Ends the run before anything of the store changed, when SIGINT or SIGTERM came.
-    /// - Throws: ``FixtureKitError`` (``FixtureKitError/Category/interrupted``) when one did.
-    private static func stopIfInterrupted(_ storePath: String, _ state: String) throws(FixtureKitError) {
-        guard let signal = Interruption.received else { return }
-        throw FixtureKitError(what: "upgrade", path: storePath, why: "interrupted: fixturekit received \(Interruption.name(signal)); \(state)", category: .interrupted)
+    /// Whether the file system holding the store is (nearly) full.
+    static func storeDiskIsFull(_ storePath: String) -> Bool {
+        guard let free = try? POSIX.availableSpace(at: AtomicFile.parentFolder(of: storePath)) else { return false }
+        return free < ScratchFolder.fullBelow
+    }
+
+    /// Ends the run before anything of the store changed, once `cancellation` is cancelled (SIGINT or SIGTERM).
+    /// - Throws: ``FixtureKitError`` (``FixtureKitError/Category/interrupted``) when it is.
+    private static func stopIfCancelled(_ cancellation: Cancellation?, _ storePath: String, _ state: String) throws(FixtureKitError) {
+        guard let reason = cancellation?.reason else { return }
+        throw FixtureKitError(what: "upgrade", path: storePath, why: "interrupted: \(reason); \(state)", category: .interrupted)
     }
 
     /// Pins the backup, writes the marker, and the restore's marker ahead

@@ -16,9 +16,9 @@ public enum Verifier {
     ///   version folder without SHA256SUMS is reported, not skipped), in version
     ///   order; hidden folders (a capture's work in progress) are not fixtures;
     /// - a file named SHA256SUMS: the folder it is in;
-    /// - a file named like an archive (`.tar.zst`, `.tar.gz`, `.tar.xz`, `.tar`): that
-    ///   archive, read once against the SHA256SUMS inside it, without extracting it
-    ///   (``FixtureArchive/verify(_:)``).
+    /// - a file named like an archive (`.tar.zst`, `.tar.gz`, `.tar.xz`, `.tar`), or
+    ///   `-` for one streamed on standard input: that archive, read once against
+    ///   the SHA256SUMS inside it, without extracting it, then checked as a folder is.
     ///
     /// A fixture with a manifest.json is also checked as a store set (sidecars as
     /// the manifest says, WAL replayable to its last commit, page sizes); with
@@ -27,6 +27,8 @@ public enum Verifier {
     /// - Throws: ``FixtureKitError`` when `path` is none of these or cannot be read,
     ///   or is an archive that is malformed or unsafe.
     public static func verify(_ path: String, deep: Bool = false, threads: Int? = nil, progress: WorkProgress? = nil) throws(FixtureKitError) -> [FolderVerification] {
+        // `-`: an archive streamed on standard input.
+        if path == ArchiveReader.standardInput { return [try verifyArchive(path, deep: deep, progress: progress)] }
         let found: stat?
         do {
             found = try POSIX.lstatIfPresent(path)
@@ -60,9 +62,14 @@ public enum Verifier {
                 results.append(FolderVerification(
                     path: path, verifiedFiles: 0, verifiedBytes: 0,
                     problems: leftovers.map { leftover in
-                        VerificationProblem(
-                            kind: .unlisted, file: leftover,
-                            detail: "left by an interrupted run; it may hold data the fixture no longer has (a store before anonymization): run the command again, or remove it")
+                        leftover.hasSuffix(FixtureReplacement.journalSuffix)
+                            ? VerificationProblem(
+                                kind: .unlisted, file: leftover,
+                                detail: "left by an interrupted run: a replacement of a fixture, its archives and its lock lines, decided and not finished",
+                                hint: FixtureKitError.Remedy.finishReplacement.text)
+                            : VerificationProblem(
+                                kind: .unlisted, file: leftover,
+                                detail: "left by an interrupted run; it may hold data the fixture no longer has (a store before anonymization): run the command again, or remove it")
                     }))
             }
             // The lock against the corpus as a whole (each fixture and archive
@@ -75,6 +82,13 @@ public enum Verifier {
             return [try verifyArchive(path, deep: deep, progress: progress)]
         case S_IFREG, S_IFDIR:
             throw FixtureKitError(what: "verify", path: path, why: "not a fixture folder, a corpus folder, a SHA256SUMS file or an archive")
+        case S_IFLNK:
+            // Links are never followed: a fixture's bytes are those of the files named.
+            let target = (try? POSIX.statFollowingLinks(path)).map { FileKind(mode: $0.st_mode) }
+            let what = target == .folder ? "a folder" : target == .regular ? "a file" : "nothing that can be read"
+            throw FixtureKitError(
+                what: "verify", path: path, why: "is a symbolic link (to \(what)), and verify follows no link",
+                hint: target == .folder || target == .regular ? "name the \(target == .folder ? "folder" : "file") it points to" : nil)
         default:
             throw FixtureKitError(what: "verify", path: path, why: FileKind.describe(info.st_mode))
         }
@@ -93,16 +107,38 @@ public enum Verifier {
         return result
     }
 
-    /// An archive read once against the SHA256SUMS inside it; its detached `.sha256`
-    /// beside it, when there is one; and what the corpus' lock records of it.
+    /// An archive read once against the SHA256SUMS inside it; when that holds,
+    /// its fixture's checks beyond its checksums, the same as a folder's, on what
+    /// the scan wrote of its files into a private folder (``CheckedFilesSink``);
+    /// its detached `.sha256` beside it, when there is one; what the corpus'
+    /// lock records of it; and the fixture folder of its version beside it, which
+    /// must hold the same files.
     static func verifyArchive(_ archive: String, deep: Bool, progress: WorkProgress? = nil) throws(FixtureKitError) -> FolderVerification {
-        let metadata = try ArchiveMetadata.read(archive, what: "verify", progress: progress)
+        let scratch: ScratchFolder
+        let files: CheckedFilesSink
+        do {
+            scratch = try ScratchFolder()
+            files = try CheckedFilesSink(root: scratch.path.appendingPath("fixture"), whole: deep)
+        } catch {
+            throw FixtureKitError(what: "verify", failed: error)
+        }
+        let metadata = try ArchiveMetadata.read(archive, what: "verify", progress: progress, files: files)
         var result = metadata.contents.verification
+        if result.passed {
+            var contentHash: String?
+            result.problems += FixtureCheck.problems(in: files.root, deep: deep, contentHash: &contentHash)
+            result.contentHash = contentHash
+        }
+        withExtendedLifetime(scratch) {}
+        // A stream has no file beside it, nor a corpus around it.
+        guard archive != ArchiveReader.standardInput else { return result }
         let name = archive.split(separator: "/").last.map(String.init) ?? archive
         // The archive's own bytes are hashed once, for its .sha256 and its lock line.
         let digest = Memo { (try? FileHasher())?.digestIfReadable(archive) }
         if let problem = checksumFileProblem(archive, name: name, digest: digest.value) { result.problems.append(problem) }
         result.problems += LockCheck.archiveProblems(archive, digest: digest.value, sumsBytes: metadata.sumsBytes, deep: deep)
+        // The folder of its version, when the corpus has one: the same fixture.
+        result.problems += LockCheck.folderProblems(ofArchive: archive, sumsBytes: metadata.sumsBytes)
         return result
     }
 
@@ -134,11 +170,12 @@ public enum Verifier {
     }
 
     /// The hidden work folders directly in `corpus` that a run killed half-way
-    /// left (`.1.0.0.tmp`, `.1.0.0.old`, as ``FixtureFolder`` names them), bytewise.
+    /// left (`.1.0.0.tmp`, `.1.0.0.old`, as ``FixtureFolder`` names them, and
+    /// `.1.0.0.commit`, a ``FixtureReplacement``'s journal), bytewise.
     static func leftoverFolders(in corpus: String) -> [String] {
         let names = ((try? POSIX.listDirectory(corpus)) ?? []).map { String(pathBytes: $0) }
         return names.filter { name in
-            guard name.hasPrefix("."), name.hasSuffix(".tmp") || name.hasSuffix(".old"), name.count > 5,
+            guard name.hasPrefix("."), name.hasSuffix(".tmp") || name.hasSuffix(".old") || name.hasSuffix(FixtureReplacement.journalSuffix), name.count > 5,
                   let info = try? POSIX.lstat(corpus.appendingPath(name)) else { return false }
             return (info.st_mode & S_IFMT) == S_IFDIR
         }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }

@@ -32,8 +32,9 @@ public struct SHA256SumsLineProblem: Sendable, Equatable, CustomStringConvertibl
 ///
 /// Reading accepts what `sha256sum -c` accepts: the `*` binary flag, the single
 /// space of BSD `sha256 -r`, `#` comments, empty lines, CRLF line ends, upper-case
-/// digits and the tagged form `SHA256 (path) = digest` of `sha256sum --tag` and
-/// `shasum --tag`.
+/// digits, the tagged form `SHA256 (path) = digest` of `sha256sum --tag` and
+/// `shasum --tag`, and names in the forms `find . -exec sha256sum {} +` writes
+/// (`./a`, `./sub//b`: the file `sha256sum -c` then checks, ``plainPath(_:)``).
 public struct SHA256Sums: Sendable, Equatable {
     /// The file's name inside a fixture.
     package static let fileName = "SHA256SUMS"
@@ -109,8 +110,8 @@ public struct SHA256Sums: Sendable, Equatable {
             case .failure(let reason):
                 problems.append(SHA256SumsLineProblem(line: lineNumber, reason: reason))
             case .success(let (name, digest)):
-                let path = RelativePath(bytes: name)
-                if let reason = Self.pathProblem(path) {
+                let path = RelativePath(bytes: Self.plainPath(name))
+                if let reason = Self.pathProblem(path, as: name) {
                     problems.append(SHA256SumsLineProblem(line: lineNumber, reason: reason))
                 } else if let first = firstLine[path] {
                     problems.append(SHA256SumsLineProblem(line: lineNumber, reason: "\(path.quoted) is listed again (first on line \(first))"))
@@ -204,9 +205,23 @@ public struct SHA256Sums: Sendable, Equatable {
         raw.contains(0) ? "NUL byte in the file name" : "invalid escape in the file name (only \\\\, \\n and \\r are allowed)"
     }
 
-    private static func pathProblem(_ path: RelativePath) -> String? {
+    /// The path `sha256sum -c` opens for `name`, in its plain form: the `.`
+    /// components and the empty ones between two `/` (`./a`, `sub/./b`, `sub//b`)
+    /// name the same file as without them, and are left out. A leading `/`, a
+    /// last component that is empty or `.` (`a/`, `a/.`: a folder, never a file)
+    /// and `..` are kept, for ``pathProblem(_:as:)`` to refuse.
+    static func plainPath(_ name: [UInt8]) -> [UInt8] {
+        let slash = UInt8(ascii: "/")
+        guard name.first != slash else { return name }
+        let components = name.split(separator: slash, omittingEmptySubsequences: false)
+        var kept = components.dropLast().filter { !$0.isEmpty && !$0.elementsEqual([UInt8(ascii: ".")]) }
+        if let last = components.last { kept.append(last) }
+        return Array(kept.joined(separator: [slash]))
+    }
+
+    private static func pathProblem(_ path: RelativePath, as written: [UInt8]) -> String? {
         if String(validating: path.bytes, as: UTF8.self) == nil { return "file name is not valid UTF-8" }
-        if !path.isContained { return "\(path.quoted) is not a path inside the folder" }
+        if !path.isContained { return "\(RelativePath(bytes: written).quoted) is not a path inside the folder" }
         return nil
     }
 

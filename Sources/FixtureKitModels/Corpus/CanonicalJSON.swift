@@ -15,11 +15,31 @@ package enum CanonicalJSON {
     }
 
     private static func data<Value: Encodable>(_ value: Value, pretty: Bool) -> Data {
+        // The library's types hold only strings, numbers, booleans and arrays of them.
+        (try? encoder(pretty: pretty).encode(value)) ?? Data("null".utf8)
+    }
+
+    /// The one configuration of Foundation's encoder that fixturekit's JSON is written with.
+    private static func encoder(pretty: Bool) -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
         encoder.dataEncodingStrategy = .base64
-        // The library's types hold only strings, numbers, booleans and arrays of them.
-        return (try? encoder.encode(value)) ?? Data("null".utf8)
+        return encoder
+    }
+
+    /// JSON strings as the canonical encoder writes them (`"a/b"`, `"say \"hi\""`,
+    /// `"\u0001"`), for a writer that lays out a document itself (`sql --json`):
+    /// one encoder for every string of it (Foundation's takes under a microsecond a string).
+    package final class Strings {
+        private let encoder = CanonicalJSON.encoder(pretty: false)
+
+        package init() {}
+
+        /// `text` as a JSON string, quotes included.
+        package func quoted(_ text: String) -> String {
+            // A string always encodes.
+            String(decoding: (try? encoder.encode(text)) ?? Data("\"\"".utf8), as: UTF8.self)
+        }
     }
 }
 
@@ -44,6 +64,8 @@ extension JSONDecoderFactory {
             return text
         }
         switch error {
+        case let fault as JSONSyntax.Fault:
+            return fault.description
         case DecodingError.keyNotFound(let key, let context):
             return "\(path(context.codingPath + [key])) is missing"
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):

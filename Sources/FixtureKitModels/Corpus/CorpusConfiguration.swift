@@ -12,17 +12,38 @@ import FixtureKitSystem
 public struct CorpusConfiguration: Codable, Equatable, Sendable {
     package static let fileName = "fixturekit.json"
 
-    /// One migration stage: SQL run in a transaction, or a program run without a shell.
+    /// One migration stage: an SQL file, a folder of them, a program run without
+    /// a shell, or a Swift closure (see CorpusConfiguration+Stages.swift).
     public struct Stage: Codable, Hashable, Sendable {
         public var from: String
         public var to: String
         /// An SQL file, relative to the corpus.
         public var sql: String?
+        /// A folder of migrations in a migration tool's convention (Diesel, sqlx, Flyway, ...), relative to the corpus.
+        public var folder: String?
+        /// The last migration of ``folder`` the stage runs (its name); the later ones belong to later stages.
+        public var through: String?
         /// An argv array; the first element relative to the corpus when it holds a `/`.
         public var exec: [String]?
+        /// The name of a Swift stage: a closure given to ``MigrationRunner`` by the app's tests.
+        public var swift: String?
         /// How long the stage may run, in seconds, before it is ended and fails;
         /// `nil` for the default of the command (see ``StageRunner``).
         public var timeout: Double?
+        /// How an SQL stage's files are wrapped in transactions; ``StageTransaction/eachFile`` when `nil`.
+        public var transaction: StageTransaction?
+        /// The app's bookkeeping table each migration of a folder is recorded in.
+        public var record: StageRecord?
+        /// The connection settings of this stage, over the corpus-wide ones.
+        public var connection: ConnectionSettings?
+
+        public init(
+            from: String, to: String, sql: String? = nil, folder: String? = nil, through: String? = nil, exec: [String]? = nil, swift: String? = nil,
+            timeout: Double? = nil, transaction: StageTransaction? = nil, record: StageRecord? = nil, connection: ConnectionSettings? = nil
+        ) {
+            (self.from, self.to, self.sql, self.folder, self.through, self.exec, self.swift) = (from, to, sql, folder, through, exec, swift)
+            (self.timeout, self.transaction, self.record, self.connection) = (timeout, transaction, record, connection)
+        }
     }
 
     /// What happens to a table's row count across the migration.
@@ -74,10 +95,15 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     public var userVersions: [String: Int]?
     /// An SQL query returning a store's version label, for `upgrade`.
     public var versionQuery: String?
+    /// The connection settings of every stage (see ``ConnectionSettings``).
+    public var connection: ConnectionSettings?
+    /// Whether a stage's statement that does nothing where it stands (a PRAGMA
+    /// SQLite ignores there) fails the stage rather than warns.
+    public var strictStages: Bool?
 
     static let knownKeys: Set<String> = [
         "store", "current", "supported", "stages", "counts", "checks", "anonymize", "keys", "changes",
-        "renames", "userVersions", "versionQuery", "$schema",
+        "renames", "userVersions", "versionQuery", "$schema", "connection", "strictStages",
     ]
 
     /// The largest `timeout` a stage may have: 30 days, in seconds.
@@ -88,10 +114,11 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case store, current, supported, stages, counts, checks, anonymize, keys, changes, renames, userVersions, versionQuery
+        case connection, strictStages
     }
 
     /// The keys of each entry of `stages` (and of `checks`, ``checkEntryKeys``): any other is refused too.
-    static let stageKeys: Set<String> = ["from", "to", "sql", "exec", "timeout"]
+    static let stageKeys: Set<String> = ["from", "to", "sql", "folder", "through", "exec", "swift", "timeout", "transaction", "record", "connection"]
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -107,6 +134,8 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         renames = try container.decodeIfPresent([String: String].self, forKey: .renames)
         userVersions = try container.decodeIfPresent([String: Int].self, forKey: .userVersions)
         versionQuery = try container.decodeIfPresent(String.self, forKey: .versionQuery)
+        connection = try container.decodeIfPresent(ConnectionSettings.self, forKey: .connection)
+        strictStages = try container.decodeIfPresent(Bool.self, forKey: .strictStages)
     }
 
     /// Reads and parses `fixturekit.json`, without reading the files it names
@@ -133,7 +162,8 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         }
         let object: Any
         do { object = try JSONSerialization.jsonObject(with: Data(bytes)) } catch {
-            throw fail("not valid JSON")
+            // JSONSyntax refuses, with its place, everything Foundation is known to refuse.
+            throw fail("not valid JSON: \((error as NSError).userInfo[NSDebugDescriptionErrorKey] ?? error.localizedDescription)")
         }
         guard let dictionary = object as? [String: Any] else { throw fail("not a JSON object") }
         if let unknown = dictionary.keys.filter({ !knownKeys.contains($0) }).sorted().first {
@@ -145,8 +175,10 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
                 throw fail("stages[\(index)]: unknown key \"\(unknown)\" (one of \(stageKeys.sorted().joined(separator: ", ")))")
             }
         }
-        // The entries of `checks`, and the moves of `changes` (CorpusConfiguration+Declarations.swift).
+        // The entries of `checks`, and the moves of `changes` (CorpusConfiguration+Declarations.swift);
+        // the `connection` and `record` objects (CorpusConfiguration+Stages.swift).
         try checkDeclarationKeys(dictionary, fail)
+        try checkStageKeys(dictionary, fail)
         var configuration: CorpusConfiguration
         do {
             configuration = try JSONDecoderFactory.decoder().decode(CorpusConfiguration.self, from: Data(bytes))
@@ -164,11 +196,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
             throw fail("\"\(label)\" is not a version label")
         }
         for (index, stage) in stages.enumerated() {
-            switch (stage.sql, stage.exec) {
-            case (.some, nil): break
-            case (nil, .some(let argv)) where !argv.isEmpty: break
-            default: throw fail("stages[\(index)] needs exactly one of \"sql\" and \"exec\" (a non-empty array)")
-            }
+            try validate(stage, index, fail)
             if let timeout = stage.timeout, !(timeout > 0 && timeout <= Self.maxTimeout) {
                 throw fail("stages[\(index)] has timeout \(timeout): it must be a number of seconds above 0, at most \(Int(Self.maxTimeout))")
             }
@@ -195,6 +223,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
             throw fail("keys[\"\(table)\"] is empty: name the columns of the business key")
         }
         try validateDeclarations(fail)
+        try validateConnection(fail)
     }
 
     /// A path of the configuration, resolved against its folder.

@@ -22,7 +22,9 @@ import FixtureKitCrypto
 /// - `content V H`: the content hash of V's store (``Database/contentHash()``);
 /// - `archive V NAME H`: the archive of V, a file of the corpus, and its SHA-256;
 /// - `stage V PATH H`: a stage file that shipped with V (a stage whose `to` is V),
-///   its path as `fixturekit.json` names it, relative to the corpus.
+///   its path as `fixturekit.json` names it, relative to the corpus;
+/// - `declaration V FROM H`: the declaration of the stage from FROM to V that
+///   shipped with V (``StageDeclaration``): what it runs and how.
 ///
 /// A path holding `\`, LF or CR is written as SHA256SUMS writes it: the line
 /// starts with `\` and those characters are escaped (`\\`, `\n`, `\r`).
@@ -32,14 +34,15 @@ public struct CorpusLock: Sendable, Equatable {
     package static let header = "# fixturekit.lock: shipped history, written by fixturekit. Review every change to it."
 
     public enum Kind: String, Sendable, Codable, CaseIterable {
-        case archive, content, stage, sums
+        case archive, content, declaration, stage, sums
     }
 
     /// What one line is about: everything but its digest.
     public struct Fact: Hashable, Sendable, Codable, CustomStringConvertible {
         public var kind: Kind
         public var version: String
-        /// The archive's or the stage file's path; `nil` for `sums` and `content`.
+        /// The archive's or the stage file's path, or the version a declared stage
+        /// starts from; `nil` for `sums` and `content`.
         public var path: String?
 
         package init(_ kind: Kind, _ version: String, _ path: String? = nil) {
@@ -124,7 +127,7 @@ public struct CorpusLock: Sendable, Equatable {
         let escaped = rest.first == SHA256Sums.backslash
         if escaped { rest = rest.dropFirst() }
         guard let kindEnd = rest.firstIndex(of: space), let kind = Kind(rawValue: String(decoding: rest[..<kindEnd], as: UTF8.self)) else {
-            return fail("not a fact of fixturekit.lock (archive, content, stage or sums, a version, and a SHA-256)")
+            return fail("not a fact of fixturekit.lock (archive, content, declaration, stage or sums, a version, and a SHA-256)")
         }
         rest = rest[(kindEnd + 1)...]
         guard let versionEnd = rest.firstIndex(of: space) else { return fail("no SHA-256 after the version") }
@@ -134,7 +137,7 @@ public struct CorpusLock: Sendable, Equatable {
         }
         rest = rest[(versionEnd + 1)...]
         var path: String?
-        if kind == .archive || kind == .stage {
+        if kind == .archive || kind == .stage || kind == .declaration {
             guard let digestStart = rest.lastIndex(of: space) else { return fail("\(kind.rawValue) needs a path and a SHA-256") }
             var name = Array(rest[..<digestStart])
             rest = rest[(digestStart + 1)...]
@@ -146,6 +149,7 @@ public struct CorpusLock: Sendable, Equatable {
                 return fail("the path is empty, holds a NUL byte or is not UTF-8")
             }
             if kind == .archive && !text.isSafeFileName { return fail("an archive is a file of the corpus, not \(RelativePath(text).quoted)") }
+            if kind == .declaration && Version(text) == nil { return fail("a declaration names the version its stage starts from, not \(RelativePath(text).quoted)") }
             path = text
         } else if escaped {
             return fail("\(kind.rawValue) has no path to escape")

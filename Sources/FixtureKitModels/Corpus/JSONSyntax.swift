@@ -2,8 +2,11 @@ import FixtureKitSystem
 
 /// Checks that a file is strict JSON (RFC 8259) before it is decoded, so that a
 /// mistake is told with its line and column: no comments, no trailing commas, no
-/// key given twice in one object, nothing after the value. (Foundation's parser
-/// says only "not valid JSON", and lets a trailing comma through.)
+/// key given twice in one object, nothing after the value; and nothing that
+/// Foundation's parser, which runs next, refuses: a number no `Double` holds
+/// (`1e400`, 400 digits), bytes that are not UTF-8, a `\u` escape of half a
+/// surrogate pair. (Foundation says only "not valid JSON", and lets a trailing
+/// comma through.)
 package enum JSONSyntax {
     /// The first fault of a file: `line 3, column 14: a trailing comma before "}"`.
     package struct Fault: Error, Equatable, CustomStringConvertible {
@@ -135,24 +138,81 @@ package enum JSONSyntax {
                     case 0x22, 0x5C, 0x2F: text.append(escaped)
                     case 0x62, 0x66, 0x6E, 0x72, 0x74: text.append(0x20)
                     case 0x75:
-                        for offset in 1...4 {
-                            let digit = index + offset < bytes.count ? bytes[index + offset] : 0
-                            guard (0x30...0x39).contains(digit) || (0x41...0x46).contains(digit) || (0x61...0x66).contains(digit) else {
-                                throw fault("\"\\u\" needs four hexadecimal digits")
+                        let escape = index - 1
+                        let unit = try hexEscape()
+                        if (0xDC00...0xDFFF).contains(unit) {
+                            throw fault("\"\\u\(String(unit, radix: 16))\" is the second half of a surrogate pair, without the first", at: escape)
+                        }
+                        if (0xD800...0xDBFF).contains(unit) {
+                            // UTF-16's first half needs its second right after: \ud83d\ude00.
+                            let next = index + 1
+                            guard next + 1 < bytes.count, bytes[next] == 0x5C, bytes[next + 1] == 0x75 else {
+                                throw fault("\"\\u\(String(unit, radix: 16))\" is the first half of a surrogate pair, without the second", at: escape)
+                            }
+                            index = next + 1
+                            guard (0xDC00...0xDFFF).contains(try hexEscape()) else {
+                                throw fault("\"\\u\(String(unit, radix: 16))\" is the first half of a surrogate pair, without the second", at: escape)
                             }
                         }
-                        text += bytes[(index - 1)...(index + 4)]
-                        index += 4
+                        text += bytes[escape...index]
                     default: throw fault("unknown escape \"\\\(Character(Unicode.Scalar(escaped)))\"", at: index - 1)
                     }
                     index += 1
                 case 0x00..<0x20:
                     throw fault("a control character in a string (a line feed is written \\n)")
+                case 0x80...:
+                    let length = utf8SequenceLength()
+                    guard length > 0 else { throw fault("bytes that are not UTF-8 in a string (\(found))") }
+                    text += bytes[index..<(index + length)]
+                    index += length
                 default:
                     text.append(byte)
                     index += 1
                 }
             }
+        }
+
+        /// The four hexadecimal digits after `\u` (the cursor on the `u`), read;
+        /// the cursor ends on the last digit.
+        mutating func hexEscape() throws(Fault) -> UInt32 {
+            var unit: UInt32 = 0
+            for offset in 1...4 {
+                let digit = index + offset < bytes.count ? bytes[index + offset] : 0
+                guard let value = Self.hexValue(digit) else {
+                    throw fault("\"\\u\" needs four hexadecimal digits")
+                }
+                unit = unit << 4 | value
+            }
+            index += 4
+            return unit
+        }
+
+        static func hexValue(_ digit: UInt8) -> UInt32? {
+            switch digit {
+            case 0x30...0x39: UInt32(digit - 0x30)
+            case 0x41...0x46: UInt32(digit - 0x41 + 10)
+            case 0x61...0x66: UInt32(digit - 0x61 + 10)
+            default: nil
+            }
+        }
+
+        /// The length of the well-formed UTF-8 sequence at the cursor (Unicode's
+        /// table 3-7: no overlong form, no surrogate, nothing above U+10FFFF), or 0.
+        func utf8SequenceLength() -> Int {
+            let lead = bytes[index]
+            let (length, second): (Int, ClosedRange<UInt8>) = switch lead {
+            case 0xC2...0xDF: (2, 0x80...0xBF)
+            case 0xE0: (3, 0xA0...0xBF)
+            case 0xE1...0xEC, 0xEE...0xEF: (3, 0x80...0xBF)
+            case 0xED: (3, 0x80...0x9F)
+            case 0xF0: (4, 0x90...0xBF)
+            case 0xF1...0xF3: (4, 0x80...0xBF)
+            case 0xF4: (4, 0x80...0x8F)
+            default: (0, 0x80...0xBF)
+            }
+            guard length > 0, index + length <= bytes.count, second.contains(bytes[index + 1]) else { return 0 }
+            for offset in 2..<length where !(0x80...0xBF).contains(bytes[index + offset]) { return 0 }
+            return length
         }
 
         mutating func literal(_ word: String) throws(Fault) {
@@ -163,7 +223,19 @@ package enum JSONSyntax {
             index += expected.count
         }
 
+        /// A number, which must also fit a `Double`, as Foundation's parser requires
+        /// (an integer of more than 308 digits does not; `1e-400` is read as 0).
         mutating func number() throws(Fault) {
+            let start = index
+            try numberSyntax()
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            guard let value = Double(text), value.isFinite else {
+                let shown = text.count > 24 ? "a number of \(text.count) characters" : "the number \(text)"
+                throw fault("\(shown) is too large: a JSON number here must fit a 64-bit floating-point number (at most about 1.8e308)", at: start)
+            }
+        }
+
+        mutating func numberSyntax() throws(Fault) {
             func digits() -> Int {
                 let start = index
                 while let byte = current, (0x30...0x39).contains(byte) { index += 1 }

@@ -57,6 +57,10 @@ extension FixtureKitError {
         case lockAfterReview
         /// Freeze the missing fixture (or capture and pack it).
         case freezeFixture
+        /// Pack the fixture folder `folder` again over its archive, or unpack the archive over it.
+        case packAgain(folder: String)
+        /// Finish the replacement of a fixture, its archives and its lock lines that a killed run decided.
+        case finishReplacement
 
         /// The limits an archive is read under.
         public enum ArchiveLimit: Sendable, Equatable {
@@ -118,6 +122,8 @@ extension FixtureKitError {
             case .rewriteLock: "fixturekit writes this file: locking rewrites it from the corpus"
             case .lockAfterReview: "locking adds it, once reviewed"
             case .freezeFixture: "freeze it, or capture and pack it"
+            case .packAgain(let folder): "pack \(folder) again over its archive, or unpack the archive over it"
+            case .finishReplacement: "locking the corpus finishes it"
             }
         }
 

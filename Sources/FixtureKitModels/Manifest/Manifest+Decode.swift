@@ -2,9 +2,11 @@ import Foundation
 import FixtureKitSystem
 
 extension Manifest {
-    /// Reads a manifest.json.
+    /// Reads a manifest.json: strict JSON first (``JSONSyntax``: a fault is told
+    /// with its line and column), then the manifest's keys.
     package static func decode(_ bytes: [UInt8]) throws -> Manifest {
-        try JSONDecoderFactory.decoder().decode(Manifest.self, from: Data(bytes))
+        try JSONSyntax.check(bytes)
+        return try JSONDecoderFactory.decoder().decode(Manifest.self, from: Data(bytes))
     }
 
     /// Reads a manifest.json, or `nil` when it is a JSON object without fixturekit's

@@ -12,6 +12,11 @@ package struct FolderItem: Sendable {
 
     package var path: RelativePath
     package var kind: Kind
+
+    package init(path: RelativePath, kind: Kind) {
+        self.path = path
+        self.kind = kind
+    }
 }
 
 /// Lists every file below a folder, recursively, without following links.

@@ -12,6 +12,9 @@ package enum FaultInjection {
         case opened
         /// A file or folder is about to be removed.
         case willRemove
+        /// A command is about to start one of its phases (`upgrade`'s `backup`,
+        /// `stages`, `checks`, `values`, `restore`, `finish`), for the path it works on.
+        case phase(String)
     }
 
     private struct Key: Hashable {

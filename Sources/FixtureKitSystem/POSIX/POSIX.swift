@@ -28,6 +28,13 @@ package enum POSIX {
         return info
     }
 
+    /// `stat`, following symbolic links: what a link points to.
+    package static func statFollowingLinks(_ path: String) throws(FileSystemError) -> Glibc.stat {
+        var info = Glibc.stat()
+        guard fstatat(AT_FDCWD, path, &info, 0) == 0 else { throw FileSystemError("stat", path: path, errno: errno) }
+        return info
+    }
+
     /// `stat` that reports a missing file as `nil` instead of an error.
     package static func lstatIfPresent(_ path: String) throws(FileSystemError) -> stat? {
         var info = stat()

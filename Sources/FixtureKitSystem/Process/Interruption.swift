@@ -5,25 +5,29 @@ import Synchronization
 
 /// SIGINT and SIGTERM sent to fixturekit while `upgrade` or `migrate` runs.
 ///
-/// Once ``install()`` has run, the first of them is recorded instead of ending
-/// the process; the work looks at ``received`` where it can stop cleanly: a
+/// Once ``install()`` has run, the first of them cancels ``cancellation``
+/// instead of ending the process. The tool passes that cancellation to the
+/// operation it runs (``MigrationRunner/Options/cancellation``,
+/// ``UpgradeOptions/cancellation``), which stops where it can stop cleanly: a
 /// running stage's processes get the signal forwarded (``StageProcess``), an
-/// SQL stage or a check is interrupted (``Database/withWatchdog(deadline:_:)``),
+/// SQL stage or a check is interrupted (``Database/withWatchdog(deadline:cancellation:_:)``),
 /// `upgrade` restores its backup, `migrate` starts no other path and removes
 /// its temporary copies. The tool then ends itself with the same signal
 /// (``reraise()``), so that its parent sees what a shell reports as 130 or 143.
+/// The library itself never looks at the signals: only at the cancellation it is given.
 public enum Interruption {
     /// The signals handled.
     package static let signals: [Int32] = [SIGINT, SIGTERM]
 
-    /// The first signal received since ``install()``, 0 for none. A global that the
-    /// handler only stores into: an atomic store is async-signal-safe.
-    private static let slot = Atomic<Int32>(0)
+    /// The cancellation that SIGINT and SIGTERM cancel once ``install()`` has
+    /// run, the signal as its reason: one for the process, as its signal
+    /// handlers are. The handler only stores into its atomic, which is async-signal-safe.
+    public static let cancellation = Cancellation()
 
     /// The first signal received, or `nil`.
     package static var received: Int32? {
-        let signal = slot.load(ordering: .acquiring)
-        return signal == 0 ? nil : signal
+        guard case .signal(let signal)? = cancellation.reason else { return nil }
+        return signal
     }
 
     /// `SIGTERM` for 15: how messages name a signal.
@@ -38,13 +42,15 @@ public enum Interruption {
         }
     }
 
-    /// Handles SIGINT and SIGTERM from now on: each is recorded (the first one
-    /// counts) and the process goes on. A signal ignored on entry stays ignored
-    /// (a shell starts a background command with SIGINT ignored, so that ^C
-    /// leaves it be); one blocked on entry is unblocked on this thread (a parent
-    /// may start its children with every signal blocked).
-    public static func install() {
-        _ = slot.load(ordering: .relaxed)
+    /// Handles SIGINT and SIGTERM from now on: the first one cancels
+    /// ``cancellation`` and the process goes on. A signal ignored on entry stays
+    /// ignored (a shell starts a background command with SIGINT ignored, so that
+    /// ^C leaves it be); one blocked on entry is unblocked on this thread (a
+    /// parent may start its children with every signal blocked).
+    /// - Returns: ``cancellation``, for the options of the operation to stop.
+    public static func install() -> Cancellation {
+        // Made before a handler can run: the handler only loads it.
+        let cancellation = Self.cancellation
         var unblock = sigset_t()
         sigemptyset(&unblock)
         for signal in signals {
@@ -55,13 +61,14 @@ public enum Interruption {
             sigaddset(&unblock, signal)
             var action = sigaction()
             action.__sigaction_handler.sa_handler = { signal in
-                _ = Interruption.slot.compareExchange(expected: 0, desired: signal, ordering: .acquiringAndReleasing)
+                Interruption.cancellation.cancel(signal: signal)
             }
             action.sa_flags = SA_RESTART
             sigemptyset(&action.sa_mask)
             sigaction(signal, &action, nil)
         }
         pthread_sigmask(SIG_UNBLOCK, &unblock, nil)
+        return cancellation
     }
 
     /// Ends the process with the signal received, its default action restored,

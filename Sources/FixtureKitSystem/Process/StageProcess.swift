@@ -13,8 +13,9 @@ import CSystem
 /// program has a process group of its own. Its end is its main process' exit;
 /// whatever is still running below the reaper then is terminated (`SIGTERM`, and
 /// `SIGKILL` after ``grace``) before the run returns, and counted. A stage that
-/// outlasts its timeout, or that runs when fixturekit receives SIGINT or SIGTERM
-/// (``Interruption``), is ended the same way, the signal received forwarded.
+/// outlasts its timeout, or that runs when its run is cancelled (``Cancellation``:
+/// SIGINT or SIGTERM through ``Interruption``), is ended the same way, the signal
+/// received forwarded (SIGTERM when the caller cancelled).
 package struct StageProcess {
     /// How the program ended.
     package enum End: Equatable, Sendable {
@@ -24,8 +25,9 @@ package struct StageProcess {
         case signaled(Int32)
         /// It outlasted its timeout, in seconds, and was ended.
         case timedOut(Double)
-        /// fixturekit received this signal while it ran, and forwarded it.
-        case interrupted(Int32)
+        /// The run was cancelled while it ran (fixturekit received a signal, and
+        /// forwarded it; or the caller cancelled it, and it got SIGTERM).
+        case interrupted(Cancellation.Reason)
         /// It could not be started: `execve` (or `fork`) failed with this errno.
         case cannotStart(Int32)
     }
@@ -51,8 +53,11 @@ package struct StageProcess {
     /// `directory`, with `environment`, stdin from /dev/null and stdout and
     /// stderr into `output`; waits for it and ends everything it left.
     /// - Parameter timeout: ended after this long; `nil` for never.
+    /// - Parameter cancellation: ended once it is cancelled.
     /// - Throws: ``FileSystemError`` when the pipes or /dev/null cannot be opened.
-    package static func run(executable: String, argv: [String], environment: [String: String], directory: String, output: Int32, timeout: Duration?) throws(FileSystemError) -> Outcome {
+    package static func run(
+        executable: String, argv: [String], environment: [String: String], directory: String, output: Int32, timeout: Duration?, cancellation: Cancellation? = nil
+    ) throws(FileSystemError) -> Outcome {
         let input = try POSIX.open("/dev/null", O_RDONLY)
         defer { close(input) }
         let report = try POSIX.pipe(), execError = try POSIX.pipe()
@@ -87,8 +92,8 @@ package struct StageProcess {
         let deadline = timeout.map { started + $0 }
         var end: End?
         while end == nil {
-            if let signal = Interruption.received {
-                end = .interrupted(signal)
+            if let reason = cancellation?.reason {
+                end = .interrupted(reason)
                 break
             }
             if let deadline, clock.now >= deadline {
@@ -107,7 +112,7 @@ package struct StageProcess {
         let ending = end ?? .signaled(SIGKILL)
         let signal: Int32
         switch ending {
-        case .interrupted(let received): signal = received
+        case .interrupted(.signal(let received)): signal = received
         default: signal = SIGTERM
         }
         // Counted when the program ended on its own; when it was ended, everything was.

@@ -7,22 +7,24 @@ struct AnonymizeCommand: Command {
     static let rules = Option<String>.required("--rules", value: "FILE", help: "The rules file.", completion: .file)
     static let output = Option<String?>("--output", "-o", value: "FILE", help: "Where a store's anonymized copy goes (required for a store).", completion: .file)
     static let keepFailed = Option<String?>("--keep-failed", value: "DIR", help: "Keep an output the leak scan rejects in DIR (mode 0600), for inspection.", completion: .folder)
-    static let force = Flag("--force", help: "Replace an existing --output file; rewrite a fixture that fixturekit.lock locks, and its lines.")
+    static let force = Flag("--force", help: "Replace an existing --output file; rewrite a fixture that fixturekit.lock locks, its archives and its lines.")
     static let configuration = CommandConfiguration(
         name: "anonymize",
         abstract: "Rewrite the columns the rules name, and prove no replaced value is left in the bytes.",
         discussion: """
             PATH is a store (written anonymized to --output FILE, never in place) or a fixture folder
             (rewritten through a staging copy, manifest.json and SHA256SUMS included, and replaced
-            whole). The secret key is read from the environment variable the rules name (keyEnv,
+            whole, with the archives of its version rebuilt and its lock lines rewritten in one
+            step). The secret key is read from the environment variable the rules name (keyEnv,
             default FIXTUREKIT_ANON_KEY). The output is one checkpointed file without sidecars, in WAL
             mode when the store was. The leak scan then searches every byte of it, and every value of
-            the tables SQLite splits over pages, for every replaced value (and every run of 32 bytes
-            of a longer one): a hit exits 1, named by table, column and row, or by offset and page.
-            Rewritten values keep what SQLite compares: equal and unequal under NOCASE, RTRIM,
-            lower() and trim(), NULL and '', storage classes, lengths. A data profile of the columns
-            (counts only), measured before and after and written into the manifest, exits 1 naming
-            the column when a property the strategy keeps changed.
+            the tables SQLite splits over pages, for every replaced value: a short one where it stands
+            whole (a cell, a word, an index key), a longer one anywhere, every run of 32 bytes of a
+            long one. A hit exits 1, named by table, column, row and the bytes around it, or by offset
+            and page. Rewritten values keep what SQLite compares: equal and unequal under NOCASE,
+            RTRIM, lower() and trim(), NULL and '', storage classes, lengths. A data profile of the
+            columns (counts only), measured before and after and written into the manifest, exits 1
+            naming the column when a property the strategy keeps changed.
             """,
         arguments: [path.erased],
         options: [rules.erased, output.erased, force.erased, keepFailed.erased, Shared.json.erased]
@@ -70,6 +72,11 @@ struct AnonymizeCommand: Command {
             throw error
         }
         for line in AnonymizationText.lines(report) { console.info(line) }
+        for archive in report.archives ?? [] {
+            console.message(archive.sha256 == nil
+                ? "\(archive.archive): removed: pack cannot write its format again (pack the fixture to archive it anew)"
+                : "\(archive.archive): rebuilt from the anonymized fixture")
+        }
         for line in LockText.report(report.lock ?? [], lock: LockText.lockPath(besideFixture: path)) { console.message(line) }
         if json { console.output(Formatting.json(report)) }
         return .success
@@ -91,9 +98,12 @@ enum AnonymizationText {
         let scan = report.leakScan
         var searched = "leak scan: \(Formatting.count(scan.valuesSearched, "replaced value")) searched in \(Formatting.count(scan.files.count, "file")) (\(Formatting.bytes(scan.bytes)))"
         if !scan.tablesRead.isEmpty { searched += " and \(Formatting.count(scan.tablesRead.count, "table")) read whole" }
+        if scan.valuesSearched > 0 { searched += ", those under \(scan.wholeValueBytes) bytes as whole values" }
         guard scan.hitCount > 0 else {
-            let spanning = scan.spanning > 0 ? " (\(Formatting.count(scan.spanning, "match", "matches")) across two values: no leak)" : ""
-            return lines + [searched + ": none found" + spanning]
+            var notes: [String] = []
+            if scan.embedded > 0 { notes.append("\(Formatting.count(scan.embedded, "match", "matches")) of a short value inside a longer word or number") }
+            if scan.spanning > 0 { notes.append("\(Formatting.count(scan.spanning, "match", "matches")) across two values") }
+            return lines + [searched + ": none found" + (notes.isEmpty ? "" : " (" + notes.joined(separator: ", ") + ": no leak)")]
         }
         lines.append(searched + ": \(Formatting.count(scan.hitCount, "hit")) found")
         for hit in scan.hits { lines.append("  " + hit.summary) }

@@ -57,6 +57,7 @@ struct FreezeCommand: Command {
         }
         console.info("\(result.fixture): frozen (\(mode.rawValue)\(noAnonymize ? ", not anonymized" : "")); \(result.archive.archive): \(Formatting.bytes(result.archive.size))")
         for line in LockText.report(result.lock, lock: LockText.lockPath(besideFixture: result.fixture)) { console.message(line) }
+        for warning in result.warnings { console.message("freeze: \(config): warning: \(warning)") }
         console.output(json ? Formatting.json(result) : "\(result.archive.sha256)  \(result.archive.archive)")
         return .success
     }

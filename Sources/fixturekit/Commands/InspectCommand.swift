@@ -3,7 +3,7 @@ import FixtureKit
 
 /// `fixturekit inspect PATH`: what a store set, a fixture or an archive holds, in plain words.
 struct InspectCommand: Command {
-    static let path = Argument<String>("path", help: "A store's main file, a fixture folder or an archive.")
+    static let path = Argument<String>("path", help: "A store's main file, a fixture folder or an archive (- for one on standard input).")
     static let configuration = CommandConfiguration(
         name: "inspect",
         abstract: "Show what a store set, a fixture or an archive holds: headers, WAL, schema, rows, diagnostics.",

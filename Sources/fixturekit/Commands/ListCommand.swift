@@ -2,7 +2,7 @@ import FixtureKit
 
 /// `fixturekit list FILE`: the entries of an archive, as their headers state them.
 struct ListCommand: Command {
-    static let archive = Argument<String>("archive", help: "The archive.")
+    static let archive = Argument<String>("archive", help: "The archive; - reads it from standard input.")
     static let configuration = CommandConfiguration(
         name: "list",
         abstract: "List the entries of an archive, without checking or extracting them.",

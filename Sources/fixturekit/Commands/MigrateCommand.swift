@@ -1,9 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKit
 
-/// `fixturekit migrate`: runs the migration matrix and reports.
+/// `fixturekit migrate`: runs the migration matrix and reports, on the library's
+/// public API alone (docs/library.md), as an app's own test could.
 struct MigrateCommand: Command {
     static let from = Option<String?>("--from", value: "V", help: "Only the paths that start at version V.")
     static let jobs = Option<PositiveNumber?>("--jobs", "-j", value: "N", shownDefault: "every core", help: "Paths run at once.")
@@ -55,12 +53,11 @@ struct MigrateCommand: Command {
         let runner = try MigrationRunner.prepareMatrix(config: config, options: options)
         // What would fail only after the matrix ran, and read as a regression, is checked first.
         try MigrationRunner.checkTemporaryFolder()
-        if let junit { try MigrationRunner.checkReportFile(junit, what: "write JUnit report") }
-        if let html { try MigrationRunner.checkReportFile(html, what: "write HTML report") }
-        if json, fcntl(STDOUT_FILENO, F_GETFL) < 0 {
-            throw FixtureKitError(what: "write JSON report", path: "stdout", why: "not open", hint: "nothing was run")
-        }
-        if console.handlesSignals { Interruption.install() }
+        if let junit { try MigrationRunner.checkReportFile(junit, format: .junit) }
+        if let html { try MigrationRunner.checkReportFile(html, format: .html) }
+        if json { try console.requireStandardOutput(for: "write JSON report") }
+        // SIGINT and SIGTERM stop the matrix cleanly.
+        if console.handlesSignals { options.cancellation = Interruption.install() }
         if console.verbosity == .verbose {
             // Each phase of each path as it ends, under the shared --verbose.
             options.phases = MigrationProgress { [console] in console.detail("migrate: " + $0) }
@@ -71,16 +68,11 @@ struct MigrateCommand: Command {
         }
         if let interrupted = report.interrupted {
             console.error("migrate: interrupted: fixturekit received \(interrupted); \(report.paths.count) of \(report.selected ?? report.paths.count) paths ran, their temporary copies were removed, no report was written")
-            return .interrupted
+            return .interrupted(by: options.cancellation?.reason)
         }
-        if let junit { try report.writeJUnit(to: junit) }
-        if let html { try report.writeHTML(to: html, configuration: config) }
-        if json {
-            console.output(Formatting.json(report))
-            if let code = console.outputError {
-                throw FixtureKitError(what: "write JSON report", path: "stdout", why: FileSystemError("write", path: "stdout", errno: code).reason)
-            }
-        }
+        if let junit { try report.write(.junit, to: junit) }
+        if let html { try report.write(.html, to: html, configuration: config) }
+        if json { try console.outputReport(report.rendered(.json), what: "write JSON report") }
         if report.couldNotRunCount > 0 { return .couldNotWork }
         return report.passed ? .success : .checkFailed
     }

@@ -15,8 +15,10 @@ struct PackCommand: Command {
             manifest.json, then every path bytewise; pax headers with uid/gid 0, no names, modes 0644/0755,
             mtime SOURCE_DATE_EPOCH or 0. Default FILE: <store>-<version>.tar.zst beside the folder; FILE must
             end in .tar.zst, .tar.gz or .tar.xz, which is its format. A folder that fails its SHA256SUMS is
-            refused; so is an archive that the corpus' fixturekit.lock locks, unless --force. Exit status: 0 written, 1 the folder fails its SHA256SUMS,
-            2 could not read or write.
+            refused; so is an archive that the corpus' fixturekit.lock locks, unless --force. `-o -` streams the
+            archive on stdout (its format from --format; no .sha256, its digest on stderr), for a pipeline:
+            `fixturekit pack DIR -o - | fixturekit unpack - DEST`. Exit status: 0 written, 1 the folder fails its
+            SHA256SUMS, 2 could not read or write.
             """,
         arguments: [folder.erased],
         options: [output.erased, format.erased, level.erased, force.erased, Shared.json.erased])
@@ -35,6 +37,9 @@ struct PackCommand: Command {
         }
         options.force = parsed.get(Self.force)
         json = parsed.get(Shared.json)
+        if json && output == FixtureArchive.standardOutput {
+            throw UsageError("'--json' and '-o -' both write to stdout")
+        }
     }
 
     func run(_ console: Console) throws -> ExitCode {
@@ -44,7 +49,8 @@ struct PackCommand: Command {
         do {
             let files = Formatting.count(result.files, "file")
             console.info("\(result.archive): \(files), \(Formatting.bytes(result.bytes)) packed into \(Formatting.bytes(result.size)) (\(result.format.rawValue), level \(result.level))\(result.replaced ? ", replacing the file that was there" : "")")
-            console.info("\(result.checksumFile): \(result.sha256)")
+            // Streamed on stdout: its digest as `sha256sum -` would print it, on stderr.
+            console.info(result.checksumFile.map { "\($0): \(result.sha256)" } ?? "\(result.sha256)  -")
         }
         for line in LockText.report(result.lock ?? [], lock: LockText.lockPath(besideFixture: result.archive)) { console.message(line) }
         if json { console.output(Formatting.json(result)) }

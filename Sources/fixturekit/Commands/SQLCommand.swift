@@ -72,46 +72,53 @@ enum QueryText {
     /// One JSON array of every row, each an object whose keys are in the columns'
     /// order (as `sqlite3 -json` writes them); blobs as lowercase hex.
     static func json(_ results: [QueryResult]) -> String {
+        let strings = CanonicalJSON.Strings()
         var rows: [String] = []
         for result in results {
+            let columns = result.columns.map { quoted($0, strings) }
             for row in result.rows {
-                let members = zip(result.columns, row).map { column, value in quoted(column) + ":" + jsonValue(value) }
+                let members = zip(columns, row).map { column, value in column + ":" + jsonValue(value, strings) }
                 rows.append("{" + members.joined(separator: ",") + "}")
             }
         }
         return "[" + rows.joined(separator: ",\n") + "]\n"
     }
 
-    private static func jsonValue(_ value: QueryValue) -> String {
+    private static func jsonValue(_ value: QueryValue, _ strings: CanonicalJSON.Strings) -> String {
         switch value {
         case .null: "null"
         case .integer(let number): String(number)
         case .real(let number, let text): number.isFinite ? text : "null"
-        case .text(let text): quoted(text)
-        case .blob(let bytes): quoted(bytes.map { String(format: "%02x", $0) }.joined())
+        case .text(let text): quoted(text, strings)
+        case .blob(let bytes): quoted(bytes.map { String(format: "%02x", $0) }.joined(), strings)
         }
     }
 
-    /// A JSON string: quotes, backslashes and control characters escaped.
-    ///
-    /// Written out rather than left to `JSONEncoder`, which gives the same bytes
-    /// for every string but those holding U+0008, U+000C or U+007F: it writes
-    /// `\b`, `\f` and DEL itself where this writes `\u0008`, `\u000c` and
-    /// `\u007f`, as `sql --json` always has (a test compares the two). It is
-    /// also called once per value of every row, where an encoder is not.
-    static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F: result += String(format: "\\u%04x", scalar.value)
-            default: result.unicodeScalars.append(scalar)
+    /// A JSON string as Foundation's encoder writes it (``CanonicalJSON/Strings``),
+    /// but for three characters that `sql --json` has always written as `\u`
+    /// escapes (a test pins them): U+0008, U+000C and U+007F, which the encoder
+    /// writes as `\b`, `\f` and as it is. Only a string that holds one of them is
+    /// rewritten, escape by escape (`\\b` stays a backslash and a `b`).
+    static func quoted(_ text: String, _ strings: CanonicalJSON.Strings = CanonicalJSON.Strings()) -> String {
+        let json = strings.quoted(text)
+        guard text.unicodeScalars.contains(where: { $0 == "\u{8}" || $0 == "\u{C}" || $0 == "\u{7F}" }) else { return json }
+        var result = ""
+        var afterBackslash = false
+        for scalar in json.unicodeScalars {
+            if afterBackslash {
+                afterBackslash = false
+                switch scalar {
+                case "b": result += "u0008"
+                case "f": result += "u000c"
+                default: result.unicodeScalars.append(scalar)
+                }
+            } else if scalar == "\u{7F}" {
+                result += "\\u007f"
+            } else {
+                afterBackslash = scalar == "\\"
+                result.unicodeScalars.append(scalar)
             }
         }
-        return result + "\""
+        return result
     }
 }

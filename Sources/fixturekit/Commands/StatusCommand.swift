@@ -8,7 +8,8 @@ struct StatusCommand: Command {
         discussion: """
             One row per version that the configuration names or the corpus holds: supported or not,
             fixture folder, archive and its SHA-256, capture mode and sidecars, model identity, rows,
-            whether SHA256SUMS verifies (folders and archives, not --deep), and the chain of stages to
+            whether SHA256SUMS verifies (folders and archives, not --deep), the tables each fixture
+            leaves empty (migrate can check no value of theirs from it), and the chain of stages to
             the current version. Problems are listed in plain words. Nothing is written.
             Exit status: 0 no problem, 1 a problem, 2 something could not be read (the configuration,
             the corpus folder, an archive).

@@ -48,8 +48,10 @@ struct SumsCommand: Command {
 }
 
 extension String {
-    /// `self/name`, without a doubled slash.
+    /// `self/name`, without a doubled slash; `name` itself when it is absolute
+    /// (a stage file outside the corpus).
     func appendingPathForDisplay(_ name: String) -> String {
-        hasSuffix("/") ? self + name : self + "/" + name
+        if name.hasPrefix("/") { return name }
+        return hasSuffix("/") ? self + name : self + "/" + name
     }
 }

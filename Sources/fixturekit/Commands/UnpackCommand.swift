@@ -2,7 +2,7 @@ import FixtureKit
 
 /// `fixturekit unpack FILE DEST`: safe, verified extraction of an archive.
 struct UnpackCommand: Command {
-    static let archive = Argument<String>("archive", help: "The archive.")
+    static let archive = Argument<String>("archive", help: "The archive; - reads it from standard input.")
     static let destination = Argument<String>("dest", help: "The folder to create.", completion: .folder)
     static let force = Flag("--force", help: "Replace DEST when it exists (it is swapped in one step).")
     static let configuration = CommandConfiguration(
@@ -11,7 +11,9 @@ struct UnpackCommand: Command {
         discussion: """
             Extracts regular files and folders only, and only the files the archive's first entry, SHA256SUMS,
             lists, into DEST.tmp beside DEST; renames it to DEST when every file is there with its digest.
-            On any failure DEST is as before. An existing DEST is refused unless --force.
+            On any failure DEST is as before. An existing DEST is refused unless --force. FILE - reads the
+            archive from standard input (`fixturekit pack DIR -o - | fixturekit unpack - DEST`), its
+            expansion ratio measured against the bytes read so far.
             Exit status: 0 extracted, 1 a file is changed, missing or unlisted, 2 the archive is unreadable,
             malformed or unsafe (links, devices, paths leaving DEST, over a limit), or DEST exists.
             """,

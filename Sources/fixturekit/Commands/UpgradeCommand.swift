@@ -21,8 +21,9 @@ struct UpgradeCommand: Command {
             the stage, restore the backup, and end fixturekit with the same signal.
             Exit status: 0 upgraded or already current, 1 a stage or check failed (the backup was
             restored) or quick_check failed, 2 the store is in use, another run holds it, its version
-            is unknown or newer, no disk space, or the backup could not be written or restored;
-            130 or 143 interrupted by SIGINT or SIGTERM.
+            is unknown or newer, no disk space, the backup could not be written or restored, or a step
+            could not run for want of the machine (a full disk, an I/O error: the backup was restored,
+            and the message says so); 130 or 143 interrupted by SIGINT or SIGTERM.
             """,
         arguments: [store.erased],
         options: [Shared.requiredConfig.erased, backups.erased, Shared.keep.erased, noDataDiff.erased, Shared.json.erased])
@@ -41,7 +42,9 @@ struct UpgradeCommand: Command {
 
     func run(_ console: Console) throws -> ExitCode {
         let configuration = try CorpusConfiguration.load(config)
-        if console.handlesSignals { Interruption.install() }
+        var options = self.options
+        // SIGINT and SIGTERM stop the upgrade cleanly: the backup is restored.
+        if console.handlesSignals { options.cancellation = Interruption.install() }
         let result = try Upgrade.upgrade(store: store, configuration: configuration, configurationPath: config, options: options)
         for line in UpgradeText.lines(result) {
             if line.hasPrefix("FAIL") || line.contains(": warning: ") || result.outcome == .restored { console.message(line) } else { console.info(line) }
@@ -50,10 +53,13 @@ struct UpgradeCommand: Command {
             console.error("upgrade: \(store): interrupted: fixturekit received \(interrupted); the store set was restored from its backup")
         } else if let failure = result.failure {
             let why = failure.message.flatMap { $0.split(separator: "\n").first.map { ": \($0)" } } ?? ""
-            console.error("upgrade: \(store): \(failure.name) failed\(why); the store set was restored from its backup")
+            // The machine's failure (a full disk) is told as such, and is no failed check.
+            let how = result.couldNotRun == true ? "could not run for want of the machine (a full disk, an I/O error)" : "failed"
+            console.error("upgrade: \(store): \(failure.name) \(how)\(why); the store set was restored from its backup")
         }
         if json { console.output(Formatting.json(result)) }
-        if result.interrupted != nil { return .interrupted }
-        return result.outcome == .restored ? .checkFailed : .success
+        if result.interrupted != nil { return .interrupted(by: options.cancellation?.reason) }
+        guard result.outcome == .restored else { return .success }
+        return result.couldNotRun == true ? .couldNotWork : .checkFailed
     }
 }

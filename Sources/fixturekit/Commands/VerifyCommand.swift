@@ -10,10 +10,10 @@ struct VerifyCommand: Command {
         abstract: "Check fixtures against their SHA256SUMS.",
         discussion: """
             PATH is a fixture folder, a corpus folder (every fixture in it is checked), a SHA256SUMS
-            file, or an archive (.tar.zst, .tar.gz, .tar.xz, .tar: read once against the SHA256SUMS
-            inside it, without extracting). Each problem names the file and what is wrong: changed,
-            missing, unlisted (present but not listed), unreadable, or a malformed line of SHA256SUMS
-            with its number. A fixture with a manifest is also checked as a store set: sidecars as the
+            file, or an archive (.tar.zst, .tar.gz, .tar.xz, .tar, or - for one on standard input: read
+            once against the SHA256SUMS inside it, then given a folder's checks, with the same verdict).
+            Each problem names the file and what is wrong: changed, missing, unlisted (present but not
+            listed), unreadable, or a malformed line of SHA256SUMS with its number. A fixture with a manifest is also checked as a store set: sidecars as the
             manifest says, a WAL that SQLite replays to its last commit, one page size. Fixtures are
             never opened in place.
             Exit status: 0 everything holds, 1 a check failed, 2 a path could not be read.
@@ -29,6 +29,7 @@ struct VerifyCommand: Command {
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         paths = try parsed.get(Self.paths)
+        if paths.count(where: { $0 == FixtureArchive.standardInput }) > 1 { throw UsageError("'-' (an archive on standard input) can be given once") }
         deep = parsed.get(Self.deep)
         json = parsed.get(Shared.json)
         jobs = try parsed.get(Shared.jobs)?.value

@@ -35,7 +35,7 @@ import Testing
             "\(digest)  ../escape",
             "\(digest)  /etc/passwd",
             "\(digest)  good",
-            "\(digest)  a//b",
+            "\(digest)  a/",
         ]
         let sums = SHA256Sums(parsing: Array(lines.joined(separator: "\n").utf8))
         #expect(sums.entries.map(\.path.description) == ["good"])
@@ -49,7 +49,40 @@ import Testing
             "line 8: \"../escape\" is not a path inside the folder",
             "line 9: \"/etc/passwd\" is not a path inside the folder",
             "line 10: \"good\" is listed again (first on line 1)",
-            "line 11: \"a//b\" is not a path inside the folder",
+            "line 11: \"a/\" is not a path inside the folder",
+        ])
+    }
+
+    /// The names `find . -type f -exec sha256sum {} +` writes, and every other
+    /// spelling `sha256sum -c` opens as the same file: read as that file's plain path.
+    @Test(arguments: [
+        ("./a.txt", "a.txt"), ("././a.txt", "a.txt"), (".//a.txt", "a.txt"), ("sub/./b", "sub/b"),
+        ("./sub//b", "sub/b"), ("sub///./c/d", "sub/c/d"), ("\\./x\\ny", "x\ny"), ("./.hidden", ".hidden"), ("./...", "..."),
+    ])
+    func namesWithDotComponentsAreTheFileSha256sumChecks(written: String, plain: String) {
+        let digest = String(repeating: "ab", count: 32)
+        let escaped = written.hasPrefix("\\")
+        let line = escaped ? "\\" + digest + "  " + written.dropFirst() : digest + "  " + written
+        for form in [line, "SHA256 (\(written)) = \(digest)"] where !escaped || form == line {
+            let sums = SHA256Sums(parsing: Array(form.utf8))
+            #expect(sums.problems == [], "\(form)")
+            #expect(sums.entries.map(\.path.description) == [plain], "\(form)")
+        }
+    }
+
+    @Test func namesThatAreNotAFileInsideTheFolderAreRefusedAsWritten() {
+        let digest = String(repeating: "ab", count: 32)
+        let names = ["./", ".", "a/.", "./../x", "sub/../a", "/./a", "./a", "a"]
+        let sums = SHA256Sums(parsing: Array(names.map { "\(digest)  \($0)" }.joined(separator: "\n").utf8))
+        #expect(sums.entries.map(\.path.description) == ["a"])
+        #expect(sums.problems.map(\.description) == [
+            "line 1: \"./\" is not a path inside the folder",
+            "line 2: \".\" is not a path inside the folder",
+            "line 3: \"a/.\" is not a path inside the folder",
+            "line 4: \"./../x\" is not a path inside the folder",
+            "line 5: \"sub/../a\" is not a path inside the folder",
+            "line 6: \"/./a\" is not a path inside the folder",
+            "line 8: \"a\" is listed again (first on line 7)",
         ])
     }
 

@@ -32,7 +32,7 @@ import Testing
 
     @Test func unknownKeysAreRefusedAtEveryLevel() {
         #expect(Self.parse(#"{"store": "App.sqlite", "current": "2.0.0", "supported": ["1.0.0"], "stages": [{"frm": "1.0.0", "to": "2.0.0", "sql": "a.sql"}]}"#)
-            == #"read configuration: f.json: stages[0]: unknown key "frm" (one of exec, from, sql, timeout, to)"#)
+            == #"read configuration: f.json: stages[0]: unknown key "frm" (one of connection, exec, folder, from, record, sql, swift, through, timeout, to, transaction)"#)
         #expect(Self.parse(#"{"store": "App.sqlite", "current": "1.0.0", "checks": [{"name": "n", "sql": "SELECT 1", "expect": 1}, {"name": "m", "sql": "SELECT 1", "expct": 1}]}"#)
             == #"read configuration: f.json: checks[1]: unknown key "expct" (one of expect, expectSQL, from, name, sql)"#)
         #expect(Self.parse(#"{"store": "App.sqlite", "current": "1.0.0", "stages": ["a.sql"]}"#) == "read configuration: f.json: stages[0] must be an object")

@@ -90,9 +90,9 @@ struct LeakCase {
         }
         let (result, report) = leak.anonymize()
         #expect(result.status == 1, "\(result.standardError)")
-        #expect(LeakCase.errorLine(result) == "fixturekit: anonymize: leak scan: \(leak.output): a replaced value of people.bio is in history.bio, rowid 7 (hint: another column keeps the same values: give it a rule too; the rejected store is kept in \(leak.kept))")
+        #expect(LeakCase.errorLine(result) == "fixturekit: anonymize: leak scan: \(leak.output): a replaced value of people.bio is in history.bio, rowid 7 (hint: the cell is that value, whole; give history.bio a rule too; the rejected store is kept in \(leak.kept))")
         let hit = try #require(report?.leakScan.hits.first)
-        #expect(hit == LeakHit(column: "people.bio", file: leak.output, foundIn: "history.bio", rowid: 7, length: size, piece: false))
+        #expect(hit == LeakHit(column: "people.bio", file: leak.output, foundIn: "history.bio", rowid: 7, length: size, piece: false, cellBytes: size, before: "", after: ""))
         #expect(report?.leakScan.hitCount == 1)
         // The value is not in one piece anywhere in the output: a search for it whole finds nothing.
         // The value is in one piece in the output only when its row fits in a page.
@@ -115,7 +115,7 @@ struct LeakCase {
         }
         let (result, report) = leak.anonymize()
         #expect(result.status == 1)
-        #expect(report?.leakScan.hits.first == LeakHit(column: "people.bio", file: leak.output, foundIn: "history.bio", rowid: 42, length: 1500, piece: false))
+        #expect(report?.leakScan.hits.first == LeakHit(column: "people.bio", file: leak.output, foundIn: "history.bio", rowid: 42, length: 1500, piece: false, cellBytes: 1500, before: "", after: ""))
         #expect(report?.leakScan.tablesRead == ["history"])
         #expect(occurs(Array(bio.utf8), in: try leak.folder.read("failed/App.sqlite")) == !copyFirst)
     }
@@ -129,7 +129,7 @@ struct LeakCase {
         }
         let (result, report) = leak.anonymize()
         #expect(result.status == 1)
-        #expect(report?.leakScan.hits == [LeakHit(column: "people.bio", file: leak.output, foundIn: "history.bio", rowid: 3, length: 5 << 10, piece: false)])
+        #expect(report?.leakScan.hits == [LeakHit(column: "people.bio", file: leak.output, foundIn: "history.bio", rowid: 3, length: 5 << 10, piece: false, cellBytes: 5 << 10, before: "", after: "")])
     }
 
     /// An index on an expression of a kept column rebuilds the replaced value:
@@ -150,7 +150,7 @@ struct LeakCase {
         let offset = try #require(hit.offset)
         #expect(Array(bytes[Int(offset)..<(Int(offset) + email.utf8.count)]) == Array(email.utf8))
         #expect(hit.page == Int(offset) / 4096 + 1)
-        #expect(LeakCase.errorLine(result) == "fixturekit: anonymize: leak scan: \(leak.output): a replaced value of people.name is in the file at offset \(offset) (page \(hit.page ?? 0), an index leaf page of contacts_lower) (hint: an index on expressions holds it: give the columns it is computed from a rule; the rejected store is kept in \(leak.kept))")
+        #expect(LeakCase.errorLine(result) == "fixturekit: anonymize: leak scan: \(leak.output): a replaced value of people.name is in the file at offset \(offset) (page \(hit.page ?? 0), an index leaf page of contacts_lower) (hint: the index key is that value, whole; an index on expressions holds it: give the columns it is computed from a rule; the rejected store is kept in \(leak.kept))")
     }
 
     /// `WITHOUT ROWID` tables: the row is named by its integer key, or by its place in key order.
@@ -210,8 +210,9 @@ struct LeakCase {
         let result = fixturekit(["anonymize", corpus + "/1.0.0", "--rules", leak.rules, "--json"], environment: LeakCase.key)
         #expect(result.status == 1)
         let report = try JSONDecoder().decode(AnonymizationReport.self, from: Data(result.standardOutput.utf8))
-        #expect(report.leakScan.hits == [LeakHit(column: "people.bio", file: corpus + "/1.0.0/" + support, offset: 100, length: 20 << 10, piece: false)])
-        #expect(LeakCase.errorLine(result) == "fixturekit: anonymize: leak scan: \(corpus)/1.0.0/\(support): a replaced value of people.bio is in the file at offset 100 (hint: a file of the store set holds it (Core Data's external data): give its attribute a rule, or leave the file out)")
+        let dots = String(repeating: ".", count: LeakHit.contextBytes)
+        #expect(report.leakScan.hits == [LeakHit(column: "people.bio", file: corpus + "/1.0.0/" + support, offset: 100, length: 20 << 10, piece: false, before: dots, after: dots)])
+        #expect(LeakCase.errorLine(result) == "fixturekit: anonymize: leak scan: \(corpus)/1.0.0/\(support): a replaced value of people.bio is in the file at offset 100 (hint: the bytes around it are \"…\(dots)\" and \"\(dots)…\"; a file of the store set holds it (Core Data's external data): give its attribute a rule, or leave the file out)")
         // The fixture is left as it was.
         #expect(try Manifest.decode(try leak.folder.read("corpus/1.0.0/manifest.json")).anonymization?.mode == "opted-out")
     }

@@ -20,10 +20,12 @@ import Testing
     @Test func theCorpusShipsItsLockAndEveryLineHolds() throws {
         let lock = try #require(try CorpusLock.load(corpus: Self.corpus))
         #expect(lock.versions == ["1.0.0", "2.0.0", "3.0.0"])
-        // sums, content and archive per version, and the two stages that shipped.
-        #expect(lock.digests.count == 11)
+        // sums, content and archive per version, and the two stages that shipped: their files and declarations.
+        #expect(lock.digests.count == 13)
         #expect(lock.digests[CorpusLock.Fact(.stage, "2.0.0", "migrations/1.0.0-2.0.0.sql")] != nil)
         #expect(lock.digests[CorpusLock.Fact(.stage, "3.0.0", "migrations/2.0.0-3.0.0.sh")] != nil)
+        #expect(lock.digests[CorpusLock.Fact(.declaration, "2.0.0", "1.0.0")] != nil)
+        #expect(lock.digests[CorpusLock.Fact(.declaration, "3.0.0", "2.0.0")] != nil)
         let facts = try CorpusFacts(corpus: Self.corpus, configuration: try CorpusConfiguration.load(Self.corpus + "/fixturekit.json"))
         #expect(try facts.lock() == lock)
         // The file is exactly what fixturekit writes for these lines.

@@ -235,4 +235,33 @@ import Testing
             return manifest.anonymization?.mode == "rules" && leftInBytes.isEmpty && Self.fixtureVerifiesOrIsAbsent(fixture)
         }, environment: Self.anonymizationKey)
     }
+
+    /// A locked, archived fixture anonymized with `--force`: the fixture is
+    /// never lost, and once no replacement is pending (its journal), the
+    /// folder, its archive and the lock agree; the next run finishes one.
+    @Test func anonymizeAnArchivedFixture() throws {
+        let template = try TemporaryFolder()
+        try template.write("corpus/fixturekit.json", #"{"store": "App.sqlite", "current": "1.0.0", "supported": []}"#)
+        _ = try Capture.capture(store: try Self.personalStore(in: template.url("live")), version: "1.0.0", corpus: template.url("corpus"), mode: .snapshot, anonymize: .synthetic)
+        _ = try FixtureArchive.pack(template.url("corpus/1.0.0"))
+        try template.write("rules.json", Self.anonymizationRules)
+        let timing = try TemporaryFolder()
+        try FileManager.default.copyItem(atPath: template.url("corpus"), toPath: timing.url("corpus"))
+        let duration = try Self.timedRun(["anonymize", timing.url("corpus/1.0.0"), "--rules", template.url("rules.json"), "--force"], environment: Self.anonymizationKey)
+
+        try torture("anonymize (archived fixture)", seed: 8, maxDelay: Self.killWindow(duration), setUp: { folder in
+            try FileManager.default.copyItem(atPath: template.url("corpus"), toPath: folder.url("corpus"))
+            try FileManager.default.copyItem(atPath: template.url("rules.json"), toPath: folder.url("rules.json"))
+            return ["anonymize", folder.url("corpus/1.0.0"), "--rules", folder.url("rules.json"), "--force"]
+        }, check: { folder in
+            let corpus = folder.url("corpus")
+            guard try Checksums.verifyFolder(corpus + "/1.0.0").passed else { return false }
+            // A decided replacement is the next run's to finish.
+            if FixtureReplacement.isPending(corpus + "/1.0.0") { return true }
+            // Else everything agrees, but for the work folders of a run stopped before it decided.
+            return try Verifier.verify(corpus).allSatisfy { result in
+                result.passed || result.problems.allSatisfy { $0.kind == .unlisted && $0.file.hasPrefix(".") && $0.file.hasSuffix(".tmp") }
+            }
+        }, environment: Self.anonymizationKey)
+    }
 }

@@ -217,4 +217,56 @@ import Testing
         #expect(archive.standardError == "fixturekit: hash: \(folder.url("bad.tar")): the archive fails its SHA256SUMS: App.sqlite: changed (hint: `fixturekit verify \(folder.url("bad.tar"))` lists every problem)\n")
         #expect(fixturekit("hash").status == 64)
     }
+
+    /// `hash` verifies a fixture first, as `sql` does: every way a fixture can
+    /// fail its check, named by its folder or by its store's file, gives the
+    /// same refusal from both (exit 1), and nothing is hashed; a corpus gives a
+    /// line per fixture.
+    @Test func hashVerifiesAFixtureFirstAsSqlDoes() throws {
+        let folder = try TemporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder.url("live"), withIntermediateDirectories: true)
+        let store = try HeldWALStore(in: folder.url("live"), notes: 30)
+        #expect(fixturekit("capture", "--no-anonymize", store.path, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--mode", "raw").status == 0)
+        #expect(fixturekit("capture", "--no-anonymize", store.path, "--version", "2.0.0", "--corpus", folder.url("corpus")).status == 0)
+        let good = try snapshotOfFiles(folder.url("corpus/1.0.0"))
+        let expected = try Self.hash(store.path).hex
+        let corpus = fixturekit("hash", folder.url("corpus"))
+        #expect(corpus.status == 0, "\(corpus.standardError)")
+        #expect(corpus.standardOutput == "\(expected)  \(folder.url("corpus/1.0.0"))\n\(expected)  \(folder.url("corpus/2.0.0"))\n")
+
+        let fixture = folder.url("corpus/1.0.0")
+        let damages: [(String, (String) throws -> Void, String)] = [
+            ("a changed byte", { path in
+                var bytes = try Array(Data(contentsOf: URL(fileURLWithPath: path + "/App.sqlite")))
+                bytes[bytes.count - 1] ^= 1
+                try Data(bytes).write(to: URL(fileURLWithPath: path + "/App.sqlite"))
+            }, "App.sqlite: changed"),
+            ("a missing -wal", { path in try FileManager.default.removeItem(atPath: path + "/App.sqlite-wal") }, "App.sqlite-wal: missing"),
+            ("an unlisted file", { path in try Data("x".utf8).write(to: URL(fileURLWithPath: path + "/extra")) }, "extra: unlisted"),
+            ("a SHA256SUMS that lists itself", { path in
+                let sums = try String(contentsOfFile: path + "/SHA256SUMS", encoding: .utf8)
+                try (sums + String(repeating: "0", count: 64) + "  SHA256SUMS\n").write(toFile: path + "/SHA256SUMS", atomically: true, encoding: .utf8)
+            }, "SHA256SUMS: changed"),
+        ]
+        for (name, damage, problem) in damages {
+            try? FileManager.default.removeItem(atPath: fixture)
+            try FileManager.default.createDirectory(atPath: fixture, withIntermediateDirectories: true)
+            for (file, bytes) in good { try Data(bytes).write(to: URL(fileURLWithPath: fixture + "/" + file)) }
+            try damage(fixture)
+            let files = try snapshotOfFiles(fixture)
+            for path in [fixture, fixture + "/App.sqlite"] {
+                let hash = fixturekit("hash", path)
+                let sql = fixturekit("sql", path, "SELECT 1")
+                #expect(hash.status == 1, "\(name): \(hash.standardError)")
+                #expect(hash.standardOutput == "", "\(name)")
+                #expect(hash.standardError == "fixturekit: verify: \(fixture)/\(problem)\n", "\(name): \(hash.standardError)")
+                #expect(sql.status == hash.status && sql.standardError == hash.standardError, "\(name): \(sql.standardError)")
+            }
+            let inCorpus = fixturekit("hash", folder.url("corpus"))
+            #expect(inCorpus.status == 1 && inCorpus.standardOutput == "", "\(name)")
+            // Looking changed nothing.
+            #expect(try snapshotOfFiles(fixture) == files, "\(name)")
+        }
+        withExtendedLifetime(store) {}
+    }
 }

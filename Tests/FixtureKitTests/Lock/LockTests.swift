@@ -40,7 +40,7 @@ import Testing
         #expect(fixturekit("verify", "--quiet", notes.corpus).status == 0)
         let adopted = fixturekit("lock", notes.corpus)
         #expect(adopted.status == 0)
-        #expect(adopted.standardError.hasSuffix("\(notes.corpus)/fixturekit.lock: 8 lines, 8 changes (review them before committing)\n"), "\(adopted.standardError)")
+        #expect(adopted.standardError.hasSuffix("\(notes.corpus)/fixturekit.lock: 10 lines, 10 changes (review them before committing)\n"), "\(adopted.standardError)")
         #expect(adopted.standardError.contains("\(notes.corpus)/fixturekit.lock: added stage 2.0.0 migrations/1.0.0-2.0.0.sql "))
         let text = String(decoding: try notes.folder.read("MigrationFixtures/fixturekit.lock"), as: UTF8.self)
         let lines = text.split(separator: "\n").map(String.init)
@@ -48,6 +48,7 @@ import Testing
         #expect(Array(lines.dropFirst()) == lines.dropFirst().sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
         #expect(lines.dropFirst().map { $0.split(separator: " ").dropLast().joined(separator: " ") } == [
             "content 1.0.0", "content 2.0.0", "content 3.0.0",
+            "declaration 2.0.0 1.0.0", "declaration 3.0.0 2.0.0",
             "stage 2.0.0 migrations/1.0.0-2.0.0.sql", "stage 3.0.0 migrations/2.0.0-3.0.0.sh",
             "sums 1.0.0", "sums 2.0.0", "sums 3.0.0",
         ])
@@ -57,10 +58,10 @@ import Testing
         #expect(lines.contains("content 2.0.0 \(try ContentHash.of(notes.corpus + "/2.0.0").hex)"))
         let verify = fixturekit("verify", notes.corpus)
         #expect(verify.status == 0)
-        #expect(verify.standardError.hasSuffix("\(notes.corpus)/fixturekit.lock: OK (8 lines)\n"))
+        #expect(verify.standardError.hasSuffix("\(notes.corpus)/fixturekit.lock: OK (10 lines)\n"))
         // Again: nothing to change, nothing written.
         let again = fixturekit("lock", notes.corpus)
-        #expect(again.standardError == "\(notes.corpus)/fixturekit.lock: up to date (8 lines)\n")
+        #expect(again.standardError == "\(notes.corpus)/fixturekit.lock: up to date (10 lines)\n")
         #expect(String(decoding: try notes.folder.read("MigrationFixtures/fixturekit.lock"), as: UTF8.self) == text)
         // A folder that is not a corpus has no configuration to lock.
         let bare = fixturekit("lock", notes.corpus + "/1.0.0")
@@ -90,7 +91,7 @@ import Testing
         #expect(deep.standardError.contains("fixturekit: verify: \(fixture)/App.sqlite: content changed since 1.0.0 was locked\n"), "\(deep.standardError)")
         let migrate = try MigrationRunner.runMatrix(config: notes.config)
         let path = try #require(migrate.paths.first { $0.source == "1.0.0" && $0.kind == .path })
-        #expect(path.firstFailure == CheckResult(name: "fixture 1.0.0", passed: false, message: "\(fixture)/SHA256SUMS: changed since 1.0.0 was locked"))
+        #expect(path.firstFailure == CheckResult(.fixtureVerifies(version: "1.0.0"), passed: false, message: "\(fixture)/SHA256SUMS: changed since 1.0.0 was locked"))
         let status = fixturekit("status", "--config", notes.config)
         #expect(status.status == 1)
         #expect(status.standardError.contains("problem: fixture 1.0.0 does not verify: SHA256SUMS: changed since 1.0.0 was locked"))
@@ -168,11 +169,30 @@ import Testing
         #expect(verify.status == 1)
         // The program's script is pinned though `sh` runs it: the same file, the same line.
         #expect(verify.standardError == """
+            fixturekit: verify: \(notes.corpus)/fixturekit.json: stage 1.0.0 -> 2.0.0: its declaration (what it runs and how) changed since 2.0.0 was locked
+            fixturekit: verify: \(notes.corpus)/fixturekit.json: stage 2.0.0 -> 3.0.0: its declaration (what it runs and how) changed since 3.0.0 was locked
             fixturekit: verify: \(notes.corpus)/migrations/1.0.0-2.0.0-fixed.sql: not locked: 2.0.0 shipped with it, but fixturekit.lock does not record it (`fixturekit lock` adds it, once reviewed)
             fixturekit: verify: \(notes.corpus)/migrations/1.0.0-2.0.0.sql: locked as a stage that shipped with 2.0.0, but fixturekit.json no longer runs it
-            \(notes.corpus)/fixturekit.lock: FAILED (2 problems)
+            \(notes.corpus)/fixturekit.lock: FAILED (4 problems)
 
             """)
+    }
+
+    /// A stage outside the corpus, named by its absolute path, is shown as that
+    /// path, never glued to the corpus' (`MigrationFixtures//tmp/...`).
+    @Test func aStageOutsideTheCorpusIsNamedByItsOwnPath() throws {
+        let notes = try Self.locked()
+        let outside = try notes.folder.write("elsewhere/outside.sql", NotesCorpus.stage1to2)
+        try notes.writeConfig { object in
+            object["stages"] = [
+                ["from": "1.0.0", "to": "2.0.0", "sql": outside],
+                ["from": "2.0.0", "to": "3.0.0", "exec": ["migrations/2.0.0-3.0.0.sh"]],
+            ]
+        }
+        let verify = fixturekit("verify", "--quiet", notes.corpus)
+        #expect(verify.status == 1)
+        #expect(verify.standardError.hasPrefix("fixturekit: verify: \(outside): not locked: 2.0.0 shipped with it"), "\(verify.standardError)")
+        #expect(!verify.standardError.contains("//"), "\(verify.standardError)")
     }
 
     @Test func forceRewritesAndTheLockDiffIsOneLinePerFact() throws {
@@ -313,7 +333,7 @@ import Testing
         #expect(try CorpusLock(parsing: lock.rendered(), path: "l") == lock)
         let bad: [(String, String)] = [
             ("sums 1.0.0 \(digest)\r\n", "line 1: ends with CR: the lock's lines end with LF alone"),
-            ("sum 1.0.0 \(digest)\n", "line 1: not a fact of fixturekit.lock (archive, content, stage or sums, a version, and a SHA-256)"),
+            ("sum 1.0.0 \(digest)\n", "line 1: not a fact of fixturekit.lock (archive, content, declaration, stage or sums, a version, and a SHA-256)"),
             ("# comment\nsums 1.0 \(digest)\n", "line 2: '1.0' is not a semantic version (MAJOR.MINOR.PATCH, then optionally -PRERELEASE and +BUILD, each of [0-9A-Za-z-] separated by dots)"),
             ("sums 1.0.0 \(digest.uppercased())\n", "line 1: not a SHA-256 (64 lower-case hexadecimal digits) at the end"),
             ("sums 1.0.0 \(digest)\nsums 1.0.0 \(digest)\n", "line 2: sums 1.0.0 is given again (first on line 1)"),

@@ -60,7 +60,7 @@ import Testing
         #expect(html.contains("<h4>✗ no note titled &lt;Lost&gt;</h4>\n<pre class=\"message\">"))
         #expect(html.contains("<pre class=\"statement\"><code>SELECT count(*) FROM notes WHERE title LIKE &#39;Lost%&#39; AND id &gt; 0</code></pre>"))
         #expect(html.contains("<li><code>table leftovers: extra (not in 3.0.0)</code></li>"))
-        #expect(html.contains("<code class=\"name\">notes.title</code> <span>1 changed of 40 values (keys 40)</span>"), "\(html)")
+        #expect(html.contains("<code class=\"name\">notes.title</code> <span>1 changed of 40 values (key 40: &#39;Note 40&#39; -&gt; &#39;Lost &lt;&amp;&gt; title&#39;)</span>"), "\(html)")
     }
 
     @Test func everyTextIsEscaped() {
@@ -68,7 +68,7 @@ import Testing
         let report = MigrationReport(current: "3.0.0<b>", shard: nil, paths: [
             PathResult(
                 id: "1.0.0 -> 3.0.0", kind: .path, source: "1.0.0\"onmouseover=\"x", target: "3.0.0", passed: false, seconds: 1.5,
-                checks: [CheckResult(name: hostile, passed: false, message: hostile, statement: hostile)],
+                checks: [CheckResult(.configured(name: hostile), passed: false, message: hostile, statement: hostile)],
                 schemaDifferences: [], preservation: [], preservationSeconds: 0),
         ])
         let html = report.html(configuration: "</title><script>")
@@ -77,7 +77,7 @@ import Testing
         #expect(!html.contains("\"onmouseover"))
         #expect(html.contains("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;quotes&#39;\u{FFFD}\u{FFFD}"))
         #expect(html.contains("<title>fixturekit migrate to 3.0.0&lt;b&gt;: 1 of 1 path failed, 0 passed</title>"))
-        #expect(HTML.escape("a\nb\tc\rd") == "a\nb\tc\u{FFFD}d")
+        #expect(Markup.html.escape("a\nb\tc\rd") == "a\nb\tc\u{FFFD}d")
     }
 
     @Test func aPassingMatrixSaysSo() throws {
@@ -131,7 +131,7 @@ import Testing
         #expect(text.contains("✗ no note titled <Lost>"))
         #expect(text.contains("Statement that failed " + Self.failingStatement), "\(text)")
         #expect(text.contains("table leftovers: extra (not in 3.0.0)"))
-        #expect(text.contains("notes.title 1 changed of 40 values (keys 40)"))
+        #expect(text.contains("notes.title 1 changed of 40 values (key 40: 'Note 40' -> 'Lost <&> title')"))
     }
 }
 

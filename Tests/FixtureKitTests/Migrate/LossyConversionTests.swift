@@ -61,7 +61,7 @@ import Testing
         let contacts = try ContactsCorpus(zips: ["10115", "01067", " 77 ", "1e3", "5.0", "42", "3.5", "0x10"])
         let path = try contacts.migrate()
         #expect(!path.passed)
-        #expect(path.check("data preserved")?.message == "contacts.zip: 4 changed of 8 values (keys 2; 3; 4)")
+        #expect(path.check("data preserved")?.message == "contacts.zip: 4 changed of 8 values (key 2: '01067' -> 1067; key 3: ' 77 ' -> 77; key 4: '1e3' -> 1000; key 5: '5.0' -> 5)")
         let zip = try #require(path.preservation.first { $0.column == "zip" })
         #expect((zip.compared, zip.equal, zip.changed) == (8, 4, 4))
         // Declared derived, the conversion is accepted.

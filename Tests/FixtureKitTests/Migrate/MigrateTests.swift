@@ -35,7 +35,7 @@ import Testing
         let report = try MigrationRunner.runMatrix(config: notes.config)
         let hop = try #require(report.paths.first { $0.kind == .hop })
         #expect(!hop.passed)
-        #expect(hop.firstFailure == CheckResult(name: "row counts", passed: false, message: "notes: 40 rows in 1.0.0, 38 after the migration"))
+        #expect(hop.firstFailure == CheckResult(.rowCounts, passed: false, message: "notes: 40 rows in 1.0.0, 38 after the migration"))
         #expect(report.paths.first { $0.id == "2.0.0 -> 3.0.0" }?.passed == true)
     }
 
@@ -92,7 +92,7 @@ import Testing
         let report = try MigrationRunner.runMatrix(config: notes.config, options: .init(from: "1.0.0"))
         for path in report.paths {
             #expect(path.checks.count == 1)
-            #expect(path.checks[0] == CheckResult(name: "fixture 1.0.0", passed: false, message: "\(notes.corpus)/1.0.0 does not verify: App.sqlite: changed"))
+            #expect(path.checks[0] == CheckResult(.fixtureVerifies(version: "1.0.0"), passed: false, message: "\(notes.corpus)/1.0.0 does not verify: App.sqlite: changed"))
         }
     }
 
@@ -101,7 +101,7 @@ import Testing
         try notes.folder.write("MigrationFixtures/migrations/1.0.0-2.0.0.sql", "CREATE TABLE folders (id INTEGER PRIMARY KEY);\nUPDATE notes SET colour = 'red';\n")
         let result = fixturekit("migrate", "--config", notes.config, "--from", "1.0.0")
         #expect(result.status == 1)
-        #expect(result.standardError.contains("      stage 1.0.0 -> 2.0.0: SQLite error 1: no such column: colour\n      statement: UPDATE notes SET colour = 'red';\n"), "\(result.standardError)")
+        #expect(result.standardError.contains("      stage 1.0.0 -> 2.0.0: migrations/1.0.0-2.0.0.sql:2: SQLite error 1: no such column: colour\n      statement: UPDATE notes SET colour = 'red';\n"), "\(result.standardError)")
     }
 
     @Test func anExecStageReceivesTheStoreAndTheVersions() throws {

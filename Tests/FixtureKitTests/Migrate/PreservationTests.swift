@@ -19,7 +19,7 @@ import Testing
     @Test func aColumnSetToNullForSomeRowsFails() throws {
         let result = try hop("UPDATE notes SET body = NULL WHERE id <= 3;")
         #expect(!result.passed)
-        #expect(finding(result) == "notes.body: 3 became NULL of 40 values (keys 1; 2; 3)")
+        #expect(finding(result) == "notes.body: 3 became NULL of 40 values (key 1: 'Body 1' -> NULL; key 2: 'Body 2' -> NULL; key 3: 'Body 3' -> NULL)")
         #expect(result.checks.first { $0.name == "row counts" }?.passed == true)
         let body = try #require(result.preservation.first { $0.column == "body" })
         #expect((body.compared, body.equal, body.nulled, body.lost) == (40, 37, 3, 0))
@@ -27,7 +27,7 @@ import Testing
 
     @Test func truncatedTextFails() throws {
         let result = try hop("UPDATE notes SET title = substr(title, 1, 3) WHERE uuid IN ('K10', 'K11');")
-        #expect(finding(result) == "notes.title: 2 truncated of 40 values (keys 10; 11)")
+        #expect(finding(result) == "notes.title: 2 truncated of 40 values (key 10: 'Note 10' -> 'Not'; key 11: 'Note 11' -> 'Not')")
     }
 
     @Test func renumberedRowidsPassWithBusinessKeys() throws {
@@ -38,9 +38,9 @@ import Testing
             DROP TABLE notes_copy;
             """
         let withoutKeys = try hop(renumber)
-        #expect(finding(withoutKeys) == "notes: 40 of 40 rows lost (keys 1; 2; 3)")
+        #expect(finding(withoutKeys) == "notes: 40 of 40 rows lost (keys 1; 2; 3; 4; 5)")
         let withKeys = try hop(renumber) { $0["keys"] = ["notes": ["uuid"]] }
-        #expect(finding(withKeys) == "notes.id: 40 changed of 40 values (keys 'K1'; 'K10'; 'K11')")
+        #expect(finding(withKeys) == "notes.id: 40 changed of 40 values (key 'K1': 1 -> 1001; key 'K10': 10 -> 1010; key 'K11': 11 -> 1011; key 'K12': 12 -> 1012; key 'K13': 13 -> 1013)")
         let declared = try hop(renumber) {
             $0["keys"] = ["notes": ["uuid"]]
             $0["changes"] = ["notes.id": "derived"]
@@ -58,7 +58,7 @@ import Testing
         // One second off is not the same instant.
         try notes.writeProgramStage(NotesCorpus.stage2to3.replacingOccurrences(of: "CAST(strftime('%s', created_at) AS INTEGER)", with: "CAST(strftime('%s', created_at) AS INTEGER) + (id = 7)"))
         let off = try MigrationRunner.runMatrix(config: notes.config, options: .init(from: "2.0.0"))
-        #expect(off.paths[0].checks.first { $0.name == "data preserved" }?.message == "notes.created_at: 1 changed of 25 values (keys 7)")
+        #expect(off.paths[0].checks.first { $0.name == "data preserved" }?.message == "notes.created_at: 1 changed of 25 values (key 7: '2024-03-08T08:00:00Z' -> 1709884801)")
     }
 
     @Test func aDroppedColumnWithDataFailsUnlessDeclared() throws {
@@ -93,11 +93,11 @@ import Testing
             let report = try MigrationRunner.runMatrix(config: notes.config, options: .init(from: "1.0.0"))
             return finding(try #require(report.paths.first { $0.kind == .hop }))
         }
-        #expect(try run(rules: nil) == "notes: 2 of 40 rows lost (keys 'K5'; 'K6')\nnotes.title: 1 became NULL of 38 values (keys 'K7')")
+        #expect(try run(rules: nil) == "notes: 2 of 40 rows lost (keys 'K5'; 'K6')\nnotes.title: 1 became NULL of 38 values (key 'K7': 'Note 7' -> NULL)")
         let personal = #"{"strict": false, "tables": {"notes": {"uuid": {"strategy": "pseudonym", "format": "hex"}}}}"#
-        #expect(try run(rules: personal) == "notes: 2 of 40 rows lost (keys rowid 5; rowid 6)\nnotes.title: 1 became NULL of 38 values (keys rowid 7)")
+        #expect(try run(rules: personal) == "notes: 2 of 40 rows lost (keys rowid 5; rowid 6)\nnotes.title: 1 became NULL of 38 values (rowid 7: 'Note 7' -> NULL)")
         let kept = #"{"strict": false, "tables": {"notes": {"uuid": "keep", "body": {"strategy": "null"}}}}"#
-        #expect(try run(rules: kept) == "notes: 2 of 40 rows lost (keys 'K5'; 'K6')\nnotes.title: 1 became NULL of 38 values (keys 'K7')")
+        #expect(try run(rules: kept) == "notes: 2 of 40 rows lost (keys 'K5'; 'K6')\nnotes.title: 1 became NULL of 38 values (key 'K7': 'Note 7' -> NULL)")
         // Rules that cannot be read: the configuration is refused, by every command that reads it.
         #expect(throws: FixtureKitError.self) { try run(rules: "{") }
     }

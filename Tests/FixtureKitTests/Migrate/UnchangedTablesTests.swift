@@ -107,7 +107,7 @@ import Testing
         // The same figures, and the tables the shortcut took say so.
         #expect(shortcut.map { var row = $0; row.identicalPages = nil; return row } == joined)
         #expect(Set(shortcut.filter { $0.identicalPages == true }.map(\.table)) == ["other"])
-        #expect(joined.compactMap(\.finding) == ["big.body: 2 became NULL of 3000 values (keys 5; 6)", "small: 1 of 2 rows lost (keys 2)"])
+        #expect(joined.compactMap(\.finding) == ["big.body: 2 became NULL of 3000 values (key 5: '\(String(repeating: "x", count: 40))'... (301 characters) -> NULL; key 6: '\(String(repeating: "x", count: 40))'... (301 characters) -> NULL)", "small: 1 of 2 rows lost (keys 2)"])
         let other = try #require(shortcut.first { $0.table == "other" && $0.column == "note" })
         #expect((other.compared, other.equal, other.passed) == (1, 1, true))
     }
@@ -174,7 +174,7 @@ import Testing
         #expect(split.message == whole.message)
         #expect(split.message == "row 3000 missing from index big_body")
         let good = try stores("SELECT 1")
-        #expect(MigrationChecks.integrity(path: good.source, sizes: [:], workers: 3).result() == CheckResult(name: "integrity_check", passed: true))
+        #expect(MigrationChecks.integrity(path: good.source, sizes: [:], workers: 3).result() == CheckResult(.integrity, passed: true))
         let missing = MigrationChecks.integrity(path: folder.url("missing.sqlite"), sizes: [:], workers: 1).result()
         #expect(!missing.passed)
     }

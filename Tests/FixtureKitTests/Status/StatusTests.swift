@@ -40,6 +40,9 @@ import Testing
             "  1.0.0  notes 40, drafts 2",
             "  2.0.0  notes 25, folders 2, tags 2, and 1 more table",
             "  3.0.0  folders 1, notes 0, tags 0",
+            "empty tables (no path from the version checks a value of theirs):",
+            "  2.0.0  drafts",
+            "  3.0.0  notes, tags",
             "archives:",
         ] + digests.map { "  " + $0 } + [
             "chains to 3.0.0:",
@@ -80,6 +83,10 @@ import Testing
         #expect(model["userVersion"] as? Int == 0)
         #expect((model["schemaHash"] as? String)?.count == 64)
         #expect(versions[0]["chain"] as? [String] == ["1.0.0", "2.0.0", "3.0.0"])
+        // The tables a fixture leaves empty: no value of theirs is checked on a path from it.
+        #expect(facts["emptyTables"] as? [String] == [])
+        #expect((versions[1]["facts"] as? [String: Any])?["emptyTables"] as? [String] == ["drafts"])
+        #expect((versions[2]["facts"] as? [String: Any])?["emptyTables"] as? [String] == ["notes", "tags"])
         let folder = try #require(versions[1]["fixture"] as? [String: Any])
         #expect(folder["verified"] as? Bool == true)
         #expect((versions[1]["archive"] as? [String: Any])?["sameAsFolder"] as? Bool == true)

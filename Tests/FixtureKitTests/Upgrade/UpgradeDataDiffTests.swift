@@ -28,8 +28,8 @@ import Testing
         let result = fixturekit("upgrade", store, "--config", notes.config, "--json")
         #expect(result.status == 1, "\(result.standardError)")
         #expect(result.standardError.contains("PASS  note K1 keeps its title\nFAIL  data preserved (data diff "), "\(result.standardError)")
-        #expect(result.standardError.contains(" s)\n      notes.body: 30 became NULL of 30 values (keys 1; 2; 3)\n"), "\(result.standardError)")
-        #expect(result.standardError.hasSuffix("fixturekit: upgrade: \(store): data preserved failed: notes.body: 30 became NULL of 30 values (keys 1; 2; 3); the store set was restored from its backup\n"))
+        #expect(result.standardError.contains(" s)\n      notes.body: 30 became NULL of 30 values (key 1: (personal) -> NULL; key 2: (personal) -> NULL; key 3: (personal) -> NULL; key 4: (personal) -> NULL; key 5: (personal) -> NULL)\n"), "\(result.standardError)")
+        #expect(result.standardError.hasSuffix("fixturekit: upgrade: \(store): data preserved failed: notes.body: 30 became NULL of 30 values (key 1: (personal) -> NULL; key 2: (personal) -> NULL; key 3: (personal) -> NULL; key 4: (personal) -> NULL; key 5: (personal) -> NULL); the store set was restored from its backup\n"))
         let report = try JSONDecoder().decode(UpgradeResult.self, from: Data(result.standardOutput.utf8))
         #expect(report.valuesCompared)
         #expect(report.preservation?.first { $0.table == "notes" && $0.column == "body" }?.nulled == 30)
@@ -90,7 +90,7 @@ import Testing
         try marker.write(forStore: store)
         let pending = fixturekit("restore", "--pending", store)
         #expect(pending.status == 0, "\(pending.standardError)")
-        #expect(pending.standardError == "\(store): interrupted upgrade 1.0.0 -> 3.0.0: restored the backup \(backup.path) (data preserved: notes.body: 30 became NULL of 30 values (keys 1; 2; 3))\n")
+        #expect(pending.standardError == "\(store): interrupted upgrade 1.0.0 -> 3.0.0: restored the backup \(backup.path) (data preserved: notes.body: 30 became NULL of 30 values (key 1: (personal) -> NULL; key 2: (personal) -> NULL; key 3: (personal) -> NULL; key 4: (personal) -> NULL; key 5: (personal) -> NULL))\n")
         #expect(try storeFiles(live) == original)
     }
 }

@@ -29,9 +29,11 @@ import Testing
         #expect(result.status == 1)
         #expect(result.standardError.contains("""
             PASS  stage 1.0.0 -> 2.0.0
+                  connection: \(ConnectionSettings.sqlStageDefaults)
             FAIL  stage 2.0.0 -> 3.0.0
                   migrations/2.0.0-3.0.0.sh exited with status 3: cannot migrate: model missing
                   statement: migrations/2.0.0-3.0.0.sh
+                  connection: the program's own connection, LC_ALL=C.UTF-8, TZ=UTC
 
             """), "\(result.standardError)")
         // The failed migration's own -wal and -shm (its second stage left a commit
@@ -40,7 +42,7 @@ import Testing
             ? "restored App.sqlite, App.sqlite-wal from \(live)/.fixturekit-backups/"
             : "restored App.sqlite from \(live)/.fixturekit-backups/"
         #expect(result.standardError.contains("\nrestore: \(store): \(restored)"))
-        #expect(result.standardError.contains(mode == .wal ? ".tar.zst, verified; removed App.sqlite-wal, App.sqlite-shm\n" : ".tar.zst, verified\n"))
+        #expect(result.standardError.contains(mode == .wal ? ".tar.zst, verified; removed App.sqlite-shm, which the backup does not hold\n" : ".tar.zst, verified\n"))
         #expect(result.standardError.hasSuffix("""
             upgrade: \(store): not upgraded, back at 1.0.0
             fixturekit: upgrade: \(store): stage 2.0.0 -> 3.0.0 failed: migrations/2.0.0-3.0.0.sh exited with status 3: cannot migrate: model missing; the store set was restored from its backup
@@ -200,6 +202,22 @@ import Testing
         #expect(result.standardError.hasPrefix("fixturekit: upgrade: \(store): quick_check: "), "\(result.standardError)")
         #expect(result.standardError.hasSuffix(" (hint: the store is damaged: nothing was changed)\n"))
         #expect(try storeFiles(live) == before)
+    }
+
+    /// A count needed and a count free never read the same: every size from
+    /// bytes to GiB, each against one byte less.
+    @Test func spaceNeededAndFreeReadDifferently() {
+        var sizes: [UInt64] = [1023, 1024, 1025, 3_093_299, 3_093_300]
+        for shift in stride(from: 10, through: 40, by: 3) {
+            for factor in [1, 3, 17, 1000] as [UInt64] { sizes.append((UInt64(1) << shift) * factor + factor) }
+        }
+        for needed in sizes {
+            let (neededText, freeText) = ByteCount.describe(needed, needed - 1)
+            #expect(neededText != freeText, "\(needed)")
+            #expect(ByteCount.describe(needed, needed) == (ByteCount.describe(needed), ByteCount.describe(needed)))
+        }
+        #expect(ByteCount.describe(3_040_000, 3_020_000) == ("2.90 MiB", "2.88 MiB"))
+        #expect(ByteCount.describe(3_040_000, 3_039_999) == ("3040000 B", "3039999 B"))
     }
 
     @Test func notEnoughDiskIsRefusedBeforeAnythingIsWritten() throws {

@@ -91,6 +91,23 @@ import Testing
         #expect(sums.standardError == "fixturekit: hash: \(folder.url("fixture/notes.txt")): is a symbolic link, not a regular file (hint: a fixture holds regular files and folders only)\n")
     }
 
+    /// A link given as the path is not followed, and the message says what it
+    /// points to: a folder, a file, nothing.
+    @Test func aLinkGivenAsThePathSaysWhatItPointsTo() throws {
+        let folder = try makeFixture()
+        let cases = [
+            ("to-folder", folder.url("fixture"), "is a symbolic link (to a folder), and verify follows no link (hint: name the folder it points to)"),
+            ("to-file", folder.url("fixture/SHA256SUMS"), "is a symbolic link (to a file), and verify follows no link (hint: name the file it points to)"),
+            ("dangling", folder.url("nowhere"), "is a symbolic link (to nothing that can be read), and verify follows no link"),
+        ]
+        for (name, target, why) in cases {
+            try FileManager.default.createSymbolicLink(atPath: folder.url(name), withDestinationPath: target)
+            let result = fixturekit("verify", folder.url(name))
+            #expect(result.status == 2)
+            #expect(result.standardError == "fixturekit: verify: \(folder.url(name)): \(why)\n")
+        }
+    }
+
     @Test func aNameWithALineFeedStaysOnOneLine() throws {
         let folder = try TemporaryFolder()
         try folder.write("f/two\nlines", "1")
@@ -157,6 +174,26 @@ import Testing
             \(folder.url("MigrationFixtures")): FAILED (1 problem)
 
             """)
+    }
+
+    /// A SHA256SUMS that `find . -type f -exec sha256sum {} +` wrote (`./` before
+    /// every name) verifies as `sha256sum -c` verifies it, and fails where it fails.
+    @Test func sumsWrittenByFindAndSha256sumVerify() throws {
+        let folder = try makeFixture()
+        try folder.write("fixture/sub/deeper/b.txt", "b")
+        let written = try run(["sh", "-c", "rm SHA256SUMS && find . -type f -exec sha256sum {} + | sort -k 2 > ../SUMS && mv ../SUMS SHA256SUMS"], in: folder.url("fixture"))
+        #expect(written.status == 0, "\(written.standardError)")
+        #expect(String(decoding: try folder.read("fixture/SHA256SUMS"), as: UTF8.self).contains("  ./sub/deeper/b.txt\n"))
+        #expect(try run(["sha256sum", "-c", "--quiet", "SHA256SUMS"], in: folder.url("fixture")).status == 0)
+        let result = fixturekit("verify", folder.url("fixture"))
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError == "\(folder.url("fixture")): OK (4 files, 32 B)\n")
+
+        try folder.write("fixture/sub/deeper/b.txt", "c")
+        #expect(try run(["sha256sum", "-c", "--quiet", "SHA256SUMS"], in: folder.url("fixture")).status == 1)
+        let changed = fixturekit("verify", "--quiet", folder.url("fixture"))
+        #expect(changed.status == 1)
+        #expect(changed.standardError == "fixturekit: verify: \(folder.url("fixture"))/sub/deeper/b.txt: changed\n\(folder.url("fixture")): FAILED (1 problem)\n")
     }
 
     @Test func jsonReportParses() throws {

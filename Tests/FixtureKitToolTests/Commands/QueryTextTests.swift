@@ -50,4 +50,19 @@ import Testing
             #expect(try JSONDecoder().decode(String.self, from: Data(QueryText.quoted(text).utf8)) == text)
         }
     }
+
+    /// The three characters are rewritten escape by escape: a backslash the text
+    /// holds before a `b` or an `f` stays a backslash, whatever comes after it.
+    @Test func onlyTheEncodersOwnEscapesAreRewritten() throws {
+        let cases: [(String, String)] = [
+            ("\\b\u{8}", #""\\b\u0008""#),
+            ("\\f\u{C}\\", #""\\f\u000c\\""#),
+            ("\\\u{7F}\\\u{8}b", #""\\\u007f\\\u0008b""#),
+            ("\\b\\f", #""\\b\\f""#),
+        ]
+        for (text, json) in cases {
+            #expect(QueryText.quoted(text) == json, "\(Array(text.unicodeScalars))")
+            #expect(try JSONDecoder().decode(String.self, from: Data(QueryText.quoted(text).utf8)) == text)
+        }
+    }
 }

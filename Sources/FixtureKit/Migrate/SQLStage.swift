@@ -1,0 +1,162 @@
+import Foundation
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitModels
+
+/// An SQL stage's files run on fixturekit's connection, statement by statement
+/// as SQLite's parser splits them (``ScriptCursor``), in the transactions the
+/// stage declares: each file in one of its own (a file that holds its own `BEGIN`
+/// and `COMMIT` runs as written, outside any of fixturekit's, as the app's tool
+/// runs it when told not to wrap it), or the whole stage in one.
+///
+/// A statement that fails is named by its file, line and column; a PRAGMA that
+/// does nothing where it stands is a warning (``PragmaProbe``); a UNIQUE or NOT
+/// NULL failure names its rows (``ConstraintProbe``).
+struct SQLStage {
+    /// One file: its path as the configuration names it, and what `record` writes for it.
+    struct File {
+        var path: String
+        var absolute: String
+        var recorded: String?
+    }
+
+    /// How a file that was run in fixturekit's transaction ended.
+    private enum Ending {
+        case done
+        /// It controls its own transaction: it is run again as written.
+        case holdsItsOwnTransaction
+    }
+
+    let database: Database
+    let files: [File]
+    let transaction: StageTransaction
+    let record: StageRecord?
+    let probe: ConstraintProbe
+    var pragmas: PragmaProbe
+    /// Every statement run, in order.
+    var log: [String] = []
+
+    /// Runs the files.
+    /// - Throws: ``StageRunner/Failure`` naming the file, line and column of the statement that failed.
+    mutating func run() throws(StageRunner.Failure) {
+        let whole = transaction == .wholeStage
+        do throws(StageRunner.Failure) {
+            if whole { try execute("BEGIN IMMEDIATE") }
+            for file in files {
+                let script = try read(file)
+                if try isRecorded(file) {
+                    log.append("-- \(file.path): recorded in \(record?.table ?? ""): not run")
+                    continue
+                }
+                if whole {
+                    _ = try runFile(file, script, wrapped: true, canRunAsWritten: false)
+                } else {
+                    try execute("BEGIN IMMEDIATE")
+                    let (warnings, logged) = (pragmas.warnings.count, log.count)
+                    if try runFile(file, script, wrapped: true, canRunAsWritten: true) == .holdsItsOwnTransaction {
+                        try execute("ROLLBACK")
+                        pragmas.warnings.removeSubrange(warnings...)
+                        log.removeSubrange(logged...)
+                        log.append("-- \(file.path) holds its own BEGIN and COMMIT: run as written, outside a transaction of fixturekit's")
+                        _ = try runFile(file, script, wrapped: false, canRunAsWritten: true)
+                    }
+                }
+                try write(file)
+                if !whole && !database.isAutocommit { try execute("COMMIT") }
+            }
+            if whole { try execute("COMMIT") }
+        } catch {
+            if !database.isAutocommit { try? database.execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Runs one file's statements; inside fixturekit's transaction when `wrapped`.
+    private mutating func runFile(_ file: File, _ script: String, wrapped: Bool, canRunAsWritten: Bool) throws(StageRunner.Failure) -> Ending {
+        let cursor = ScriptCursor(database: database, script: script)
+        while true {
+            let statement: ScriptStatement
+            do {
+                guard let next = try cursor.next() else { break }
+                statement = next
+            } catch {
+                throw failure(error, in: file, cursor: cursor, statement: nil)
+            }
+            if wrapped, let control = statement.actions.transaction {
+                if canRunAsWritten { return .holdsItsOwnTransaction }
+                let line = cursor.position(of: cursor.firstTokenLine(from: statement.start, to: statement.end)).line
+                throw StageRunner.Failure(
+                    .invalid(nil),
+                    "\(file.path):\(line): \(control.rawValue) cannot run here: the stage runs in one transaction (\"transaction\": \"whole stage\"), and SQLite does not nest transactions; with \"each file\", a file that holds its own BEGIN and COMMIT runs as written",
+                    statement: cursor.written(statement.start, statement.end))
+            }
+            log.append(statement.text)
+            do { try statement.run() } catch {
+                throw failure(error, in: file, cursor: cursor, statement: statement)
+            }
+            pragmas.check(statement, file: file.path, cursor: cursor)
+        }
+        if !wrapped && !database.isAutocommit {
+            throw StageRunner.Failure(.invalid(nil), "\(file.path): ends inside the transaction it opened (BEGIN without COMMIT)")
+        }
+        return .done
+    }
+
+    /// A failed statement as the report names it: `FILE:LINE:COLUMN: SQLite error
+    /// N: message` (the column when SQLite names the token), the statement as
+    /// written, and for a UNIQUE or NOT NULL failure the rows behind it.
+    private func failure(_ failure: ScriptFailure, in file: File, cursor: ScriptCursor, statement: ScriptStatement?) -> StageRunner.Failure {
+        let error = failure.error
+        let at: String
+        if let offset = failure.errorOffset {
+            let (line, column) = cursor.position(of: offset)
+            at = "\(file.path):\(line):\(column)"
+        } else {
+            at = "\(file.path):\(cursor.position(of: cursor.firstTokenLine(from: failure.start, to: failure.end)).line)"
+        }
+        let rows = statement.map { probe.describe(error, statement: $0) } ?? []
+        return StageRunner.Failure(
+            Self.reason(error),
+            ([StageRunner.describe(at: at, error)] + rows).joined(separator: "\n"),
+            statement: cursor.written(failure.start, failure.end, through: failure.compiled ? nil : failure.errorOffset))
+    }
+
+    /// A statement's error as the stage's failure: the machine's when SQLite ran
+    /// out of disk, hit an I/O error or could not open a file, else the statement's.
+    static func reason(_ error: SQLiteError) -> StageRunner.Failure.Reason {
+        [.full, .ioError, .cantOpen].contains(error.resultCode) ? .machine(error) : .statement(error)
+    }
+
+    private func read(_ file: File) throws(StageRunner.Failure) -> String {
+        do { return String(decoding: try POSIX.readFile(file.absolute), as: UTF8.self) } catch {
+            throw StageRunner.Failure(.invalid(error), "cannot read \(file.path): \(error.reason)")
+        }
+    }
+
+    private func execute(_ sql: String) throws(StageRunner.Failure) {
+        do { try database.execute(sql) } catch {
+            throw StageRunner.Failure(Self.reason(error), StageRunner.describe(at: nil, error), statement: sql)
+        }
+    }
+
+    // MARK: - The app's bookkeeping table
+
+    /// Whether `record`'s table already holds the file: the app's tool would not run it again.
+    private func isRecorded(_ file: File) throws(StageRunner.Failure) -> Bool {
+        guard let record, let value = file.recorded else { return false }
+        let sql = "SELECT 1 FROM \(quotedIdentifier(record.table)) WHERE \(quotedIdentifier(record.column)) = ?1 LIMIT 1"
+        do { return try database.scalar(sql, [.text(value)]) != nil } catch {
+            throw StageRunner.Failure(.statement(error), "record: \(StageRunner.describe(at: nil, error)) (the app's migration tool creates its table before the first migration; so must the fixture)", statement: sql)
+        }
+    }
+
+    /// Records the file in `record`'s table, in its transaction.
+    private mutating func write(_ file: File) throws(StageRunner.Failure) {
+        guard let record, let value = file.recorded else { return }
+        let sql = "INSERT INTO \(quotedIdentifier(record.table)) (\(quotedIdentifier(record.column))) VALUES (?1)"
+        log.append(sql.replacingOccurrences(of: "?1", with: quotedLiteral(value)))
+        do { _ = try database.rows(sql, [.text(value)]) } catch {
+            throw StageRunner.Failure(.statement(error), "record \(file.path): \(StageRunner.describe(at: nil, error))", statement: sql)
+        }
+    }
+}

@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What tells one state of a file from another without reading it: its
+/// identity (device, inode), size, and the times of its last write and of its
+/// last change of any kind. A write through any descriptor, a rename over it,
+/// a truncation, all change one of them.
+package struct FileState: Equatable, Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var modified: timespec
+    var changed: timespec
+
+    /// The state of the file at `path` (links not followed); `nil` when there is none.
+    package init?(path: String) {
+        guard let info = try? POSIX.lstatIfPresent(path) else { return nil }
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        modified = info.st_mtim
+        changed = info.st_ctim
+    }
+
+    package static func == (lhs: FileState, rhs: FileState) -> Bool {
+        (lhs.device, lhs.inode, lhs.size) == (rhs.device, rhs.inode, rhs.size)
+            && (lhs.modified.tv_sec, lhs.modified.tv_nsec, lhs.changed.tv_sec, lhs.changed.tv_nsec)
+            == (rhs.modified.tv_sec, rhs.modified.tv_nsec, rhs.changed.tv_sec, rhs.changed.tv_nsec)
+    }
+}
+
+/// Whether a process holds a POSIX record lock (`fcntl`, or an open file
+/// description's) on a file: how a store's live connections are told from a
+/// store at rest. SQLite holds a read lock on its `-shm`'s DMS byte, and on the
+/// main file, for as long as a connection to a WAL store is open.
+package enum FileLocks {
+    /// Whether any process (this one included) holds a lock on the file at
+    /// `path`, read from the kernel's table (`/proc/locks`); `nil` when the table
+    /// cannot be read. No descriptor of the file is opened: closing one would
+    /// drop this process' own SQLite locks on it.
+    package static func isHeld(_ path: String) -> Bool? {
+        guard let info = try? POSIX.lstatIfPresent(path) else { return false }
+        guard let bytes = try? POSIX.readFile("/proc/locks", limit: 16 << 20) else { return nil }
+        // `1: POSIX  ADVISORY  READ 1234 fe:00:16228515 128 128`: the device as
+        // major:minor in hex, then the inode in decimal.
+        // glibc's `major()` and `minor()` (macros Swift does not import).
+        let device = UInt64(info.st_dev)
+        let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~UInt64(0xFFF))
+        let minor = (device & 0xFF) | ((device >> 12) & ~UInt64(0xFF))
+        let file = String(major, radix: 16).leftPadded(to: 2) + ":" + String(minor, radix: 16).leftPadded(to: 2) + ":" + String(info.st_ino)
+        for line in bytes.split(separator: UInt8(ascii: "\n")) {
+            let fields = line.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
+            // A blocked request (`-> POSIX ...`) is not a lock held.
+            guard fields.count >= 6, fields[1] != "->" else { continue }
+            if fields.contains(file) { return true }
+        }
+        return false
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
