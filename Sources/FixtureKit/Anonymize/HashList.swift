@@ -24,9 +24,14 @@ final class HashSpill {
     /// - Returns: where they are, or `nil` when they could not be written (a full disk).
     func write(_ bytes: UnsafeRawBufferPointer) -> off_t? {
         let offset = end
-        guard transfer(bytes.count, at: offset, { done, at in pwrite(fd, bytes.baseAddress! + done, bytes.count - done, at) }) else { return nil }
+        guard write(bytes, at: offset) else { return nil }
         end += off_t(bytes.count)
         return offset
+    }
+
+    /// Writes `bytes` at `offset` (over bytes written before).
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: off_t) -> Bool {
+        transfer(bytes.count, at: offset) { done, at in pwrite(fd, bytes.baseAddress! + done, bytes.count - done, at) }
     }
 
     /// Reads `bytes.count` bytes from `offset`.
@@ -50,13 +55,21 @@ final class HashSpill {
 
 /// A growing list of hashes. Its current chunk lives in pages of its own,
 /// mapped from the system (`mmap`); a full chunk goes to the ``HashSpill``
-/// (kept in memory where it cannot), and the whole list is read back in one
-/// mapping to be sorted and counted, then returned to the system (`munmap`).
-/// It is cut to two copies of each hash when it reaches its threshold, so a
-/// column of repeated values stays within its first chunk.
+/// (kept in memory where it cannot). To be counted, a list of at most
+/// ``gatherLimit`` hashes is read back in one mapping, sorted, then returned to
+/// the system (`munmap`); a longer one is counted by merging its chunks, each
+/// sorted in turn, from the spill (see ``merged()``), so that counting costs a
+/// few MiB whatever the column's size. The list is cut to two copies of each
+/// hash when it reaches its threshold, so a column of repeated values stays
+/// within its first chunk.
 struct HashList {
     /// Hashes per chunk: 1 MiB.
     static let chunkEntries = 1 << 17
+    /// Hashes merged from each chunk at a time: 16 KiB per chunk.
+    static let mergeBlock = 1 << 11
+    /// The longest list counted in one mapping: 4 Mi hashes, 32 MiB (and as
+    /// much again to sort them). Tests lower it to reach the merge with small lists.
+    var gatherLimit = 1 << 22
     var spill: HashSpill?
     private var current: UnsafeMutablePointer<UInt64>?
     private var currentCount = 0
@@ -165,18 +178,98 @@ struct HashList {
     mutating func finish() -> (distinct: Int, groups: Int)? {
         defer { release() }
         guard count > 0 else { return (0, 0) }
+        if count > gatherLimit, full.contains(where: { $0.offset != nil }) { return merged() }
         guard let (all, total) = gathered() else { return nil }
         defer { Self.unmap(all, total) }
-        var distinct = 0, groups = 0
-        var position = 0
-        while position < total {
-            var end = position + 1
-            while end < total && all[end] == all[position] { end += 1 }
-            distinct += 1
-            if end - position > 1 { groups += 1 }
-            position = end
+        var runs = RunCounter()
+        for index in 0..<total { runs.add(all[index]) }
+        return runs.result
+    }
+
+    /// ``finish()`` of a list longer than ``gatherLimit``: every chunk sorted
+    /// (a spilled one read back, sorted and written over itself, one at a
+    /// time), then all merged in order through a heap, ``mergeBlock`` hashes of
+    /// each spilled chunk in memory at a time. `nil` when the spill failed.
+    private mutating func merged() -> (distinct: Int, groups: Int)? {
+        guard let spill else { return nil }
+        let chunkBytes = Self.chunkEntries * MemoryLayout<UInt64>.stride
+        var sources: [(offset: off_t?, memory: UnsafeMutablePointer<UInt64>?, count: Int)] = []
+        let scratch = Self.map(Self.chunkEntries)
+        var readable = true
+        for chunk in full where readable {
+            if let memory = chunk.memory {
+                RadixSort.sort(UnsafeMutableBufferPointer(start: memory, count: Self.chunkEntries))
+                sources.append((nil, memory, Self.chunkEntries))
+            } else if let offset = chunk.offset {
+                readable = spill.read(UnsafeMutableRawBufferPointer(start: scratch, count: chunkBytes), at: offset)
+                RadixSort.sort(UnsafeMutableBufferPointer(start: scratch, count: Self.chunkEntries))
+                readable = readable && spill.write(UnsafeRawBufferPointer(start: scratch, count: chunkBytes), at: offset)
+                sources.append((offset, nil, Self.chunkEntries))
+            }
         }
-        return (distinct, groups)
+        Self.unmap(scratch, Self.chunkEntries)
+        if let current, currentCount > 0 {
+            RadixSort.sort(UnsafeMutableBufferPointer(start: current, count: currentCount))
+            sources.append((nil, current, currentCount))
+        }
+        guard readable else { return nil }
+
+        // Each source's window: its memory, or its block of `blocks` read from the spill.
+        let block = Self.mergeBlock
+        let blocks = Self.map(sources.count * block)
+        defer { Self.unmap(blocks, sources.count * block) }
+        var position = [Int](repeating: 0, count: sources.count)
+        /// The window of source `index` holding its hash at `position[index]`, and that hash's place in it.
+        func load(_ index: Int) -> UnsafeMutablePointer<UInt64>? {
+            let source = sources[index]
+            if let memory = source.memory { return memory + position[index] }
+            let within = position[index] % block
+            let window = blocks + index * block
+            if within == 0 {
+                let entries = min(block, source.count - position[index])
+                let at = source.offset! + off_t(position[index] * MemoryLayout<UInt64>.stride)
+                guard spill.read(UnsafeMutableRawBufferPointer(start: window, count: entries * MemoryLayout<UInt64>.stride), at: at) else {
+                    readable = false
+                    return nil
+                }
+            }
+            return window + within
+        }
+        // A binary heap of (hash, source), smallest first.
+        var heap: [(hash: UInt64, source: Int)] = []
+        heap.reserveCapacity(sources.count)
+        func siftDown(_ start: Int) {
+            var parent = start
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var smallest = parent
+                if left < heap.count && heap[left].hash < heap[smallest].hash { smallest = left }
+                if right < heap.count && heap[right].hash < heap[smallest].hash { smallest = right }
+                if smallest == parent { return }
+                heap.swapAt(parent, smallest)
+                parent = smallest
+            }
+        }
+        for index in sources.indices where sources[index].count > 0 {
+            guard let hash = load(index)?.pointee else { return nil }
+            heap.append((hash, index))
+        }
+        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+        var runs = RunCounter()
+        while let top = heap.first {
+            runs.add(top.hash)
+            let index = top.source
+            position[index] += 1
+            if position[index] < sources[index].count {
+                guard let next = load(index) else { return nil }
+                heap[0].hash = next.pointee
+            } else {
+                heap[0] = heap[heap.count - 1]
+                heap.removeLast()
+            }
+            siftDown(0)
+        }
+        return readable ? runs.result : nil
     }
 
     mutating func release() {
@@ -187,6 +280,27 @@ struct HashList {
         currentCount = 0
         count = 0
     }
+}
+
+/// Distinct hashes and hashes held twice or more, of hashes given in order.
+struct RunCounter {
+    private var last: UInt64 = 0
+    private var length = 0
+    private var distinct = 0, groups = 0
+
+    @inline(__always)
+    mutating func add(_ hash: UInt64) {
+        if length > 0 && hash == last {
+            length += 1
+            if length == 2 { groups += 1 }
+            return
+        }
+        last = hash
+        length = 1
+        distinct += 1
+    }
+
+    var result: (distinct: Int, groups: Int) { (distinct, groups) }
 }
 
 /// Sorts 64-bit hashes in two scattering passes, most significant bits first:

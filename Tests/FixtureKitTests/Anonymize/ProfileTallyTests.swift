@@ -33,10 +33,22 @@ import Testing
 
     @Test(arguments: [(1000, 1), (70_000, 3), (300_000, 1), (300_000, 7), (400_000, 200_000)])
     func aListCountsDistinctValuesAndGroupsAcrossCutsAndSpills(count: Int, every: Int) throws {
+        try countAndCompare(count: count, every: every, gatherLimit: nil)
+    }
+
+    /// A list longer than its gather limit is counted by merging its sorted
+    /// chunks from the spill: the same counts, every chunk size and remainder.
+    @Test(arguments: [(140_000, 1), (300_000, 1), (300_000, 7), (400_000, 200_000), (1_000_000, 3)])
+    func aLongListIsCountedByMergingItsChunksFromTheSpill(count: Int, every: Int) throws {
+        try countAndCompare(count: count, every: every, gatherLimit: 0)
+    }
+
+    func countAndCompare(count: Int, every: Int, gatherLimit: Int?) throws {
         // `count` hashes of `count / every`... values: value i appears `every` times, some once more.
         let folder = try TemporaryFolder()
         var list = HashList()
         list.spill = try HashSpill(folder: folder.path)
+        if let gatherLimit { list.gatherLimit = gatherLimit }
         var random = Generator(state: 42)
         let distinct = max(1, count / every)
         let values = (0..<distinct).map { _ in random.next() }
