@@ -146,12 +146,15 @@ extension AnonymizationEngine {
     /// The UPDATE statements: the streamed ones (``streamedStatements(_:)``),
     /// then the mapped rules, a UNIQUE column in two statements.
     static func runUpdates(_ session: AnonymizationSession, database: Database, display: String) throws(FixtureKitError) {
-        func execute(_ sql: String, _ rule: BoundRule?) throws(FixtureKitError) {
+        func execute(_ sql: String, _ rules: [BoundRule]) throws(FixtureKitError) {
             do { try database.execute(sql) } catch {
                 if let failure = session.failure {
                     throw FixtureKitError(what: "anonymize", path: display, why: failure)
                 }
-                let why = rule.map { "\($0.name): \(error.description)" } ?? error.description
+                if error.isUniqueViolation, let unequal = uniqueViolation(rules, error: error) {
+                    throw FixtureKitError(what: "anonymize", path: display, why: unequal.why, hint: unequal.hint)
+                }
+                let why = rules.count == 1 ? "\(rules[0].name): \(error.description)" : error.description
                 throw FixtureKitError(what: "anonymize", path: display, why: why)
             }
         }
@@ -163,21 +166,41 @@ extension AnonymizationEngine {
                 return "\(quotedIdentifier(rule.column)) = \(call))"
             }.joined(separator: ", ")
             let filter = first.rule.whereClause.map { " WHERE (\($0))" } ?? ""
-            try execute("UPDATE \(quotedIdentifier(first.table)) SET \(assignments)\(filter)", members.count == 1 ? first : nil)
+            try execute("UPDATE \(quotedIdentifier(first.table)) SET \(assignments)\(filter)", members)
             session.finished(members)
         }
         for rule in session.rules where rule.mapTable != nil {
             let column = quotedIdentifier(rule.column)
             let filter = rule.rule.whereClause.map { " AND (\($0))" } ?? ""
             let pending = rule.columnUnique ? 1 : 0
-            try execute("UPDATE \(quotedIdentifier(rule.table)) SET \(column) = fixturekit_mapped(\(rule.index), \(column), \(pending)) WHERE \(column) IS NOT NULL\(filter)", rule)
+            try execute("UPDATE \(quotedIdentifier(rule.table)) SET \(column) = fixturekit_mapped(\(rule.index), \(column), \(pending)) WHERE \(column) IS NOT NULL\(filter)", [rule])
             if rule.columnUnique {
                 let prefixLength = AnonymizationSession.pendingPrefix.count
-                try execute("UPDATE \(quotedIdentifier(rule.table)) SET \(column) = fixturekit_unpend(\(rule.index), \(column)) WHERE typeof(\(column)) = 'text' AND substr(\(column), 1, \(prefixLength)) = char(1) || 'fixturekit:'", rule)
+                try execute("UPDATE \(quotedIdentifier(rule.table)) SET \(column) = fixturekit_unpend(\(rule.index), \(column)) WHERE typeof(\(column)) = 'text' AND substr(\(column), 1, \(prefixLength)) = char(1) || 'fixturekit:'", [rule])
             }
         }
     }
 
+}
+
+extension AnonymizationEngine {
+    /// What to say when the rewrite of `rules` made two rows' keys equal under
+    /// a UNIQUE constraint or PRIMARY KEY (SQLite's message names its columns or
+    /// index): a `mask` or `value` among them on a constraint of several columns,
+    /// which ``checkStructure(_:column:of:name:fail:)`` cannot refuse beforehand
+    /// (the other columns may keep the rows apart); `nil` for other rules.
+    static func uniqueViolation(_ rules: [BoundRule], error: SQLiteError) -> (why: String, hint: String)? {
+        let collapsing = rules.filter { rule in
+            switch rule.rule.strategy {
+            case .mask, .value: true
+            default: false
+            }
+        }
+        guard !collapsing.isEmpty else { return nil }
+        let names = collapsing.map { "\($0.name) (\($0.rule.strategy.name))" }.joined(separator: ", ")
+        return ("\(names): gave two rows one key, which SQLite refused: \(error.message); nothing was written",
+                "mask and value give different values one output: use pseudonym, which keeps them distinct, or null")
+    }
 }
 
 extension AnonymizationSession {

@@ -76,6 +76,22 @@ import Testing
         #expect(try run(store, rules: #"{"tables": {"cards": {"number": {"strategy": "pseudonym", "format": "digits"}, "code": "null"}}}"#).result.status == 0)
     }
 
+    @Test(arguments: [
+        (#"{"strategy": "mask", "keepFirst": 2}"#, "mask"), (#"{"strategy": "value", "value": "X"}"#, "value"),
+    ])
+    func maskAndValueThatMakeTwoRowsOfASeveralColumnKeyEqualAreNamed(rule: String, strategy: String) throws {
+        // Allowed on a constraint of several columns (the other column may keep the
+        // rows apart); refused, naming the constraint's columns, where it does not.
+        let schema = "CREATE TABLE codes (id INTEGER PRIMARY KEY, team INTEGER, code TEXT, UNIQUE (team, code))"
+        let rules = #"{"tables": {"codes": {"code": \#(rule)}}}"#
+        let apart = try run([schema, "INSERT INTO codes (team, code) VALUES (1, 'AB12'), (2, 'AB34')"], rules: rules)
+        #expect(apart.result.status == 0, "\(apart.result.standardError)")
+        let (folder, result) = try run([schema, "INSERT INTO codes (team, code) VALUES (1, 'AB12'), (1, 'AB34'), (2, 'AB12')"], rules: rules)
+        #expect(result.status == 2)
+        #expect(result.standardError == "fixturekit: anonymize: \(folder.url("App.sqlite")): codes.code (\(strategy)): gave two rows one key, which SQLite refused: UNIQUE constraint failed: codes.team, codes.code; nothing was written (hint: mask and value give different values one output: use pseudonym, which keeps them distinct, or null)\n")
+        #expect(!FileManager.default.fileExists(atPath: folder.url("out.sqlite")))
+    }
+
     @Test func aCollationSQLiteDoesNotDefineIsRefused() throws {
         // A custom collation exists only in the app that declared it: the store
         // is made with it, and fixturekit must not guess which values it makes equal.
