@@ -3,12 +3,16 @@
 #
 #   bench/bench-anonymize.sh BIN    BIN: the release binary, e.g. .build/release/fixturekit
 #
+# FIXTUREKIT_BENCH_ANONYMIZE_ROWS sets the store's rows (default 1,000,000), to try
+# the benchmark at a small size; the requirements are for the default.
+#
 # 1. A store of 1,000,000 rows (users: id, email, name, phone, city, created_at; about
 #    100 MB; FIXTUREKIT_BENCH_ANONYMIZE_ROWS sets another count, for a trial), three
 #    columns rewritten: email as a keyed pseudonym, name as a fake name, phone masked
 #    but its last two characters. bench/anonymize.py (Python's sqlite3 and
 #    hmac, the same strategies as SQL functions, then VACUUM) vs `fixturekit anonymize`
-#    (the same, plus the leak scan), in one hyperfine run.
+#    (the same, plus the leak scan and the data profile of the three columns, which
+#    fixturekit measures before and after and checks), in one hyperfine run.
 #    Requirement: fixturekit at least 5x faster.
 # 2. Peak memory (max RSS, from GNU time) of `fixturekit anonymize` on that store.
 #    Requirement: under 200 MiB.

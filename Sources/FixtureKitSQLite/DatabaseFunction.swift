@@ -82,7 +82,7 @@ package final class DatabaseFunction {
         package func setValue(_ value: SQLiteValueRef) { sqlite3_result_value(context, value.handle) }
 
         /// Sets an owned value.
-        func set(_ value: SQLiteValue) {
+        package func set(_ value: SQLiteValue) {
             switch value {
             case .null: setNull()
             case .integer(let number): setInteger(number)

@@ -63,8 +63,10 @@ enum StatusText {
             }
         }
         for problem in status.problems { lines.append(StyledText(plain: "problem: " + problem.message)) }
+        for warning in status.warnings { lines.append(StyledText(plain: "warning: " + warning)) }
         let versions = Formatting.count(status.versions.count, "version")
-        lines.append(StyledText(plain: "status: \(versions), " + (status.passed ? "no problems" : Formatting.count(status.problems.count, "problem"))))
+        let warnings = status.warnings.isEmpty ? "" : ", " + Formatting.count(status.warnings.count, "warning")
+        lines.append(StyledText(plain: "status: \(versions), " + (status.passed ? "no problems" : Formatting.count(status.problems.count, "problem")) + warnings))
         return lines
     }
 

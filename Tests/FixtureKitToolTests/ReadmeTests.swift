@@ -79,7 +79,7 @@ import Testing
         ] {
             try FileManager.default.createDirectory(atPath: folder.url(path).components(separatedBy: "/").dropLast().joined(separator: "/"), withIntermediateDirectories: true)
             let database = try Database(path: folder.url(path), options: .init(create: true))
-            try database.execute("PRAGMA journal_mode = WAL; \(schema); INSERT INTO contacts (name, email, phone, notes) VALUES ('Ann Lee', 'ann@example.com', '+1 555 0100', 'met at the conference'), ('Bo Chen', 'bo@example.com', NULL, NULL), ('Cy Diaz', 'cy@example.com', '+44 20 7946 0000', 'prefers email')")
+            try database.execute("PRAGMA journal_mode = WAL; \(schema); INSERT INTO contacts (name, email, phone, notes) VALUES ('Ann Lee', 'ann@example.com', '+1 555 0100', 'met at the conference'), ('Bo Chen', 'bo@example.com', NULL, 'https://cards.example/bo'), ('Cy Diaz', 'cy@example.com', '+44 20 7946 0000', 'cy.diaz@work.example')")
             if path.hasPrefix("v1.1") { try database.execute("DELETE FROM contacts WHERE id > 1") }
             try database.close()
         }

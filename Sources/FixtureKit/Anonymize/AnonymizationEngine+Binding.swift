@@ -16,15 +16,17 @@ extension AnonymizationEngine {
         var bound: [BoundRule] = []
         var absent: [String] = []
         var owners = OutputCache.Owners()
-        for (tableName, columnName, rule) in rules.orderedRules {
-            let name = "\(tableName).\(columnName)"
-            if schema.internalTables.contains(tableName) {
-                throw fail("\(name): \(tableName) is SQLite's or an FTS index's own table, which fixturekit rebuilds", hint: "name the table the index is built from")
+        for (ruleTable, ruleColumn, rule) in rules.orderedRules {
+            if schema.isInternal(ruleTable) {
+                throw fail("\(ruleTable).\(ruleColumn): \(ruleTable) is SQLite's or an FTS index's own table, which fixturekit rebuilds", hint: "name the table the index is built from")
             }
-            guard let table = schema.tables[tableName], let column = table.column(columnName) else {
-                absent.append(name)
+            // Names resolve as SQLite resolves them: `users.email` is `Users.Email`.
+            guard let table = schema.table(ruleTable), let column = table.column(ruleColumn) else {
+                absent.append("\(ruleTable).\(ruleColumn)")
                 continue
             }
+            let tableName = table.name, columnName = column.name
+            let name = "\(tableName).\(columnName)"
             guard rule.strategy != .keep else { continue }
             if column.generated { throw fail("\(name): a generated column: rewrite the columns it is computed from") }
             if table.kind == .fullText(ownContent: false) {
@@ -33,6 +35,7 @@ extension AnonymizationEngine {
             if let whereClause = rule.whereClause, let problem = checkExpression(database, table: tableName, whereClause) {
                 throw fail("\(name): \"where\" is not an expression on \(tableName): \(problem)")
             }
+            try checkStructure(rule.strategy, column: column, of: table, name: name, fail: fail)
             let tag: DerivationTag?
             let domain: String
             var parameters = ""
@@ -87,16 +90,17 @@ extension AnonymizationEngine {
             mapNumber += 1
             for member in members { bound[member].mapTable = "fixturekit_map_\(mapNumber)" }
         }
+        for rule in bound where rule.mapTable == nil && rule.isNarrow { rule.claimsOutputs = true }
         return (bound, absent)
     }
 
     /// The TEXT and BLOB columns without a rule (and those of other types that
     /// hold text or blobs all the same), as `table.column`, sorted.
     static func uncoveredColumns(_ rules: AnonymizationRules, schema: AnonymizationSchema, database: Database, display: String) throws(FixtureKitError) -> [String] {
-        try textColumns(schema: schema, database: database, display: display) { table, column in rules.tables[table]?[column] == nil }
+        try textColumns(schema: schema, database: database, display: display) { table, column in rules.rule(table: table, column: column) == nil }
             .map { column in
                 let name = "\(column.table).\(column.column)"
-                if rules.undecided.contains(name) { return name + " (TODO)" }
+                if rules.isUndecided(table: column.table, column: column.column) { return name + " (TODO)" }
                 return column.holds.map { "\(name) (\(column.affinity) column holding \($0))" } ?? name
             }
             .sorted(by: AnonymizationRules.bytewise)
@@ -112,17 +116,14 @@ extension AnonymizationEngine {
         var holds: String?
     }
 
-    /// The TEXT and BLOB columns of every table (FTS tables that keep their own
-    /// text included), and the columns of other types that hold text or blobs,
-    /// among those `include` accepts; tables bytewise, columns in their order.
+    /// The TEXT and BLOB columns a user can write (those of ordinary and
+    /// `WITHOUT ROWID` tables, of FTS tables that keep their own text, an R*Tree's
+    /// auxiliary columns), and the columns of other types that hold text or
+    /// blobs, among those `include` accepts; tables bytewise, columns in their order.
     static func textColumns(schema: AnonymizationSchema, database: Database, display: String, include: (String, String) -> Bool = { _, _ in true }) throws(FixtureKitError) -> [TextColumn] {
         var found: [TextColumn] = []
         for table in schema.tables.values.sorted(by: { AnonymizationRules.bytewise($0.name, $1.name) }) {
-            switch table.kind {
-            case .ordinary, .fullText(ownContent: true): break
-            default: continue
-            }
-            let candidates = table.columns.filter { !$0.generated && include(table.name, $0.name) }
+            let candidates = table.writableColumns.filter { include(table.name, $0.name) }
             for column in candidates where column.affinity == .text || column.affinity == .blob {
                 found.append(TextColumn(table: table.name, column: column.name, affinity: column.affinity, holds: nil))
             }

@@ -7,23 +7,30 @@ import FixtureKitModels
 extension AnonymizationEngine {
     // MARK: - Rewriting
 
-    /// Fills the map of each mapped domain: every distinct original of its
-    /// columns, in their sort order, gets the first of its candidates (attempt
-    /// 0, 1, 2...) that no earlier value took and no row left alone holds.
+    /// Fills the map of each mapped domain: every distinct fold (see
+    /// ``TextShape``) of the originals of its columns, in their sort order, gets
+    /// the first attempt (0, 1, 2...) whose output's fold no earlier fold took
+    /// and no row left alone holds. Values of one fold share their attempt, so
+    /// that outputs stay equal and unequal under `NOCASE` and `trim()` as they were.
     static func buildMaps(_ session: AnonymizationSession, database: Database, display: String) throws(FixtureKitError) {
         let tables = Dictionary(grouping: session.rules.filter { $0.mapTable != nil }, by: { $0.mapTable! })
+        if session.rules.contains(where: { $0.mapTable != nil && $0.columnUnique }) {
+            do { try database.execute("CREATE TEMP TABLE fixturekit_pending (id INTEGER PRIMARY KEY, value)") } catch {
+                throw FixtureKitError(what: "anonymize", path: display, why: error.description)
+            }
+        }
         for (table, members) in tables.sorted(by: { $0.key < $1.key }) {
             let map = "temp." + quotedIdentifier(table)
             do {
-                try database.execute("CREATE TEMP TABLE \(quotedIdentifier(table)) (original UNIQUE, pseudonym UNIQUE)")
+                try database.execute("CREATE TEMP TABLE \(quotedIdentifier(table)) (original UNIQUE, attempt INTEGER, canon UNIQUE)")
                 for rule in members {
                     let column = quotedIdentifier(rule.column)
                     let source = quotedIdentifier(rule.table)
                     let filter = rule.rule.whereClause.map { " AND (\($0))" } ?? ""
-                    try database.execute("INSERT OR IGNORE INTO \(map) (original) SELECT \(column) FROM \(source) WHERE \(column) IS NOT NULL AND length(\(column)) > 0\(filter)")
+                    try database.execute("INSERT OR IGNORE INTO \(map) (original) SELECT fixturekit_fold(\(column)) FROM \(source) WHERE \(column) IS NOT NULL AND length(\(column)) > 0\(filter)")
                     if rule.columnUnique, let whereClause = rule.rule.whereClause {
-                        // Values the rule leaves alone stay in the column: no pseudonym may equal one.
-                        try database.execute("INSERT OR IGNORE INTO \(map) (original, pseudonym) SELECT NULL, \(column) FROM \(source) WHERE \(column) IS NOT NULL AND NOT (\(whereClause))")
+                        // Values the rule leaves alone stay in the column: no output may equal one.
+                        try database.execute("INSERT OR IGNORE INTO \(map) (original, canon) SELECT NULL, fixturekit_fold(\(column)) FROM \(source) WHERE \(column) IS NOT NULL AND NOT (\(whereClause))")
                     }
                 }
             } catch {
@@ -34,7 +41,7 @@ extension AnonymizationEngine {
             let assign: Statement
             do {
                 select = try database.prepare("SELECT rowid, original FROM \(map) WHERE original IS NOT NULL AND (?1 IS NULL OR original > ?1) ORDER BY original LIMIT 1000")
-                assign = try database.prepare("UPDATE \(map) SET pseudonym = ?1 WHERE rowid = ?2")
+                assign = try database.prepare("UPDATE \(map) SET attempt = ?1, canon = ?2 WHERE rowid = ?3")
             } catch {
                 throw FixtureKitError(what: "anonymize", path: display, why: error.description, cause: error)
             }
@@ -52,21 +59,24 @@ extension AnonymizationEngine {
                 guard let final = batch.last else { break }
                 last = final[1]
                 for row in batch {
-                    try assignPseudonym(session, rule: rule, rowID: row[0], original: row[1], assign: assign, display: display)
+                    try assignAttempt(session, rule: rule, rowID: row[0], original: row[1], assign: assign, display: display)
                 }
             }
         }
     }
 
-    static func assignPseudonym(_ session: AnonymizationSession, rule: BoundRule, rowID: SQLiteValue, original: SQLiteValue, assign: Statement, display: String) throws(FixtureKitError) {
+    /// Gives a fold of a map the first attempt whose output's fold is free.
+    static func assignAttempt(_ session: AnonymizationSession, rule: BoundRule, rowID: SQLiteValue, original: SQLiteValue, assign: Statement, display: String) throws(FixtureKitError) {
         var attempt: UInt32 = 0
         while attempt < AnonymizationSession.maximumAttempts {
             let candidate = session.candidate(rule, original, attempt: attempt)
             guard let candidate else {
                 throw FixtureKitError(what: "anonymize", path: display, why: "\(rule.name): \(session.failure ?? "no pseudonym")")
             }
+            var canon = candidate
+            if case .text(var text) = candidate { canon = text.withUTF8 { AnonymizationSession.fold(.text($0)) } }
             do {
-                try assign.bind([candidate, rowID])
+                try assign.bind([.integer(Int64(attempt)), canon, rowID])
                 _ = try assign.step()
                 return
             } catch {
@@ -136,12 +146,15 @@ extension AnonymizationEngine {
     /// The UPDATE statements: the streamed ones (``streamedStatements(_:)``),
     /// then the mapped rules, a UNIQUE column in two statements.
     static func runUpdates(_ session: AnonymizationSession, database: Database, display: String) throws(FixtureKitError) {
-        func execute(_ sql: String, _ rule: BoundRule?) throws(FixtureKitError) {
+        func execute(_ sql: String, _ rules: [BoundRule]) throws(FixtureKitError) {
             do { try database.execute(sql) } catch {
                 if let failure = session.failure {
                     throw FixtureKitError(what: "anonymize", path: display, why: failure)
                 }
-                let why = rule.map { "\($0.name): \(error.description)" } ?? error.description
+                if error.isUniqueViolation, let unequal = uniqueViolation(rules, error: error) {
+                    throw FixtureKitError(what: "anonymize", path: display, why: unequal.why, hint: unequal.hint)
+                }
+                let why = rules.count == 1 ? "\(rules[0].name): \(error.description)" : error.description
                 throw FixtureKitError(what: "anonymize", path: display, why: why)
             }
         }
@@ -153,21 +166,41 @@ extension AnonymizationEngine {
                 return "\(quotedIdentifier(rule.column)) = \(call))"
             }.joined(separator: ", ")
             let filter = first.rule.whereClause.map { " WHERE (\($0))" } ?? ""
-            try execute("UPDATE \(quotedIdentifier(first.table)) SET \(assignments)\(filter)", members.count == 1 ? first : nil)
+            try execute("UPDATE \(quotedIdentifier(first.table)) SET \(assignments)\(filter)", members)
             session.finished(members)
         }
         for rule in session.rules where rule.mapTable != nil {
             let column = quotedIdentifier(rule.column)
             let filter = rule.rule.whereClause.map { " AND (\($0))" } ?? ""
             let pending = rule.columnUnique ? 1 : 0
-            try execute("UPDATE \(quotedIdentifier(rule.table)) SET \(column) = fixturekit_mapped(\(rule.index), \(column), \(pending)) WHERE \(column) IS NOT NULL\(filter)", rule)
+            try execute("UPDATE \(quotedIdentifier(rule.table)) SET \(column) = fixturekit_mapped(\(rule.index), \(column), \(pending)) WHERE \(column) IS NOT NULL\(filter)", [rule])
             if rule.columnUnique {
                 let prefixLength = AnonymizationSession.pendingPrefix.count
-                try execute("UPDATE \(quotedIdentifier(rule.table)) SET \(column) = fixturekit_unpend(\(rule.index), \(column)) WHERE typeof(\(column)) = 'text' AND substr(\(column), 1, \(prefixLength)) = char(1) || 'fixturekit:'", rule)
+                try execute("UPDATE \(quotedIdentifier(rule.table)) SET \(column) = fixturekit_unpend(\(rule.index), \(column)) WHERE typeof(\(column)) = 'text' AND substr(\(column), 1, \(prefixLength)) = char(1) || 'fixturekit:'", [rule])
             }
         }
     }
 
+}
+
+extension AnonymizationEngine {
+    /// What to say when the rewrite of `rules` made two rows' keys equal under
+    /// a UNIQUE constraint or PRIMARY KEY (SQLite's message names its columns or
+    /// index): a `mask` or `value` among them on a constraint of several columns,
+    /// which ``checkStructure(_:column:of:name:fail:)`` cannot refuse beforehand
+    /// (the other columns may keep the rows apart); `nil` for other rules.
+    static func uniqueViolation(_ rules: [BoundRule], error: SQLiteError) -> (why: String, hint: String)? {
+        let collapsing = rules.filter { rule in
+            switch rule.rule.strategy {
+            case .mask, .value: true
+            default: false
+            }
+        }
+        guard !collapsing.isEmpty else { return nil }
+        let names = collapsing.map { "\($0.name) (\($0.rule.strategy.name))" }.joined(separator: ", ")
+        return ("\(names): gave two rows one key, which SQLite refused: \(error.message); nothing was written",
+                "mask and value give different values one output: use pseudonym, which keeps them distinct, or null")
+    }
 }
 
 extension AnonymizationSession {

@@ -24,6 +24,13 @@ struct EngineResult {
     var leakScan: LeakScan
     /// Keyed outputs taken from ``KeyedPrefetch`` rather than computed on the spot.
     var prefetched = 0
+    /// What the rules kept of the data.
+    var profile = Manifest.DataProfile()
+}
+
+/// The data profile and its problem, handed from the thread that counts it.
+final class ProfileVerdict: @unchecked Sendable {
+    var result: (Manifest.DataProfile, FixtureKitError?)?
 }
 
 /// Rewrites a store set through SQLite: the rules as UPDATE statements calling
@@ -50,8 +57,11 @@ enum AnonymizationEngine {
     ///     compute keyed outputs ahead (see ``KeyedPrefetch``).
     ///   - acceleration: the fast path and the prefetch, on unless a test
     ///     compares them with the plain path.
+    ///   - enforceProfile: fail when the data profile shows a property a rule
+    ///     keeps changed; off only for tests that compare paths on rules that
+    ///     do not keep them (the profile is measured all the same).
     /// - Throws: ``FixtureKitError``: exit 2 for rules that do not fit the store.
-    static func run(folder: String, storeName: String, output: String, rules: AnonymizationRules, key: AnonymizationKey, spoolFolder: String, display: String, pristine: (folder: String, names: [String])? = nil, acceleration: AnonymizationSession.Acceleration = .all) throws(FixtureKitError) -> EngineResult {
+    static func run(folder: String, storeName: String, output: String, rules: AnonymizationRules, key: AnonymizationKey, spoolFolder: String, display: String, pristine: (folder: String, names: [String])? = nil, acceleration: AnonymizationSession.Acceleration = .all, enforceProfile: Bool = true) throws(FixtureKitError) -> EngineResult {
         let path = folder.appendingPath(storeName)
         func sqlite(_ body: () throws(SQLiteError) -> Void) throws(FixtureKitError) {
             do { try body() } catch { throw FixtureKitError(what: "anonymize", path: display, why: error.description, cause: error) }
@@ -74,6 +84,8 @@ enum AnonymizationEngine {
             throw FixtureKitError(what: "anonymize", path: display, why: error.description, cause: error)
         }
         let (bound, absent) = try bind(rules, to: schema, database: database, display: display)
+        // Before the session: it tells the rules which tallies their calls feed.
+        let profile = ProfilePlan(rules: bound, schema: schema, spillFolder: spoolFolder)
         let spool: LeakSpool
         do { spool = try LeakSpool(folder: spoolFolder, utf16: schema.isUTF16) } catch {
             throw FixtureKitError(what: "anonymize", failed: error)
@@ -84,8 +96,9 @@ enum AnonymizationEngine {
         let prefetch = acceleration.prefetch && acceleration.textFastPath
             ? startPrefetch(bound, schema: schema, key: key, storeName: storeName, pristine: pristine, folder: spoolFolder.appendingPath(".fixturekit-prefetch"))
             : nil
-        let session = AnonymizationSession(key: key, rules: bound, spool: spool, acceleration: acceleration, prefetch: prefetch)
+        let session = AnonymizationSession(key: key, rules: bound, spool: spool, acceleration: acceleration, prefetch: prefetch, profile: profile)
         var rebuilt: [String] = []
+        var measured = Manifest.DataProfile()
         do {
             defer {
                 prefetch?.stop()
@@ -93,10 +106,18 @@ enum AnonymizationEngine {
                 try? database.close()
             }
             try sqlite { () throws(SQLiteError) in try session.register(on: database) }
+            try sqlite { () throws(SQLiteError) in try profile.measure(before: true, database: database) }
             let violationsBefore = try foreignKeyViolations(database, display: display)
             try sqlite { () throws(SQLiteError) in try database.execute("BEGIN") }
             try buildMaps(session, database: database, display: display)
             try runUpdates(session, database: database, display: display)
+            try sqlite { () throws(SQLiteError) in try profile.measure(before: false, database: database) }
+            // The profile's hashes are sorted and counted on another thread while
+            // the output is built; its verdict is awaited before anything is kept.
+            let counting = BackgroundStage()
+            let verdict = ProfileVerdict()
+            counting.start { verdict.result = checkProfile(profile, display: display) }
+            defer { counting.drain() }
             // No value is replaced after this: the leak scan's thread looks for
             // exemptions while the output is built. A write failure is thrown by the scan.
             try? spool.finish()
@@ -120,6 +141,9 @@ enum AnonymizationEngine {
                 try vacuum.bind([.text(output)])
                 _ = try vacuum.step()
             }
+            counting.drain()
+            if let problem = verdict.result?.1, enforceProfile { throw problem }
+            measured = verdict.result?.0 ?? measured
         }
         for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
         if isWAL { try keepWALMode(output, display: display) }
@@ -128,7 +152,7 @@ enum AnonymizationEngine {
         }
         return EngineResult(
             columns: columns, absent: absent, rebuiltIndexes: rebuilt, ruleNames: bound.map(\.name), schemaText: schema.schemaText,
-            isUTF16: schema.isUTF16, isWAL: isWAL, leakScan: leakScan, prefetched: prefetch?.taken ?? 0)
+            isUTF16: schema.isUTF16, isWAL: isWAL, leakScan: leakScan, prefetched: prefetch?.taken ?? 0, profile: measured)
     }
 
     /// Puts the output in WAL mode, as its store was: SQLite writes the header

@@ -2,6 +2,7 @@ import Foundation
 import FixtureKitSystem
 import FixtureKitCrypto
 import FixtureKitModels
+import FixtureKitSQLite
 
 /// The anonymization rules file: which column of which table is rewritten, and how.
 ///
@@ -50,6 +51,23 @@ public struct AnonymizationRules: Equatable, Sendable {
     }
 
     static func bytewise(_ lhs: String, _ rhs: String) -> Bool { lhs.utf8.lexicographicallyPrecedes(rhs.utf8) }
+
+    /// The rule for a column, its table and column named as SQLite resolves
+    /// names: without regard to ASCII case.
+    func rule(table: String, column: String) -> ColumnRule? {
+        if let rule = tables[table]?[column] { return rule }
+        let tableKey = identifierKey(table), columnKey = identifierKey(column)
+        for (name, columns) in tables where identifierKey(name) == tableKey {
+            if let rule = columns.first(where: { identifierKey($0.key) == columnKey })?.value { return rule }
+        }
+        return nil
+    }
+
+    /// Whether the file marks the column `"TODO"`, names compared as SQLite does.
+    func isUndecided(table: String, column: String) -> Bool {
+        let key = identifierKey("\(table).\(column)")
+        return undecided.contains { identifierKey($0) == key }
+    }
 
     /// Reads and checks a rules file.
     /// - Throws: ``FixtureKitError`` (exit 2): `read rules: <path>: <why>`.
@@ -237,6 +255,21 @@ struct RulesFile: Decodable {
         guard container.contains(AnyCodingKey("tables")) else { throw RuleError(description: "\"tables\" is missing") }
         let tablesContainer = try container.nestedContainer(keyedBy: AnyCodingKey.self, forKey: AnyCodingKey("tables"))
         var tables: [String: [String: ColumnRule]] = [:]
+        // SQLite compares names without regard to ASCII case: two entries that
+        // differ only so name one column, and only one of them could apply.
+        var named: [String: String] = [:]
+        let sortedTables = tablesContainer.allKeys.sorted { AnonymizationRules.bytewise($0.stringValue, $1.stringValue) }
+        for tableKey in sortedTables {
+            let columns = try tablesContainer.nestedContainer(keyedBy: AnyCodingKey.self, forKey: tableKey)
+            for columnKey in columns.allKeys.sorted(by: { AnonymizationRules.bytewise($0.stringValue, $1.stringValue) }) {
+                let name = "\(tableKey.stringValue).\(columnKey.stringValue)"
+                let key = identifierKey(tableKey.stringValue) + "\u{0}" + identifierKey(columnKey.stringValue)
+                if let other = named[key] {
+                    throw RuleError(description: "tables.\(other) and tables.\(name) name the same column (SQLite compares names without regard to case): give it one rule")
+                }
+                named[key] = name
+            }
+        }
         for tableKey in tablesContainer.allKeys {
             let columns = try tablesContainer.nestedContainer(keyedBy: AnyCodingKey.self, forKey: tableKey)
             var rules: [String: ColumnRule] = [:]

@@ -2,8 +2,10 @@ import FixtureKitSystem
 import FixtureKitSQLite
 
 /// What anonymization needs to know of a store's schema, as SQLite's pragmas
-/// tell it: tables and their columns, which columns must stay unique, and the
-/// full-text indexes to rebuild. No SQL is parsed here.
+/// tell it: tables and their columns, which columns must stay unique, the
+/// collations and indexes that compare their values, and the full-text
+/// indexes to rebuild. No SQL is parsed here (see AnonymizationSchema+Indexes.swift
+/// for the one piece of an index's SQL that SQLite compiles for us).
 struct AnonymizationSchema {
     /// SQLite's type affinity of a declared column type
     /// (<https://www.sqlite.org/datatype3.html#determination_of_column_affinity>).
@@ -20,6 +22,10 @@ struct AnonymizationSchema {
         }
     }
 
+    /// The collating sequences SQLite defines itself: fixturekit keeps values
+    /// equal and unequal under each of them (and under `lower`, `upper`, `trim`).
+    static let builtinCollations: Set<String> = ["BINARY", "NOCASE", "RTRIM"]
+
     struct Column {
         var name: String
         var affinity: Affinity
@@ -27,6 +33,10 @@ struct AnonymizationSchema {
         var generated: Bool
         /// Alone in a UNIQUE index or the PRIMARY KEY: its values must stay distinct.
         var unique: Bool
+        /// The collation it was declared with (upper case): `BINARY` when none.
+        var collation = "BINARY"
+        /// An INTEGER PRIMARY KEY of a rowid table: the rowid itself.
+        var isRowid = false
     }
 
     struct Table {
@@ -35,15 +45,34 @@ struct AnonymizationSchema {
             /// An FTS3/4/5 table; `ownContent` when it keeps its text in its own
             /// `_content` table, rather than in an external table or nowhere.
             case fullText(ownContent: Bool)
-            /// Another virtual table (R*Tree, a module fixturekit does not know).
+            /// An R*Tree: its last `auxiliary` columns (`+owner`) hold any value a user writes.
+            case rtree(auxiliary: Int)
+            /// Another virtual table (a module fixturekit does not know).
             case otherVirtual
         }
 
         var name: String
         var kind: Kind
         var columns: [Column]
+        /// Its indexes (UNIQUE and PRIMARY KEY constraints included), by name; ordinary tables only.
+        var indexes: [Index] = []
 
-        func column(_ name: String) -> Column? { columns.first { $0.name == name } }
+        /// The column SQLite resolves `name` to: names compare without regard to ASCII case.
+        func column(_ name: String) -> Column? {
+            let key = identifierKey(name)
+            return columns.first { identifierKey($0.name) == key }
+        }
+
+        /// The columns a user can write text into: those of an ordinary table or
+        /// of an FTS table that keeps its own text, an R*Tree's auxiliary columns;
+        /// never a generated one.
+        var writableColumns: [Column] {
+            switch kind {
+            case .ordinary, .fullText(ownContent: true): columns.filter { !$0.generated }
+            case .rtree(let auxiliary): Array(columns.suffix(auxiliary))
+            default: []
+            }
+        }
     }
 
     /// Ordinary and virtual tables, by name; shadow and internal tables aside.
@@ -61,6 +90,7 @@ struct AnonymizationSchema {
         let list = try database.rows("SELECT name, type FROM pragma_table_list WHERE schema = 'main' ORDER BY name")
         var names: [String: String] = [:]
         for row in list { if let name = row[0].text, let type = row[1].text { names[name] = type } }
+        func isShadow(_ name: String, _ suffixes: String...) -> Bool { suffixes.allSatisfy { names[name + $0] == "shadow" } }
         var tables: [String: Table] = [:]
         var internalTables: Set<String> = []
         for (name, type) in names {
@@ -74,35 +104,64 @@ struct AnonymizationSchema {
                 kind = .ordinary
             case "virtual":
                 // FTS5 keeps `_config` and `_data`, FTS3/4 `_segdir` and `_segments`;
-                // both keep `_content` unless the text is external or nowhere.
-                let isFullText = names["\(name)_config"] == "shadow" && names["\(name)_data"] == "shadow"
-                    || names["\(name)_segdir"] == "shadow" && names["\(name)_segments"] == "shadow"
-                kind = isFullText ? .fullText(ownContent: names["\(name)_content"] == "shadow") : .otherVirtual
+                // both keep `_content` unless the text is external or nowhere. An
+                // R*Tree keeps `_node`, `_parent` and `_rowid`, whose columns after
+                // `rowid` and `nodeno` hold its auxiliary columns.
+                if isShadow(name, "_config", "_data") || isShadow(name, "_segdir", "_segments") {
+                    kind = .fullText(ownContent: names["\(name)_content"] == "shadow")
+                } else if isShadow(name, "_node", "_parent", "_rowid") {
+                    let stored = try database.rows("SELECT count(*) FROM pragma_table_info(?1)", [.text(name + "_rowid")]).first?.first?.integer ?? 2
+                    kind = .rtree(auxiliary: max(0, Int(stored) - 2))
+                } else {
+                    kind = .otherVirtual
+                }
             default:
                 continue
             }
             var unique: Set<String> = []
+            var indexes: [Index] = []
+            var rowid: String?
             if kind == .ordinary {
-                for index in try database.rows("SELECT name, \"unique\" FROM pragma_index_list(?1)", [.text(name)]) where index[1].integer == 1 {
-                    guard let indexName = index[0].text else { continue }
-                    let columns = try database.rows("SELECT name FROM pragma_index_info(?1)", [.text(indexName)])
-                    if columns.count == 1, let column = columns[0][0].text { unique.insert(column) }
+                indexes = try Self.indexes(of: name, database: database)
+                for index in indexes where index.unique && index.keys.count == 1 {
+                    if let column = index.keys[0].column { unique.insert(identifierKey(column)) }
                 }
-                let keys = try database.rows("SELECT name FROM pragma_table_info(?1) WHERE pk > 0", [.text(name)])
-                if keys.count == 1, let column = keys[0][0].text { unique.insert(column) }
+                let keys = try database.rows("SELECT name, upper(type) FROM pragma_table_info(?1) WHERE pk > 0", [.text(name)])
+                if keys.count == 1, let column = keys[0][0].text {
+                    unique.insert(identifierKey(column))
+                    // Without an index of its own, an INTEGER primary key is the rowid.
+                    if keys[0][1].text == "INTEGER", !indexes.contains(where: { $0.origin == "pk" }) { rowid = identifierKey(column) }
+                }
             }
-            let columns = try database.rows("SELECT name, type, hidden FROM pragma_table_xinfo(?1) ORDER BY cid", [.text(name)]).compactMap { row -> Column? in
-                guard let column = row[0].text else { return nil }
+            var columns: [Column] = []
+            for row in try database.rows("SELECT name, type, hidden FROM pragma_table_xinfo(?1) ORDER BY cid", [.text(name)]) {
+                guard let column = row[0].text else { continue }
                 let hidden = row[2].integer ?? 0
                 // Hidden columns of virtual tables (FTS's own name, `rank`) hold no data.
-                if hidden == 1 { return nil }
-                return Column(name: column, affinity: Affinity(declaredType: row[1].text ?? ""), generated: hidden >= 2, unique: unique.contains(column))
+                if hidden == 1 { continue }
+                var entry = Column(name: column, affinity: Affinity(declaredType: row[1].text ?? ""), generated: hidden >= 2, unique: unique.contains(identifierKey(column)))
+                if kind == .ordinary { entry.collation = try database.collation(of: column, in: name).uppercased() }
+                entry.isRowid = identifierKey(column) == rowid
+                columns.append(entry)
             }
-            tables[name] = Table(name: name, kind: kind, columns: columns)
+            tables[name] = Table(name: name, kind: kind, columns: columns, indexes: indexes)
         }
         self.tables = tables
         self.internalTables = internalTables
         schemaText = try database.rows("SELECT name, tbl_name, coalesce(sql, '') FROM sqlite_schema").flatMap { row in row.compactMap(\.text) }
+    }
+
+    /// The table SQLite resolves `name` to: names compare without regard to ASCII case.
+    func table(_ name: String) -> Table? {
+        if let table = tables[name] { return table }
+        let key = identifierKey(name)
+        return tables.values.first { identifierKey($0.name) == key }
+    }
+
+    /// Whether `name` is one of SQLite's own tables or an FTS or R*Tree shadow table.
+    func isInternal(_ name: String) -> Bool {
+        let key = identifierKey(name)
+        return internalTables.contains { identifierKey($0) == key }
     }
 
     /// Whether text is stored as UTF-16.

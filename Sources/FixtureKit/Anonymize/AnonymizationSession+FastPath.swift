@@ -24,7 +24,9 @@ extension AnonymizationSession {
         switch rule.pointee.strategy {
         case .mask(let keepFirst, let keepLast, _):
             guard let character = rule.pointee.maskByte, !input.contains(where: { $0 >= 0x80 }) else { return false }
-            ValueTransforms.mask(keepFirst: keepFirst, keepLast: keepLast, fill: character, input: input, into: &scratch.pointee.output)
+            ValueTransforms.keepingSpaces(input, into: &scratch.pointee.output) { core, output in
+                ValueTransforms.mask(keepFirst: keepFirst, keepLast: keepLast, fill: character, input: core, into: &output)
+            }
         case .pseudonym, .fake:
             // Every text value counts in the sequence the prefetch follows.
             let sequence = scratch.pointee.sequences[index]
@@ -34,17 +36,24 @@ extension AnonymizationSession {
             if let slot = scratch.pointee.cache.lookup(rule.pointee.outputs, input) {
                 let cached = scratch.pointee.cache.output(slot)
                 if !equalBytes(input, cached) { scratch.pointee.changed[index] += 1 }
+                if rule.pointee.profileBefore >= 0, let tallies = scratch.pointee.tallies {
+                    tallies[rule.pointee.profileBefore].addText(input)
+                    tallies[rule.pointee.profileAfter].addText(cached)
+                }
                 result.setText(cached)
                 return true
             }
             let prefetched = prefetch?.take(rule: index, sequence: sequence, input: input, into: &scratch.pointee.output) ?? false
             if !prefetched {
-                guard var stream = stream(scratch, hmac, prefix: rule.pointee.prefix, attempt: 0, UnsafeRawBufferPointer(input)) else { return false }
-                if case .pseudonym(let format, _, let length) = rule.pointee.strategy {
-                    ValueTransforms.pseudonym(format, length: length, attempt: 0, input: input, stream: &stream, into: &scratch.pointee.output)
-                } else if case .fake(let kind) = rule.pointee.strategy {
-                    ValueTransforms.fake(kind, input: input, stream: &stream, into: &scratch.pointee.output)
+                let prefix = rule.pointee.prefix
+                let ok = ValueTransforms.keyedText(rule.pointee.strategy, input: input, attempt: 0, fold: &scratch.pointee.fold, into: &scratch.pointee.output) { value, attempt in
+                    stream(scratch, hmac, prefix: prefix, attempt: attempt, value)
                 }
+                guard ok else { return false }
+            }
+            // Another value holds this output: the general path takes the next attempt.
+            if rule.pointee.claims, !scratch.pointee.output.withUnsafeBytes({ claim(scratch, rule.pointee.outputs, input: UnsafeRawBufferPointer(input), output: $0) }) {
+                return false
             }
             scratch.pointee.output.withUnsafeMutableBufferPointer { scratch.pointee.cache.store(rule.pointee.outputs, input, output: UnsafeBufferPointer($0)) }
         default:
@@ -54,6 +63,10 @@ extension AnonymizationSession {
         let isChanged = scratch.pointee.output.withUnsafeMutableBufferPointer { output in
             let output = UnsafeBufferPointer(output)
             result.setText(output)
+            if rule.pointee.profileBefore >= 0, let tallies = scratch.pointee.tallies {
+                tallies[rule.pointee.profileBefore].addText(input)
+                tallies[rule.pointee.profileAfter].addText(output)
+            }
             guard !equalBytes(input, output) else { return false }
             if output.count >= PatternIndex.minimumBytes {
                 spool.written.appendValue(nil, UnsafeRawBufferPointer(output))

@@ -92,6 +92,12 @@ extension AnonymizationSession {
         case .null:
             return .success(.null)
         case .value(let constant):
+            // NULL stays NULL (the functions are not called for it), '' stays ''.
+            switch input {
+            case .text(let bytes) where bytes.isEmpty: return .success(.unchanged)
+            case .blob(let bytes) where bytes.isEmpty: return .success(.unchanged)
+            default: break
+            }
             switch constant {
             case .null: return .success(.null)
             case .bool(let value): return .success(.integer(value ? 1 : 0))
@@ -108,22 +114,18 @@ extension AnonymizationSession {
             var isBlob = false
             if case .blob = input { isBlob = true }
             withText(input) { bytes in
-                ValueTransforms.mask(keepFirst: keepFirst, keepLast: keepLast, character: rule.maskBytes, input: bytes, isBlob: isBlob, into: &scratch.pointee.output)
-            }
-            return .success(isBlob ? .blob : .text)
-        case .pseudonym(let format, _, let length):
-            return keyed(rule, input, attempt: attempt) { stream, bytes in
-                ValueTransforms.pseudonym(format, length: length, attempt: attempt, input: bytes, stream: &stream, into: &scratch.pointee.output)
-                if format == .digits, case .integer = input, let number = Int64(String(decoding: scratch.pointee.output, as: UTF8.self)) {
-                    return .integer(number)
+                guard !isBlob else {
+                    return ValueTransforms.mask(keepFirst: keepFirst, keepLast: keepLast, character: rule.maskBytes, input: bytes, isBlob: true, into: &scratch.pointee.output)
                 }
-                return .text
+                ValueTransforms.keepingSpaces(bytes, into: &scratch.pointee.output) { core, output in
+                    ValueTransforms.mask(keepFirst: keepFirst, keepLast: keepLast, character: rule.maskBytes, input: core, isBlob: false, into: &output)
+                }
             }
-        case .fake(let kind):
-            return keyed(rule, input, attempt: attempt) { stream, bytes in
-                ValueTransforms.fake(kind, input: bytes, stream: &stream, into: &scratch.pointee.output)
-                return .text
-            }
+            // A number masked by a digit is a number still.
+            if case .integer = input, let number = Int64(String(decoding: scratch.pointee.output, as: UTF8.self)) { return .success(.integer(number)) }
+            return .success(isBlob ? .blob : .text)
+        case .pseudonym, .fake:
+            return keyed(rule, input, attempt: attempt)
         case .shiftDate(_, let maxDays, let unit, _):
             let days = dayOffset(rule, group: group, maxDays: maxDays)
             guard let days else { return .failure(.crypto) }
@@ -151,13 +153,19 @@ extension AnonymizationSession {
             case .text: return .failure(.notANumber("text"))
             case .blob: return .failure(.notANumber("a blob"))
             }
+            // ±Inf stays as it is: no amount moves it, and Inf - Inf is NaN, which SQLite stores as NULL.
+            guard number.isFinite else { return .success(.unchanged) }
             var bits = number.bitPattern.littleEndian
             guard var stream = withUnsafeBytes(of: &bits, { stream(rule.derivationPrefix, attempt: 0, $0) }) else { return .failure(.crypto) }
             let spread = amount ?? abs(number) * ratio
-            let noisy = number + (stream.nextUnit() * 2 - 1) * spread
+            let delta = (stream.nextUnit() * 2 - 1) * spread
+            // A finite value stays finite: a move past the largest double goes the other way.
+            var noisy = number + delta
+            if !noisy.isFinite { noisy = number - delta }
+            if !noisy.isFinite { noisy = number }
             if case .integer = input {
                 let rounded = noisy.rounded()
-                guard rounded.isFinite, let integer = Int64(exactly: max(min(rounded, 9.2e18), -9.2e18)) else { return .success(.unchanged) }
+                guard let integer = Int64(exactly: max(min(rounded, 9.2e18), -9.2e18)) else { return .success(.unchanged) }
                 return .success(.integer(integer))
             }
             return .success(.real(noisy))
@@ -169,28 +177,45 @@ extension AnonymizationSession {
         case notADate(String)
         case notANumber(String)
         case crypto
+        case tooFewOutputs
 
         var description: String {
             switch self {
             case .notADate(let what): "shift-date found \(what)"
             case .notANumber(let what): "noise needs numbers, found \(what)"
             case .crypto: "libcrypto failed to compute an HMAC"
+            case .tooFewOutputs: "no distinct output left after \(AnonymizationSession.maximumAttempts) tries: the format has too few values for this column (hint: use a wider format: hex, uuid, email)"
             }
         }
     }
 
     /// A keyed strategy (pseudonym, fake): blobs become keyed bytes of the same
-    /// length, empty values stay empty, text goes through `render`.
-    private func keyed(_ rule: BoundRule, _ input: Input, attempt: UInt32, _ render: (inout KeyedStream, UnsafeBufferPointer<UInt8>) -> Output) -> Result<Output, TransformFailure> {
+    /// length, empty values stay empty, text and numbers go through
+    /// ``ValueTransforms/keyedText(_:input:attempt:fold:into:stream:)``; a
+    /// number whose output is a number again (digits, the digits of a fake
+    /// text) stays a number.
+    private func keyed(_ rule: BoundRule, _ input: Input, attempt: UInt32) -> Result<Output, TransformFailure> {
         let scratch = scratch
         return withText(input) { bytes in
             guard !bytes.isEmpty else { return .success(.unchanged) }
-            guard var stream = stream(rule.derivationPrefix, attempt: attempt, UnsafeRawBufferPointer(bytes)) else { return .failure(.crypto) }
             if case .blob = input {
+                guard var stream = stream(rule.derivationPrefix, attempt: attempt, UnsafeRawBufferPointer(bytes)) else { return .failure(.crypto) }
                 for _ in 0..<bytes.count { scratch.pointee.output.append(UInt8(truncatingIfNeeded: stream.next())) }
                 return .success(.blob)
             }
-            return .success(render(&stream, bytes))
+            let ok = ValueTransforms.keyedText(rule.strategy, input: bytes, attempt: attempt, fold: &scratch.pointee.fold, into: &scratch.pointee.output) { value, attempt in
+                stream(rule.derivationPrefix, attempt: attempt, value)
+            }
+            guard ok else { return .failure(.crypto) }
+            switch input {
+            case .integer:
+                if let number = Int64(String(decoding: scratch.pointee.output, as: UTF8.self)) { return .success(.integer(number)) }
+            case .real:
+                if let number = Double(String(decoding: scratch.pointee.output, as: UTF8.self)), number.isFinite { return .success(.real(number)) }
+            default:
+                break
+            }
+            return .success(.text)
         }
     }
 

@@ -50,6 +50,8 @@ final class AnonymizationSession {
     /// Outputs computed ahead for the fast path; stopped by the engine once
     /// the rows are rewritten (its outputs stay readable until it is freed).
     let prefetch: KeyedPrefetch?
+    /// The data profile, fed by the rules' calls and by `fixturekit_profile`.
+    let profile: ProfilePlan?
     /// The first error raised inside a callback, with the column it concerns.
     var failure: String?
 
@@ -59,10 +61,19 @@ final class AnonymizationSession {
     struct Scratch {
         /// The bytes of the last text or blob output.
         var output: [UInt8] = []
+        /// The fold of the last keyed text (see ``TextShape``).
+        var fold: [UInt8] = []
         /// The message of the last keyed hash: derivation prefix, attempt, value.
         var message = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
         let digest = UnsafeMutablePointer<UInt8>.allocate(capacity: HMACSHA256.byteCount)
         var cache = OutputCache()
+        /// The data profile's tallies (see ``ProfilePlan``), when it is measured.
+        var tallies: UnsafeMutablePointer<ProfileTally>?
+        /// Per domain of a narrow format, the fold hash of each output and of the value that holds it.
+        var claims: [OutputCache.Owner: [UInt64: UInt64]] = [:]
+        /// Per such domain, the number each fold that collided was given, and the next one.
+        var numbers: [OutputCache.Owner: [UInt64: UInt32]] = [:]
+        var nextNumber: [OutputCache.Owner: UInt32] = [:]
         /// Rows changed, by rule index (a buffer: an array written through the
         /// pointer costs a uniqueness check on every call).
         let changed: UnsafeMutableBufferPointer<Int>
@@ -90,6 +101,11 @@ final class AnonymizationSession {
         /// The mask character, when it is one byte.
         let maskByte: UInt8?
         let outputs: OutputCache.Owner
+        /// Its outputs are claimed (``BoundRule/claimsOutputs``).
+        let claims: Bool
+        /// The profile's tallies of its values and outputs, or -1.
+        let profileBefore: Int
+        let profileAfter: Int
         /// The rule's derivation prefix, allocated for the session's lifetime.
         let prefix: UnsafeRawBufferPointer
 
@@ -97,6 +113,9 @@ final class AnonymizationSession {
             strategy = rule.strategy
             maskByte = rule.maskBytes.count == 1 ? rule.maskBytes[0] : nil
             outputs = rule.outputs
+            claims = rule.claimsOutputs
+            profileBefore = rule.profileSlots?.before ?? -1
+            profileAfter = rule.profileSlots?.after ?? -1
             let prefix = UnsafeMutableRawBufferPointer.allocate(byteCount: rule.derivationPrefix.count, alignment: 1)
             prefix.copyBytes(from: rule.derivationPrefix)
             self.prefix = UnsafeRawBufferPointer(prefix)
@@ -111,11 +130,14 @@ final class AnonymizationSession {
     /// The statements ``mapped(_:_:)`` and ``unpend(_:_:)`` read the maps with, by rule index.
     var lookups: [Statement?]
     var unpendLookups: [Statement?]
+    /// The statement ``mapped(_:_:)`` keeps a pending output with.
+    var pendingInsert: Statement?
     /// The connection the functions are registered on.
     private(set) var database: Database?
 
-    init(key: AnonymizationKey, rules: [BoundRule], spool: LeakSpool, acceleration: Acceleration = .all, prefetch: KeyedPrefetch? = nil) {
+    init(key: AnonymizationKey, rules: [BoundRule], spool: LeakSpool, acceleration: Acceleration = .all, prefetch: KeyedPrefetch? = nil, profile: ProfilePlan? = nil) {
         self.key = key
+        self.profile = profile
         self.prefetch = acceleration.prefetch && acceleration.textFastPath ? prefetch : nil
         self.rules = rules
         self.spool = spool
@@ -127,6 +149,8 @@ final class AnonymizationSession {
             changed: Self.counters(rules.count), textRules: textRules, spoolsBytesAsTheyAre: !spool.utf16,
             sequences: Self.counters(rules.count)))
         scratch.pointee.output.reserveCapacity(4096)
+        scratch.pointee.tallies = profile?.tallies.baseAddress
+        scratch.pointee.fold.reserveCapacity(4096)
         lookups = Array(repeating: nil, count: rules.count)
         unpendLookups = Array(repeating: nil, count: rules.count)
     }
@@ -160,6 +184,7 @@ final class AnonymizationSession {
     func finalizeStatements() {
         lookups = Array(repeating: nil, count: rules.count)
         unpendLookups = Array(repeating: nil, count: rules.count)
+        pendingInsert = nil
         database = nil
     }
 
@@ -180,6 +205,14 @@ final class AnonymizationSession {
         try database.add(function: DatabaseFunction("fixturekit_unpend") { arguments, result in
             session.unpend(arguments, result)
         })
+        try database.add(function: DatabaseFunction("fixturekit_fold", argumentCount: 1, pure: true) { arguments, result in
+            session.fold(arguments, result)
+        })
+        if let profile {
+            try database.add(function: DatabaseFunction("fixturekit_profile", argumentCount: 2) { arguments, result in
+                profile.feed(arguments, result)
+            })
+        }
     }
 
     /// Records the first failure and makes the call fail with it.

@@ -33,6 +33,8 @@ public struct AnonymizationReport: Codable, Equatable, Sendable {
     public var leakScan: LeakScanReport
     /// The lines of `fixturekit.lock` rewritten (`--force` on a locked fixture).
     public var lock: [LockEdit]? = nil
+    /// What the rules kept of the data, in counts (see ``Manifest/DataProfile``).
+    public var profile: Manifest.DataProfile? = nil
     /// The archives of the fixture's version rebuilt from it (or removed), when it had some.
     public var archives: [ArchiveRewrite]? = nil
 }
@@ -234,7 +236,8 @@ public enum Anonymizer {
         }
         var report = AnonymizationReport(
             input: display, output: folder, rules: rules.path, rulesSHA256: rules.sha256, keyCheck: key.keyCheck,
-            columns: result.columns, absentColumns: result.absent, rebuiltIndexes: result.rebuiltIndexes, leakScan: scan)
+            columns: result.columns, absentColumns: result.absent, rebuiltIndexes: result.rebuiltIndexes, leakScan: scan,
+            profile: result.profile)
         if let hit = scan.hits.first {
             report.output = names(storeName)
             sync.drain()
@@ -292,7 +295,7 @@ public enum Anonymizer {
         for (table, column, rule) in rules.orderedRules where !absent.contains("\(table).\(column)") {
             columns["\(table).\(column)"] = rule.strategy.name
         }
-        return Manifest.Anonymization(mode: Manifest.Anonymization.rulesMode, rules: rules.sha256, keyCheck: key.keyCheck, columns: columns)
+        return Manifest.Anonymization(mode: Manifest.Anonymization.rulesMode, rules: rules.sha256, keyCheck: key.keyCheck, columns: columns, profile: report.profile)
     }
 
     /// Refuses a key other than the one the corpus' fixtures were anonymized with:

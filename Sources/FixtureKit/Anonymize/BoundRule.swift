@@ -26,6 +26,11 @@ final class BoundRule {
     /// rule's domain holds a UNIQUE column.
     var mapTable: String?
     let columnUnique: Bool
+    /// Its outputs are claimed, so that no two values get one (a narrow format
+    /// that is not mapped; see AnonymizationSession+Claims.swift).
+    var claimsOutputs = false
+    /// The profile's tallies its calls feed (a streamed rule without `where`).
+    var profileSlots: (before: Int, after: Int)?
     /// The mask character's UTF-8 bytes.
     let maskBytes: [UInt8]
 

@@ -194,6 +194,7 @@ final class KeyedPrefetch: @unchecked Sendable {
         defer { cache.release() }
         var output: [UInt8] = []
         output.reserveCapacity(4096)
+        var fold: [UInt8] = []
         var message = [UInt8](repeating: 0, count: 4096)
         var digest = [UInt8](repeating: 0, count: HMACSHA256.byteCount)
         for statement in statements {
@@ -219,15 +220,14 @@ final class KeyedPrefetch: @unchecked Sendable {
                     // to take this slot, which would hold up the ring.
                     if cache.lookup(plan.outputs, input) != nil { continue }
                     output.removeAll(keepingCapacity: true)
-                    guard var stream = Self.stream(hmac, prefix: plan.prefix, input: input, message: &message, digest: &digest) else { return }
                     switch plan.strategy {
-                    case .pseudonym(let format, _, let length):
-                        ValueTransforms.pseudonym(format, length: length, attempt: 0, input: input, stream: &stream, into: &output)
-                    case .fake(let kind):
-                        ValueTransforms.fake(kind, input: input, stream: &stream, into: &output)
-                    default:
-                        continue
+                    case .pseudonym, .fake: break
+                    default: continue
                     }
+                    let ok = ValueTransforms.keyedText(plan.strategy, input: input, attempt: 0, fold: &fold, into: &output) { value, attempt in
+                        Self.stream(hmac, prefix: plan.prefix, attempt: attempt, input: value, message: &message, digest: &digest)
+                    }
+                    guard ok else { return }
                     output.withUnsafeBufferPointer { cache.store(plan.outputs, input, output: $0) }
                     guard output.count <= Self.maximumBytes else { continue }
                     // Wait for room, unless the SQL function gets past this value meanwhile.
@@ -254,14 +254,14 @@ final class KeyedPrefetch: @unchecked Sendable {
         }
     }
 
-    /// The keyed stream of a prefix (attempt 0) and a value, as ``AnonymizationSession`` computes it.
-    private static func stream(_ hmac: HMACSHA256, prefix: UnsafeRawBufferPointer, input: UnsafeBufferPointer<UInt8>, message: inout [UInt8], digest: inout [UInt8]) -> KeyedStream? {
+    /// The keyed stream of a prefix, an attempt and a value, as ``AnonymizationSession`` computes it.
+    private static func stream(_ hmac: HMACSHA256, prefix: UnsafeRawBufferPointer, attempt: UInt32, input: UnsafeRawBufferPointer, message: inout [UInt8], digest: inout [UInt8]) -> KeyedStream? {
         let length = prefix.count + 4 + input.count
         if message.count < length { message = [UInt8](repeating: 0, count: length) }
         let ok = message.withUnsafeMutableBytes { message in
             message.baseAddress!.copyMemory(from: prefix.baseAddress!, byteCount: prefix.count)
-            (message.baseAddress! + prefix.count).storeBytes(of: UInt32(0).bigEndian, as: UInt32.self)
-            (message.baseAddress! + prefix.count + 4).copyMemory(from: input.baseAddress!, byteCount: input.count)
+            (message.baseAddress! + prefix.count).storeBytes(of: attempt.bigEndian, as: UInt32.self)
+            if let base = input.baseAddress { (message.baseAddress! + prefix.count + 4).copyMemory(from: base, byteCount: input.count) }
             return digest.withUnsafeMutableBufferPointer { hmac.authenticate(UnsafeRawBufferPointer(start: message.baseAddress, count: length), into: $0.baseAddress!) }
         }
         guard ok else { return nil }

@@ -72,8 +72,87 @@ enum ValueTransforms {
         output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    /// A pseudonym of text (or of a number's text) in `format`.
-    static func pseudonym(_ format: PseudonymFormat, length: Int, attempt: UInt32, input: UnsafeBufferPointer<UInt8>, stream: inout KeyedStream, into output: inout [UInt8]) {
+    /// The keyed output of a text value (or of a number's text) under a
+    /// pseudonym or fake rule, keeping what SQLite's own comparisons see (see
+    /// ``TextShape``): derived from the value's fold, written in its case form,
+    /// between its spaces. A value of spaces alone is kept: under `RTRIM` and
+    /// `trim()` it is `''`, which stays `''`.
+    /// - Parameters:
+    ///   - fold: scratch space for the fold.
+    ///   - stream: the keyed stream of a message (the fold, or the core for a
+    ///     mixed case form) and an attempt.
+    /// - Returns: `false` when the keyed stream could not be computed.
+    static func keyedText(_ strategy: Strategy, input: UnsafeBufferPointer<UInt8>, attempt: UInt32, fold: inout [UInt8], into output: inout [UInt8], stream: (UnsafeRawBufferPointer, UInt32) -> KeyedStream?) -> Bool {
+        // A value that is its own fold (the common case: no capital, no space
+        // at either end) is read in place.
+        let shape: TextShape
+        var keyed: KeyedStream
+        if TextShape.isOwnFold(input) {
+            shape = TextShape(leading: 0, trailing: 0, form: .lower)
+            guard let stream = stream(UnsafeRawBufferPointer(input), attempt) else { return false }
+            keyed = stream
+        } else {
+            fold.removeAll(keepingCapacity: true)
+            shape = TextShape(input, fold: &fold)
+            guard !fold.isEmpty else {
+                output.append(contentsOf: input)
+                return true
+            }
+            guard let stream = fold.withUnsafeBytes({ stream($0, attempt) }) else { return false }
+            keyed = stream
+        }
+        let core = UnsafeBufferPointer(rebasing: input[shape.leading..<(input.count - shape.trailing)])
+        if case .pseudonym(.digits, _, _) = strategy {
+            // Every digit replaced, everything else kept where it is: case and spaces too.
+            digits(input, &keyed, into: &output)
+            return true
+        }
+        if shape.leading > 0 { output.append(contentsOf: repeatElement(TextShape.space, count: shape.leading)) }
+        let start = output.count
+        switch strategy {
+        case .pseudonym(let format, _, let length):
+            pseudonym(format, length: length, attempt: attempt, scalars: scalarCount(core), stream: &keyed, into: &output)
+        case .fake(let kind):
+            fake(kind, core: core, attempt: attempt, stream: &keyed, into: &output)
+        default:
+            break
+        }
+        // Hex, uuid, e-mail and list words are written in lower case already.
+        let lowerAlready: Bool = switch strategy {
+        case .pseudonym(let format, _, _): format != .name
+        case .fake(let kind): kind == .text || kind == .word
+        default: false
+        }
+        if !(lowerAlready && shape.form == .lower) {
+            TextShape.render(&output, from: start, as: shape.form) { stream(UnsafeRawBufferPointer(core), caseAttempt) }
+        }
+        if shape.trailing > 0 { output.append(contentsOf: repeatElement(TextShape.space, count: shape.trailing)) }
+        return true
+    }
+
+    /// The attempt number of the keyed stream that draws a mixed case form:
+    /// no pseudonym ever gets that far.
+    static let caseAttempt = UInt32.max
+
+    /// `input` with every ASCII digit replaced by a keyed one; without a digit,
+    /// its core's characters become as many keyed digits.
+    static func digits(_ input: UnsafeBufferPointer<UInt8>, _ stream: inout KeyedStream, into output: inout [UInt8]) {
+        if input.contains(where: isDigit) {
+            for byte in input { output.append(isDigit(byte) ? UInt8(ascii: "0") + UInt8(stream.next(below: 10)) : byte) }
+            return
+        }
+        var start = 0, end = input.count
+        while start < end && input[start] == TextShape.space { start += 1 }
+        while end > start && input[end - 1] == TextShape.space { end -= 1 }
+        output.append(contentsOf: repeatElement(TextShape.space, count: start))
+        for _ in 0..<max(1, scalarCount(UnsafeBufferPointer(rebasing: input[start..<end]))) {
+            output.append(UInt8(ascii: "0") + UInt8(stream.next(below: 10)))
+        }
+        output.append(contentsOf: repeatElement(TextShape.space, count: input.count - end))
+    }
+
+    /// A pseudonym in `format`, in its natural case, for a value of `scalars` characters.
+    static func pseudonym(_ format: PseudonymFormat, length: Int, attempt: UInt32, scalars: Int, stream: inout KeyedStream, into output: inout [UInt8]) {
         switch format {
         case .hex:
             appendHex(&stream, count: length, to: &output)
@@ -87,55 +166,72 @@ enum ValueTransforms {
                 output.append(hexDigits.utf8Start[Int(byte & 0x0F)])
             }
         case .email:
+            // A longer original keeps its length bucket: more hex digits.
+            let shortest = emailPrefix.utf8CodeUnitCount + emailHexDigits + emailDomain.utf8CodeUnitCount
             append(emailPrefix, to: &output)
-            appendHex(&stream, count: emailHexDigits, to: &output)
+            appendHex(&stream, count: emailHexDigits + max(0, TextShape.bucketStart(of: scalars) - shortest), to: &output)
             append(emailDomain, to: &output)
         case .name:
             output.append(contentsOf: FakeData.firstNames[stream.next(below: FakeData.firstNames.count)])
             output.append(UInt8(ascii: " "))
             output.append(contentsOf: FakeData.lastNames[stream.next(below: FakeData.lastNames.count)])
-            if attempt >= nameAttemptsBeforeNumber {
-                output.append(UInt8(ascii: " "))
-                output.append(contentsOf: Array(String(attempt).utf8))
-            }
+            appendAttempt(attempt, to: &output)
         case .digits:
-            let hasDigits = input.contains { isDigit($0) }
-            if hasDigits {
-                for byte in input { output.append(isDigit(byte) ? UInt8(ascii: "0") + UInt8(stream.next(below: 10)) : byte) }
-            } else {
-                for _ in 0..<max(1, scalarCount(input)) { output.append(UInt8(ascii: "0") + UInt8(stream.next(below: 10))) }
-            }
+            for _ in 0..<max(1, scalars) { output.append(UInt8(ascii: "0") + UInt8(stream.next(below: 10))) }
         }
     }
 
-    /// A value from the built-in lists, of similar length to `input` for `text`.
-    static func fake(_ kind: FakeKind, input: UnsafeBufferPointer<UInt8>, stream: inout KeyedStream, into output: inout [UInt8]) {
+    /// After ``nameAttemptsBeforeNumber`` collisions, the attempt after a space:
+    /// a list-bound value stays distinct however many values share its lists.
+    static func appendAttempt(_ attempt: UInt32, to output: inout [UInt8]) {
+        guard attempt >= nameAttemptsBeforeNumber else { return }
+        output.append(UInt8(ascii: " "))
+        output.append(contentsOf: Array(String(attempt).utf8))
+    }
+
+    /// A value from the built-in lists, in its natural case; `text` as many
+    /// characters long as `core`, and a core that looks like an integer
+    /// (`-0042`) gets as many keyed digits.
+    static func fake(_ kind: FakeKind, core: UnsafeBufferPointer<UInt8>, attempt: UInt32, stream: inout KeyedStream, into output: inout [UInt8]) {
         func pick(_ list: [[UInt8]]) -> [UInt8] { list[stream.next(below: list.count)] }
+        if kind == .text || kind == .word, let first = integerDigits(core) {
+            output.append(contentsOf: core[0..<first])
+            for (index, byte) in core[first...].enumerated() {
+                let zero = index == 0 && byte == UInt8(ascii: "0")
+                output.append(zero ? byte : UInt8(ascii: "0") + UInt8(index == 0 ? 1 + stream.next(below: 9) : stream.next(below: 10)))
+            }
+            return
+        }
         switch kind {
         case .name:
             output.append(contentsOf: pick(FakeData.firstNames))
             output.append(UInt8(ascii: " "))
             output.append(contentsOf: pick(FakeData.lastNames))
+            appendAttempt(attempt, to: &output)
         case .firstName:
             output.append(contentsOf: pick(FakeData.firstNames))
+            appendAttempt(attempt, to: &output)
         case .lastName:
             output.append(contentsOf: pick(FakeData.lastNames))
+            appendAttempt(attempt, to: &output)
         case .word:
             output.append(contentsOf: pick(FakeData.words))
+            appendAttempt(attempt, to: &output)
         case .text:
-            // Words up to the original's length in characters, the last one cut.
-            let target = max(1, scalarCount(input))
-            while output.count < target {
-                if !output.isEmpty { output.append(UInt8(ascii: " ")) }
+            // Words up to the original's length in characters, the last one cut;
+            // after many collisions, letters drawn one by one.
+            let start = output.count
+            let target = max(1, scalarCount(core))
+            if attempt >= nameAttemptsBeforeNumber {
+                for _ in 0..<target { output.append(UInt8(ascii: "a") + UInt8(stream.next(below: 26))) }
+                return
+            }
+            while output.count - start < target {
+                if output.count > start { output.append(UInt8(ascii: " ")) }
                 output.append(contentsOf: pick(FakeData.words))
             }
-            output.removeSubrange(target...)
+            output.removeSubrange((start + target)...)
             if output.last == UInt8(ascii: " ") { output[output.count - 1] = UInt8(ascii: "a") }
-        }
-        // A capital first letter stays one.
-        if kind == .word || kind == .text, let first = input.first, (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(first),
-           let letter = output.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(letter) {
-            output[0] = letter - 32
         }
     }
 
@@ -166,6 +262,18 @@ enum ValueTransforms {
         }
     }
 
+    /// `body`'s rewrite of a text's core, between the spaces (U+0020) the text
+    /// had around it: values equal under `RTRIM` or `trim()` stay equal.
+    @inline(__always)
+    static func keepingSpaces(_ input: UnsafeBufferPointer<UInt8>, into output: inout [UInt8], _ body: (UnsafeBufferPointer<UInt8>, inout [UInt8]) -> Void) {
+        var start = 0, end = input.count
+        while start < end && input[start] == TextShape.space { start += 1 }
+        while end > start && input[end - 1] == TextShape.space { end -= 1 }
+        if start > 0 { output.append(contentsOf: UnsafeBufferPointer(rebasing: input[0..<start])) }
+        if end > start { body(UnsafeBufferPointer(rebasing: input[start..<end]), &output) }
+        if end < input.count { output.append(contentsOf: UnsafeBufferPointer(rebasing: input[end..<input.count])) }
+    }
+
     /// ``mask(keepFirst:keepLast:character:input:isBlob:into:)`` of bytes taken one by one
     /// (ASCII text, or a blob), each masked byte replaced by `fill`.
     static func mask(keepFirst: Int, keepLast: Int, fill: UInt8, input: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
@@ -178,12 +286,26 @@ enum ValueTransforms {
         output.append(contentsOf: UnsafeBufferPointer(rebasing: input[(count - tail)..<count]))
     }
 
+    /// Where the digits of a text that looks like an integer (`42`, `-0042`,
+    /// `+7`) start; `nil` for any other text.
+    static func integerDigits(_ text: UnsafeBufferPointer<UInt8>) -> Int? {
+        let first = text.first == UInt8(ascii: "-") || text.first == UInt8(ascii: "+") ? 1 : 0
+        guard first < text.count, text[first...].allSatisfy(isDigit) else { return nil }
+        return first
+    }
+
     static func isDigit(_ byte: UInt8) -> Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
 
     /// Unicode scalars in UTF-8 bytes: the bytes that do not continue a sequence.
     static func scalarCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        var count = 0
-        for byte in bytes where byte & 0xC0 != 0x80 { count += 1 }
+        // ASCII eight bytes at a time: every byte is a character.
+        var offset = 0
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while offset + 8 <= bytes.count, raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { offset += 8 }
+        }
+        var count = offset
+        for byte in bytes[offset...] where byte & 0xC0 != 0x80 { count += 1 }
         return count
     }
 

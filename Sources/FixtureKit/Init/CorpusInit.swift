@@ -11,8 +11,12 @@ public struct InitResult: Sendable, Codable, Equatable {
     public struct Suggestion: Sendable, Codable, Equatable {
         public var table: String
         public var column: String
-        /// `pseudonym (email)`, `fake (name)`, `TODO`.
+        /// `pseudonym (email)`, `fake (name)`, `keep`, `TODO`; `derived` for a
+        /// generated column, which needs no rule.
         public var rule: String
+        /// Why, from the column's sampled values (never shown) or its name:
+        /// `uuid: 320 of 320 sampled values`, `generated from name, email`.
+        public var reason: String
     }
 
     public var configuration: String
@@ -24,6 +28,8 @@ public struct InitResult: Sendable, Codable, Equatable {
 
     /// The columns left `TODO`.
     public var undecided: Int { suggestions.count { $0.rule == AnonymizationRules.todoMarker } }
+    /// The columns with a rule in the rules file (generated columns have none).
+    public var ruled: Int { suggestions.count { $0.rule != CorpusInit.derivedLabel } }
 }
 
 /// `fixturekit init`: a corpus from nothing.
@@ -62,8 +68,9 @@ public enum CorpusInit {
         var suggestions: [InitResult.Suggestion] = []
         var rulesText: String?
         if let store {
-            suggestions = try suggest(store: store)
-            rulesText = rulesFile(suggestions)
+            let suggested = try suggest(store: store)
+            suggestions = suggested.map(\.suggestion)
+            rulesText = rulesFile(suggested)
         }
         try wrap("init", corpus) { () throws(FileSystemError) in try FixtureFolder.createFolders(corpus) }
         if let rulesText {
@@ -83,26 +90,40 @@ public enum CorpusInit {
             configuration: configurationPath, rules: store == nil ? nil : rulesPath, store: storeName, current: version, suggestions: suggestions)
     }
 
-    /// The rule suggested for each column strict mode wants one for, read from a copy of the store.
-    static func suggest(store: String) throws(FixtureKitError) -> [InitResult.Suggestion] {
+    /// What `init` calls a generated column: SQLite computes it, it needs no rule.
+    static let derivedLabel = "derived"
+
+    /// The rule suggested for each column strict mode wants one for, from a
+    /// sample of its values, and each generated column with what it is computed
+    /// from; read from a copy of the store.
+    static func suggest(store: String) throws(FixtureKitError) -> [(suggestion: InitResult.Suggestion, json: String?)] {
         let set = try StoreSet.locate(store)
         do { _ = try set.header() } catch {
             throw FixtureKitError(what: "init", path: store, why: error.why, cause: error)
         }
         let scratch = try ScratchStore(copying: set, what: "init")
+        let database = scratch.database
         let schema: AnonymizationSchema
-        do { schema = try AnonymizationSchema(database: scratch.database) } catch {
+        do { schema = try AnonymizationSchema(database: database) } catch {
             throw FixtureKitError(what: "init", path: store, why: error.description, cause: error)
         }
-        return try AnonymizationEngine.textColumns(schema: schema, database: scratch.database, display: store).map { column in
-            InitResult.Suggestion(table: column.table, column: column.column, rule: suggestion(for: column.column, affinity: column.affinity).label)
+        let columns = try AnonymizationEngine.textColumns(schema: schema, database: database, display: store)
+        var suggested: [(InitResult.Suggestion, String?)] = []
+        for table in schema.tables.values.sorted(by: { AnonymizationRules.bytewise($0.name, $1.name) }) {
+            for column in columns where column.table == table.name {
+                let rule = suggestion(table: column.table, column: column.column, affinity: column.affinity, values: sample(column.table, column.column, database: database))
+                suggested.append((InitResult.Suggestion(table: column.table, column: column.column, rule: rule.label, reason: rule.reason), rule.json))
+            }
+            let generated = table.columns.filter(\.generated).map(\.name)
+            guard !generated.isEmpty else { continue }
+            let sql = (try? database.scalar("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?1", [.text(table.name)]))??.text ?? ""
+            let sources = generatedSources(of: table.name, sql: sql, generated: generated)
+            for column in generated {
+                let reason = sources[column].map { $0.isEmpty ? "generated from no other column" : "generated from \($0.joined(separator: ", "))" } ?? "generated: SQLite computes it"
+                suggested.append((InitResult.Suggestion(table: table.name, column: column, rule: derivedLabel, reason: reason), nil))
+            }
         }
-    }
-
-    /// A rule as it is written in the file, and its short label.
-    struct Suggested {
-        var json: String
-        var label: String
+        return suggested
     }
 
     /// What a column's name suggests: its words, split at `_`, `-` and lower-to-upper case changes.
@@ -110,22 +131,22 @@ public enum CorpusInit {
         let words = Set(words(of: column))
         let joined = words.joined()
         func has(_ candidates: String...) -> Bool { candidates.contains { words.contains($0) } }
-        let todo = Suggested(json: "\"\(AnonymizationRules.todoMarker)\"", label: AnonymizationRules.todoMarker)
+        let todo = Suggested.todo("")
         guard affinity != .blob else { return todo }
         if has("email", "mail") || joined.contains("email") {
-            return Suggested(json: #"{"strategy": "pseudonym", "format": "email", "domain": "email"}"#, label: "pseudonym (email)")
+            return .email
         }
         if has("phone", "mobile", "tel", "telephone", "fax", "cell") || joined.contains("phone") {
-            return Suggested(json: #"{"strategy": "pseudonym", "format": "digits", "domain": "phone"}"#, label: "pseudonym (digits)")
+            return .phone
         }
         if has("first", "given", "forename") && has("name") || has("firstname", "givenname", "forename") {
-            return Suggested(json: #"{"strategy": "fake", "kind": "first-name"}"#, label: "fake (first-name)")
+            return .fake(.firstName)
         }
         if has("last", "family") && has("name") || has("lastname", "surname", "familyname") {
-            return Suggested(json: #"{"strategy": "fake", "kind": "last-name"}"#, label: "fake (last-name)")
+            return .fake(.lastName)
         }
         if has("name", "fullname", "displayname", "username", "nickname") {
-            return Suggested(json: #"{"strategy": "fake", "kind": "name"}"#, label: "fake (name)")
+            return .fake(.name)
         }
         return todo
     }
@@ -153,20 +174,19 @@ public enum CorpusInit {
         return words
     }
 
-    /// The rules file: strict, the default key variable, tables and columns in order.
-    static func rulesFile(_ suggestions: [InitResult.Suggestion]) -> String {
+    /// The rules file: strict, the default key variable, tables and columns in
+    /// order (generated columns, which need no rule, left out).
+    static func rulesFile(_ suggested: [(suggestion: InitResult.Suggestion, json: String?)]) -> String {
         var text = "{\n  \"keyEnv\": \"\(AnonymizationRules.defaultKeyEnvironmentVariable)\",\n  \"strict\": true,\n  \"tables\": {"
-        let tables = Dictionary(grouping: suggestions, by: \.table)
+        let rules = suggested.compactMap { entry in entry.json.map { (entry.suggestion, $0) } }
+        let tables = Dictionary(grouping: rules, by: { $0.0.table })
         let names = tables.keys.sorted(by: AnonymizationRules.bytewise)
         for (index, table) in names.enumerated() {
             let columns = tables[table] ?? []
-            let width = columns.map { jsonString($0.column).count }.max() ?? 0
+            let width = columns.map { jsonString($0.0.column).count }.max() ?? 0
             text += "\n    \(jsonString(table)): {"
-            for (position, suggestion) in columns.enumerated() {
+            for (position, (suggestion, rule)) in columns.enumerated() {
                 let key = (jsonString(suggestion.column) + ":").padding(toLength: width + 1, withPad: " ", startingAt: 0)
-                let rule = suggestion.rule == AnonymizationRules.todoMarker
-                    ? "\"\(AnonymizationRules.todoMarker)\""
-                    : Self.suggestion(for: suggestion.column, affinity: .text).json
                 text += "\n      \(key) \(rule)" + (position < columns.count - 1 ? "," : "")
             }
             text += "\n    }" + (index < names.count - 1 ? "," : "")

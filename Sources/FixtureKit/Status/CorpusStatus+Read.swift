@@ -44,7 +44,27 @@ extension CorpusStatus {
         }
         return CorpusStatus(
             configuration: path, corpus: corpus, store: configuration.store, current: configuration.current,
-            versions: versions, problems: problems)
+            versions: versions, problems: problems, warnings: rulesWarnings(versions, configuration: configuration))
+    }
+
+    /// A warning when the fixtures were anonymized with rules other than the
+    /// corpus' current rules file, or (without one) with several: a fixture
+    /// frozen under older rules may keep a column that newer rules rewrite.
+    static func rulesWarnings(_ versions: [VersionStatus], configuration: CorpusConfiguration) -> [String] {
+        let recorded = versions.compactMap { row -> (version: String, rules: String)? in
+            guard let facts = row.facts, facts.anonymization.mode == .rules else { return nil }
+            return (row.version, facts.anonymization.rules ?? "?")
+        }
+        func listed(_ rows: [(version: String, rules: String)]) -> String {
+            rows.map { "\($0.version) (rules \($0.rules.prefix(8)))" }.joined(separator: ", ")
+        }
+        if let file = configuration.anonymize?.rulesFile, let rules = try? AnonymizationRules.load(configuration.resolve(file)) {
+            let stale = recorded.filter { $0.rules != rules.sha256 }
+            guard !stale.isEmpty else { return [] }
+            return ["\(listed(stale)) \(stale.count == 1 ? "was" : "were") anonymized with rules other than \(configuration.resolve(file)) (rules \(rules.sha256.prefix(8))): a column the current rules rewrite may be as it was there (hint: anonymize \(stale.count == 1 ? "it" : "each") again with the current rules, or freeze \(stale.count == 1 ? "it" : "them") again)"]
+        }
+        guard Set(recorded.map(\.rules)).count > 1 else { return [] }
+        return ["the fixtures were anonymized with \(Set(recorded.map(\.rules)).count) different rules files: \(listed(recorded))"]
     }
 
     /// Version order; names that are not versions last, bytewise (as `verify` orders folders).

@@ -19,12 +19,15 @@ public struct CorpusStatus: Encodable, Equatable, Sendable {
     /// One per version, in version order.
     public internal(set) var versions: [VersionStatus]
     public internal(set) var problems: [StatusProblem]
+    /// What deserves a look but fails nothing, in plain words: fixtures
+    /// anonymized with rules other than the corpus' current ones.
+    public internal(set) var warnings: [String] = []
 
     /// No problem was found.
     public var passed: Bool { problems.isEmpty }
 
     enum CodingKeys: String, CodingKey {
-        case ok, configuration, corpus, store, current, versions, problems
+        case ok, configuration, corpus, store, current, versions, problems, warnings
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -36,6 +39,7 @@ public struct CorpusStatus: Encodable, Equatable, Sendable {
         try container.encode(current, forKey: .current)
         try container.encode(versions, forKey: .versions)
         try container.encode(problems, forKey: .problems)
+        try container.encode(warnings, forKey: .warnings)
     }
 }
 

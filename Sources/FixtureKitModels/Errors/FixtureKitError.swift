@@ -34,6 +34,9 @@ public struct FixtureKitError: FixtureKitFailure, Equatable {
         case checksumMismatch
         /// The leak scan found a value the anonymization should have replaced.
         case leakFound
+        /// The anonymized data lost a property of the original that a migration
+        /// may depend on (distinct values under a collation, NULLs, lengths, storage classes).
+        case profileChanged
         /// SQLite's `integrity_check` or `quick_check` found the store damaged.
         case integrityFailure
         /// A locked fixture or stage differs from what fixturekit.lock records.

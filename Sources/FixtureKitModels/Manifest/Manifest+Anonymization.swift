@@ -20,12 +20,16 @@ extension Manifest {
         public var keyCheck: String?
         /// The strategy of each column with a rule: `{"users.email": "pseudonym"}`.
         public var columns: [String: String]?
+        /// What the rules kept of the data, in counts (see ``DataProfile``);
+        /// absent in manifests written before fixturekit measured it.
+        public var profile: DataProfile?
 
-        package init(mode: String, rules: String? = nil, keyCheck: String? = nil, columns: [String: String]? = nil) {
+        package init(mode: String, rules: String? = nil, keyCheck: String? = nil, columns: [String: String]? = nil, profile: DataProfile? = nil) {
             self.mode = mode
             self.rules = rules
             self.keyCheck = keyCheck
             self.columns = columns
+            self.profile = profile
         }
     }
 }

@@ -30,7 +30,7 @@ struct StatusCommand: Command {
         let lines = StatusText.lines(status)
         for (index, line) in lines.enumerated() {
             // `--quiet` keeps the problems and the last line.
-            if line.plain.hasPrefix("problem: ") || index == lines.count - 1 && !status.passed { console.message(line) } else { console.info(line) }
+            if line.plain.hasPrefix("problem: ") || line.plain.hasPrefix("warning: ") || index == lines.count - 1 && !status.passed { console.message(line) } else { console.info(line) }
         }
         if json { console.output(Formatting.json(status)) }
         if status.passed { return .success }

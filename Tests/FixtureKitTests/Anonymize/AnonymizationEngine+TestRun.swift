@@ -8,7 +8,7 @@ import Foundation
 /// - Returns: the output's bytes, the engine's result and the leak scan's hits.
 func runEngine(
     _ name: String, in folder: TemporaryFolder, rules: AnonymizationRules, key: AnonymizationKey,
-    pristine: String?, acceleration: AnonymizationSession.Acceleration = .all, utf16: Bool = false
+    pristine: String?, acceleration: AnonymizationSession.Acceleration = .all, utf16: Bool = false, enforceProfile: Bool = true
 ) throws -> (bytes: [UInt8], result: EngineResult, hits: Int) {
     let raw = folder.url("\(name)-raw")
     try FileManager.default.createDirectory(atPath: raw, withIntermediateDirectories: true)
@@ -16,7 +16,7 @@ func runEngine(
     let output = folder.url("\(name).sqlite")
     let result = try AnonymizationEngine.run(
         folder: raw, storeName: "App.sqlite", output: output, rules: rules, key: key, spoolFolder: raw, display: name,
-        pristine: pristine.map { (folder: $0, names: ["App.sqlite"]) }, acceleration: acceleration)
+        pristine: pristine.map { (folder: $0, names: ["App.sqlite"]) }, acceleration: acceleration, enforceProfile: enforceProfile)
     let scan = try result.leakScan.finish(LeakScan.Target(files: [(output, name)], store: output, utf16: utf16, columns: result.ruleNames))
     return (try folder.read("\(name).sqlite"), result, scan.hitCount)
 }

@@ -268,13 +268,13 @@ import Testing
     }
 
     /// Anonymizes `App.sqlite`, made by `statements`, with `rules`, into `out.sqlite` beside it.
-    static func anonymizeStore(_ statements: [String], rules: String) throws -> (folder: TemporaryFolder, result: RunResult) {
+    static func anonymizeStore(_ statements: [String], rules: String, json: Bool = false) throws -> (folder: TemporaryFolder, result: RunResult) {
         let folder = try TemporaryFolder()
         let database = try Database(path: folder.url("App.sqlite"), options: .init(create: true))
         for statement in statements { try database.execute(statement) }
         try database.close()
         let rules = try folder.write("rules.json", rules)
-        let result = fixturekit(["anonymize", folder.url("App.sqlite"), "--rules", rules, "-o", folder.url("out.sqlite")], environment: Self.environment)
+        let result = fixturekit(["anonymize", folder.url("App.sqlite"), "--rules", rules, "-o", folder.url("out.sqlite")] + (json ? ["--json"] : []), environment: Self.environment)
         return (folder, result)
     }
 

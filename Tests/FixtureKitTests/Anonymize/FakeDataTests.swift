@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import FixtureKit
 @testable import FixtureKitTestSupport
@@ -9,15 +10,27 @@ struct FakeDataTests {
     static let otherKey = Array("another-test-key-long-enough-9876543210".utf8)
 
     /// The fake of `input` under `key`, derived as the session derives it:
-    /// HMAC of the tag, the kind as the domain, attempt 0, and the value.
+    /// HMAC of the tag, the kind as the domain, the attempt, and the value's fold.
     func fake(_ kind: FakeKind, _ input: String, key: [UInt8] = Self.key) throws -> String {
         let hmac = try HMACSHA256(key: key)
-        let message = AnonymizationSession.derivationPrefix(.fake, domain: kind.rawValue) + [0, 0, 0, 0] + Array(input.utf8)
-        let digest = try hmac.authenticate(message)
-        var stream = digest.withUnsafeBufferPointer { KeyedStream(digest: $0.baseAddress!) }
+        let prefix = AnonymizationSession.derivationPrefix(.fake, domain: kind.rawValue)
         var output: [UInt8] = []
-        Array(input.utf8).withUnsafeBufferPointer { ValueTransforms.fake(kind, input: $0, stream: &stream, into: &output) }
+        var fold: [UInt8] = []
+        let ok = Array(input.utf8).withUnsafeBufferPointer { bytes in
+            ValueTransforms.keyedText(.fake(kind: kind), input: bytes, attempt: 0, fold: &fold, into: &output) { value, attempt in
+                let message = prefix + withUnsafeBytes(of: attempt.bigEndian) { Array($0) } + Array(value)
+                guard let digest = try? hmac.authenticate(message) else { return nil }
+                return digest.withUnsafeBufferPointer { KeyedStream(digest: $0.baseAddress!) }
+            }
+        }
+        #expect(ok)
         return String(decoding: output, as: UTF8.self)
+    }
+
+    /// The case form of a text, as ``TextShape`` reads it.
+    func form(_ text: String) -> TextShape.CaseForm {
+        var fold: [UInt8] = []
+        return Array(text.utf8).withUnsafeBufferPointer { TextShape($0, fold: &fold).form }
     }
 
     static let inputs = ["Alice Martin", "bob", "Zoë Ångström", "日本語のテキスト", "x", String(repeating: "long text ", count: 30)]
@@ -48,23 +61,24 @@ struct FakeDataTests {
         #expect(fakes.count >= 10, "\(kind)")
     }
 
-    @Test func eachKindHasItsShape() throws {
+    @Test func eachKindHasItsShapeInTheCaseFormOfTheOriginal() throws {
         for input in Self.inputs + (0..<30).map({ "Person \($0)" }) {
-            let name = try fake(.name, input).split(separator: " ", omittingEmptySubsequences: false).map(String.init)
-            #expect(name.count == 2 && Self.firstNames.contains(name[0]) && Self.lastNames.contains(name[1]), "\(name)")
-            #expect(Self.firstNames.contains(try fake(.firstName, input)))
-            #expect(Self.lastNames.contains(try fake(.lastName, input)))
-            // A word keeps a capital first letter.
-            let word = try fake(.word, input)
-            let capital = input.first.map { $0.isASCII && $0.isUppercase } ?? false
-            #expect(Self.words.contains(capital ? word.prefix(1).lowercased() + word.dropFirst() : word), "\(word)")
-            #expect(word.first!.isUppercase == capital, "\(input) -> \(word)")
-            // Text: words as long as the original in characters (Unicode scalars), the last one cut.
+            let inputForm = form(input)
+            let spaces = CharacterSet(charactersIn: " ")
+            let name = try fake(.name, input).trimmingCharacters(in: spaces)
+            let parts = name.lowercased().split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+            #expect(parts.count == 2 && Self.firstNames.map { $0.lowercased() }.contains(parts[0]) && Self.lastNames.map { $0.lowercased() }.contains(parts[1]), "\(name)")
+            #expect(form(name) == inputForm, "\(input) -> \(name)")
+            #expect(Self.firstNames.map { $0.lowercased() }.contains(try fake(.firstName, input).trimmingCharacters(in: spaces).lowercased()))
+            #expect(Self.lastNames.map { $0.lowercased() }.contains(try fake(.lastName, input).trimmingCharacters(in: spaces).lowercased()))
+            let word = try fake(.word, input).trimmingCharacters(in: spaces)
+            #expect(Self.words.contains(word.lowercased()), "\(word)")
+            // Text: words as long as the original's core in characters (Unicode scalars), the last one cut.
+            let core = input.trimmingCharacters(in: CharacterSet(charactersIn: " "))
             let text = try fake(.text, input)
-            #expect(text.utf8.count == max(1, input.unicodeScalars.count), "\(input) -> \(text)")
-            #expect(text.first!.isUppercase == capital)
-            #expect(text.last != " ")
-            let pieces = text.lowercased().split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+            #expect(text.utf8.count == input.utf8.count - core.utf8.count + max(1, core.unicodeScalars.count), "\(input) -> \(text)")
+            #expect(text.hasSuffix(" ") == input.hasSuffix(" "))
+            let pieces = text.trimmingCharacters(in: CharacterSet(charactersIn: " ")).lowercased().split(separator: " ", omittingEmptySubsequences: false).map(String.init)
             #expect(pieces.dropLast().allSatisfy { Self.words.contains($0) }, "\(text)")
             #expect(Self.words.contains { $0.hasPrefix(pieces.last!) } || pieces.last!.hasSuffix("a"), "\(text)")
         }
