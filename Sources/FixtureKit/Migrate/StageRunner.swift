@@ -86,6 +86,8 @@ final class StageRunner {
     let swiftStages: [String: SwiftStage]
     /// What a running stage is stopped by: its SQL interrupted, its program signalled.
     let cancellation: Cancellation?
+    /// What a probe changes in the next stages run (``StageVariation``).
+    var variation = StageVariation()
 
     /// - Parameter database: a connection already open on the store, used until
     ///   a program needs the store to itself.
@@ -176,16 +178,21 @@ final class StageRunner {
                 return Failure(.invalid(error), error.message)
             }
         }
+        if let count = variation.files { files = Array(files.prefix(count)) }
         let database: Database
         do {
             database = try open()
             var applied = try configuration.connection(of: stage).apply(to: database)
             applied.environment = connection?.environment
             connection = applied
+            if variation.reverseUnorderedSelects { try database.execute("PRAGMA reverse_unordered_selects = ON") }
         } catch {
             return Failure(.machine(error), Self.describe(at: nil, error), statement: error.sql)
         }
-        defer { _ = try? ConnectionSettings.defaults.sqlite.apply(to: database) }
+        defer {
+            _ = try? ConnectionSettings.defaults.sqlite.apply(to: database)
+            if variation.reverseUnorderedSelects { try? database.execute("PRAGMA reverse_unordered_selects = OFF") }
+        }
         let pragmas = PragmaProbe(folder: logFolder)
         defer { pragmas.close() }
         var run = SQLStage(
@@ -215,7 +222,9 @@ final class StageRunner {
         }
         close()
         log.append("swift " + name)
-        let context = SwiftStage.Context(storePath: storePath, from: stage.from, to: stage.to, connection: configuration.connection(of: stage))
+        var settings = configuration.connection(of: stage)
+        settings.environment = (settings.environment ?? [:]).merging(variation.environment) { _, probed in probed }
+        let context = SwiftStage.Context(storePath: storePath, from: stage.from, to: stage.to, connection: settings)
         do { try body.body(context) } catch {
             return Failure(.swiftStage(error), "\(name): \(error)", statement: "swift " + name)
         }
@@ -238,6 +247,7 @@ final class StageRunner {
         var environment = ProcessInfo.processInfo.environment
         // The declared environment (TZ and LC_ALL pinned unless declared), then fixturekit's own.
         environment.merge(configuration.connection(of: stage).environment ?? [:]) { _, declared in declared }
+        environment.merge(variation.environment) { _, probed in probed }
         environment["FIXTUREKIT_STORE"] = storePath
         environment["FIXTUREKIT_FROM"] = stage.from
         environment["FIXTUREKIT_TO"] = stage.to
