@@ -113,8 +113,7 @@ public final class MigrationRunner: Sendable {
     /// ``MigrationReport/interrupted`` says why.
     public func run(_ options: Options = Options()) -> MigrationReport {
         let start = ContinuousClock.now
-        // SQLite's `localtime` and `utc` read the process' time zone: the stages' own, before any path starts.
-        ProcessTimeZone.use(configuration.processTimeZone)
+        // SQLite's `localtime` and `utc` read the process' time zone: each path holds the stages' own (``ZoneLease``).
         let matrix = distinctSources(configuration.migrationPaths(from: options.from, evidence: sourceFacts.evidence))
         var sizes: [String: UInt64] = [:]
         for source in Set(matrix.map(\.source)) { sizes[source] = MigrationSchedule.fixtureSize(source, configuration: configuration) }

@@ -73,7 +73,7 @@ extension MigrationRunner {
             var zoned = StageVariation()
             zoned.timeZone = zone
             let outcome = ZoneLease.shared.with(zone) { probeRun(path, steps: path.stages.map { ($0, zoned) }, cancellation: cancellation) }
-            if verdict.compare(outcome, reference: reference, label: "under TZ=\(zone)", personal: personalColumns) { differing.append(zone) }
+            if verdict.compare(outcome, reference: reference, label: "under TZ=\(zone)", personal: personalColumns, place: "under TZ=\(zone)") { differing.append(zone) }
         }
         let plain = configuration.processTimeZone
         return verdict.result(headline: "the stages' result depends on the time zone: it differs under TZ=\(differing.joined(separator: ", TZ=")) from the plain run's (TZ=\(plain))")
@@ -98,8 +98,8 @@ extension MigrationRunner {
                 steps += [(stage, stopped), (stage, StageVariation())]
                 steps += path.stages[(index + 1)...].map { ($0, StageVariation()) }
                 let outcome = ZoneLease.shared.with(configuration.processTimeZone) { probeRun(path, steps: steps, cancellation: cancellation) }
-                let label = "stopped after k=\(point) (\(migrations[point - 1].file)) and run again"
-                if verdict.compare(outcome, reference: reference, label: label, personal: personalColumns, place: "stage \(stage.from) -> \(stage.to) \(label)") {
+                let place = "stage \(stage.from) -> \(stage.to) stopped after k=\(point) (\(migrations[point - 1].file)) and run again"
+                if verdict.compare(outcome, reference: reference, label: "in the interrupted run", personal: personalColumns, place: place) {
                     stops.append("k=\(point)")
                 }
             }
