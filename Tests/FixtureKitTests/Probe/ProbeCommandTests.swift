@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import FixtureKit
 @testable import FixtureKitTestSupport
@@ -99,5 +100,35 @@ import Testing
         do { _ = try CorpusConfiguration.parse(Array(text.utf8), path: "fixturekit.json") } catch {
             #expect(error.description.hasSuffix(why), "\(error.description)")
         }
+    }
+}
+
+/// A cancellation during the probes ends the probe running and starts no other.
+@Suite struct ProbeCancellationTests {
+    @Test func aCancelledProbeRunsNoOther() throws {
+        let corpus = try FoldersCorpus()
+        try corpus.writeConfig(stage: ["swift": "Migrator"])
+        let cancellation = Cancellation()
+        let runs = Mutex(0)
+        // The plain run passes; the order probe's run is cancelled in its stage.
+        let migrator = SwiftStage { context in
+            let run = runs.withLock { count in
+                count += 1
+                return count
+            }
+            if run == 2 { cancellation.cancel() }
+            let database = try Database(path: context.storePath)
+            try database.execute("CREATE TABLE IF NOT EXISTS done (run INTEGER)")
+            try database.close()
+        }
+        var options = MigrationRunner.Options(jobs: 1, cancellation: cancellation)
+        (options.probes, options.checks) = (ProbeKind.allCases, false)
+        let report = try MigrationRunner.runMatrix(config: corpus.config, options: options, swiftStages: ["Migrator": migrator])
+        #expect(report.interrupted == "cancelled")
+        let checks = try #require(report.paths.first?.checks)
+        // The order probe's run ended (a Swift stage ends when it returns); the zones probe did not start.
+        #expect(checks.map(\.name) == ["fixture 1.0.0 verifies", "stage 1.0.0 -> 2.0.0", "probe order", "probe zones"])
+        #expect(checks.last?.message == "not run: cancelled by its caller")
+        #expect(runs.withLock { $0 } == 2)
     }
 }
