@@ -88,6 +88,8 @@ final class StageRunner {
     let cancellation: Cancellation?
     /// What a probe changes in the next stages run (``StageVariation``).
     var variation = StageVariation()
+    /// The commits the last program stage was seen to make, when ``variation`` watched them.
+    private(set) var commitsObserved: Int?
 
     /// - Parameter database: a connection already open on the store, used until
     ///   a program needs the store to itself.
@@ -259,6 +261,11 @@ final class StageRunner {
         defer { Glibc.close(output) }
         let timeout = stage.timeout.map(Self.duration) ?? self.timeout
         var outcome = StageProcess.Outcome(end: .cannotStart(0), leftRunning: 0)
+        let watch = variation.killAtCommit != nil || variation.countsCommits ? CommitWatch(storePath: storePath) : nil
+        let killAt = variation.killAtCommit
+        let killWhen = watch.map { watch in { () -> Bool in watch.commits() >= (killAt ?? Int.max) } }
+        commitsObserved = nil
+        defer { commitsObserved = watch?.commits() }
         // A program file that was just written may still be open for writing in a
         // child that another thread forked meanwhile: exec fails with ETXTBSY
         // until that child execs or exits. A few short retries ride it out.
@@ -267,7 +274,7 @@ final class StageRunner {
                 // Absolute: the program starts in the corpus folder.
                 outcome = try StageProcess.run(
                     executable: POSIX.absolutePath(executable), argv: argv, environment: environment, directory: configuration.folder, output: output, timeout: timeout,
-                    cancellation: cancellation)
+                    cancellation: cancellation, killWhen: killWhen)
             } catch {
                 return Failure(.machine(error), "\(argv[0]): cannot start: \(error.reason)", statement: command)
             }
@@ -281,6 +288,11 @@ final class StageRunner {
         note = left
         let last = text.split(separator: "\n").last.map { ": \($0)" } ?? ""
         let how: String
+        // Killed where the probe wanted it: the stage stopped, as the app would have.
+        if outcome.killed {
+            log.append("  killed (SIGKILL) after \(watch?.commits() ?? 0) commits")
+            return nil
+        }
         switch outcome.end {
         case .exited(0): return nil
         case .exited(let status): how = "\(argv[0]) exited with status \(status)\(last)"

@@ -87,6 +87,10 @@ extension MigrationRunner {
         var verdict = ProbeVerdict(kind: .interrupted)
         var stops: [String] = []
         for (index, stage) in path.stages.enumerated() {
+            if stage.exec != nil {
+                stops += probeKills(path, at: index, reference: reference, verdict: &verdict, cancellation: cancellation)
+                continue
+            }
             guard let folder = stage.folder, (stage.transaction ?? .eachFile) == .eachFile,
                 let migrations = try? MigrationFolder.read(folder, corpus: configuration.folder, through: stage.through).migrations, migrations.count > 1
             else { continue }
@@ -105,6 +109,34 @@ extension MigrationRunner {
             }
         }
         return verdict.result(headline: "a stage interrupted and run again does not end where it ends uninterrupted: at \(stops.joined(separator: ", "))")
+    }
+
+    /// A program stage killed with SIGKILL once its k-th commit is seen (in
+    /// its `-wal`, or its store's change counter), for at most `"maxPoints"` k
+    /// chosen evenly among the commits a first watched run makes, then run again
+    /// from the start on the store as the kill left it. The k that differ.
+    private func probeKills(_ path: MigrationPath, at index: Int, reference: ProbeReference, verdict: inout ProbeVerdict, cancellation: Cancellation?) -> [String] {
+        let stage = path.stages[index]
+        let before: [ProbeStep] = path.stages[..<index].map { ($0, StageVariation()) }
+        let after: [ProbeStep] = path.stages[(index + 1)...].map { ($0, StageVariation()) }
+        var counting = StageVariation()
+        counting.countsCommits = true
+        let counted = ZoneLease.shared.with(configuration.processTimeZone) { probeRun(path, steps: before + [(stage, counting)], cancellation: cancellation) }
+        guard case .finished(let copy, _) = counted, let commits = copy.stages.commitsObserved else {
+            verdict.compare(counted, reference: reference, label: "in the watched run", personal: personalColumns, place: "stage \(stage.from) -> \(stage.to) watched")
+            return []
+        }
+        var stops: [String] = []
+        for point in Self.interruptionPoints(commits: commits, max: configuration.probeMaxPoints) {
+            guard cancellation?.isCancelled != true else { break }
+            var killed = StageVariation()
+            killed.killAtCommit = point
+            let steps = before + [(stage, killed), (stage, StageVariation())] + after
+            let outcome = ZoneLease.shared.with(configuration.processTimeZone) { probeRun(path, steps: steps, cancellation: cancellation) }
+            let place = "stage \(stage.from) -> \(stage.to) killed at commit k=\(point) of \(commits) and run again"
+            if verdict.compare(outcome, reference: reference, label: "in the interrupted run", personal: personalColumns, place: place) { stops.append("k=\(point)") }
+        }
+        return stops
     }
 
     /// At most `max` of the commits 1 to `commits - 1` (stopping after the last

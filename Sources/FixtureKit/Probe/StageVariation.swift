@@ -16,6 +16,11 @@ struct StageVariation {
     /// Only the first files of a folder stage: the stage stopped after that
     /// many commits.
     var files: Int?
+    /// A program stage killed with SIGKILL once this many of its commits are
+    /// seen (``CommitWatch``), as a crash or the system would kill the app.
+    var killAtCommit: Int?
+    /// A program stage's commits are counted while it runs (``StageRunner/commitsObserved``).
+    var countsCommits = false
 
     /// The variables a program or Swift stage gets on top of its declared environment.
     var environment: [String: String] {

@@ -16,8 +16,9 @@ struct ProbeCommand: Command {
               order        with PRAGMA reverse_unordered_selects = ON (a program stage gets
                            FIXTUREKIT_REVERSE_UNORDERED_SELECTS=1 and must set it on its own connection);
               zones        in each zone of "probes"."timeZones" (default UTC and Pacific/Auckland);
-              interrupted  a folder stage stopped after each of its first files (at most "maxPoints",
-                           default 20), then run again from the start, its "record" skipping what ran.
+              interrupted  a folder stage stopped after each of its first files, a program killed
+                           (SIGKILL) at each of its commits seen in its files (at most "maxPoints",
+                           default 20), then run again from the start, "record" skipping what ran.
             A difference names the table, the column and up to 5 rows. The configuration's "probes"."run"
             chooses the probes (default all); --only runs one. Each probe's time is in every report.
             The migrated copies are not checked (migrate --probes checks them and probes them).

@@ -93,3 +93,42 @@ import Testing
         }
     }
 }
+
+/// The interruption probe on a program stage: killed with SIGKILL once its k-th
+/// commit is seen (in its `-wal`, or its store's change counter), then run again
+/// from the start on the store the kill left.
+@Suite struct ProgramKillProbeTests {
+    /// Three commits, a pause after each so that the watch sees it before the next.
+    static func program(idempotent: Bool) -> String {
+        let insert = idempotent ? "INSERT OR IGNORE" : "INSERT"
+        return """
+            #!/bin/sh
+            exec sqlite3 "$FIXTUREKIT_STORE" <<'SQL'
+            CREATE TABLE IF NOT EXISTS tags (id INTEGER PRIMARY KEY, name TEXT UNIQUE);
+            .shell sleep 0.3
+            \(insert) INTO tags (name) SELECT name || '' FROM folders ORDER BY id;
+            .shell sleep 0.3
+            UPDATE notes SET title = upper(title);
+            .shell sleep 0.3
+            SQL
+            """
+    }
+
+    @Test(arguments: [false, true], [false, true])
+    func aProgramKilledAtEachCommitAndRunAgain(wal: Bool, idempotent: Bool) throws {
+        let corpus = try FoldersCorpus(wal: wal)
+        // Without UNIQUE, the insert run again adds its rows again.
+        try corpus.write("stage.sh", Self.program(idempotent: idempotent).replacingOccurrences(of: idempotent ? "\0" : " UNIQUE", with: ""))
+        chmod(corpus.corpus + "/stage.sh", 0o755)
+        try corpus.writeConfig(stage: ["exec": ["./stage.sh"]])
+        let probe = try corpus.probe([.interrupted]).probe(.interrupted)
+        if idempotent {
+            #expect(probe == CheckResult(.probe(kind: "interrupted"), passed: true))
+        } else {
+            #expect(probe.message == """
+                a stage interrupted and run again does not end where it ends uninterrupted: at k=2
+                stage 1.0.0 -> 2.0.0 killed at commit k=2 of 3 and run again: tags: 2 rows only in the interrupted run (rowid 3; rowid 4)
+                """)
+        }
+    }
+}
