@@ -22,15 +22,25 @@ final class CommitWatch: Sendable {
     private let storePath: String
     private let state: Mutex<State>
 
+    /// Reads where the store stands before the program starts: the commits its
+    /// `-wal` already holds (a raw fixture's) are not the program's.
     init(storePath: String) {
         self.storePath = storePath
-        state = Mutex(State(startCounter: Self.changeCounter(storePath)))
+        var start = State(startCounter: Self.changeCounter(storePath))
+        if let log = Self.log(storePath), let header = log.header {
+            (start.salt, start.walCommits, start.banked) = (header.salt1, log.commits, -log.commits)
+        }
+        state = Mutex(start)
+    }
+
+    private static func log(_ storePath: String) -> WALFile? {
+        FileManager.default.fileExists(atPath: storePath + "-wal") ? try? WALFile(path: storePath + "-wal") : nil
     }
 
     /// The commits seen so far, polling the files now.
     func commits() -> Int {
         let counter = Self.changeCounter(storePath)
-        let log = FileManager.default.fileExists(atPath: storePath + "-wal") ? try? WALFile(path: storePath + "-wal") : nil
+        let log = Self.log(storePath)
         return state.withLock { state in
             if let header = log?.header, let log {
                 state.sawLog = true

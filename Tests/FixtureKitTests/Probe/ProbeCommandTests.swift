@@ -85,6 +85,15 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url("")) == [])
     }
 
+    /// The example corpus: its program stage runs on a raw fixture whose `-wal`
+    /// already holds commits, which are not the program's (it commits once: nothing to interrupt).
+    @Test func theExampleCorpusPassesEveryProbe() throws {
+        let config = repositoryRoot.appendingPathComponent("MigrationFixtures/fixturekit.json").path
+        let result = fixturekit("probe", "--config", config, "--jobs", "1")
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.hasSuffix("probe: 3 of 3 passed\n"))
+    }
+
     @Test(arguments: [
         (#"{"probes": []}"#, "probes must be an object"),
         (#"{"probes": {"zones": []}}"#, "probes: unknown key \"zones\" (one of maxPoints, run, timeZones)"),
