@@ -3,13 +3,14 @@ import FixtureKit
 /// The human report of `migrate`.
 enum MigrationText {
     /// Each line, and whether it tells of a failure (which `--quiet` keeps).
-    static func lines(_ report: MigrationReport, config: String) -> [(String, Bool)] {
+    /// - Parameter command: the command the lines name: `migrate`, `probe`.
+    static func lines(_ report: MigrationReport, config: String, command: String = "migrate") -> [(String, Bool)] {
         let hops = report.paths.filter { $0.kind == .hop }.count
         var lines: [(String, Bool)] = []
         func add(_ line: String, _ failed: Bool = false) { lines.append((line, failed)) }
-        add("migrate: \(config): \(Formatting.count(report.paths.count - hops, "path")) to \(report.current) and \(Formatting.count(hops, "hop"))" + (report.shard.map { ", shard \($0)" } ?? ""))
+        add("\(command): \(config): \(Formatting.count(report.paths.count - hops, "path")) to \(report.current) and \(Formatting.count(hops, "hop"))" + (report.shard.map { ", shard \($0)" } ?? ""))
         // The settings each stage ran with, in every path that ran it.
-        for (stage, connection) in report.stageConnections { add("migrate: \(stage) ran with \(connection.summary)") }
+        for (stage, connection) in report.stageConnections { add("\(command): \(stage) ran with \(connection.summary)") }
         let width = report.paths.map { label($0).count }.max() ?? 0
         for result in report.paths {
             let stages = result.checks.filter(\.kind.isStage).count
@@ -39,7 +40,7 @@ enum MigrationText {
         }
         let failed = report.failedCount - report.couldNotRunCount
         let couldNotRun = report.couldNotRunCount > 0 ? ", \(report.couldNotRunCount) could not run" : ""
-        add("migrate: \(report.paths.count - report.failedCount) of \(report.paths.count) passed" + (failed > 0 ? ", \(failed) failed" : "") + couldNotRun, report.failedCount > 0)
+        add("\(command): \(report.paths.count - report.failedCount) of \(report.paths.count) passed" + (failed > 0 ? ", \(failed) failed" : "") + couldNotRun, report.failedCount > 0)
         return lines
     }
 
@@ -58,12 +59,12 @@ enum MigrationText {
             case .fixtureVerifies where check.passed: parts.append("verify and copy " + seconds(time))
             case .dataPreserved: parts.append("data diff " + seconds(time))
             case .userVersion, .rowCounts: continue
-            case .stage, .integrity, .foreignKeys: parts.append("\(check.name) " + seconds(time))
+            case .stage, .integrity, .foreignKeys, .probe: parts.append("\(check.name) " + seconds(time))
             case .schema: parts.append("schema " + seconds(time))
             // With the configuration's checks: what ended a path early (a fixture
             // that did not verify, a copy that failed, a store that could not be
-            // read), and the checks of lint and probes.
-            case .fixtureVerifies, .copyFixture, .chainOfStages, .openMigratedStore, .readMigratedStore, .lockMigratedStore, .version, .configured, .upgrade, .lint, .probe:
+            // read), and the checks of lint.
+            case .fixtureVerifies, .copyFixture, .chainOfStages, .openMigratedStore, .readMigratedStore, .lockMigratedStore, .version, .configured, .upgrade, .lint:
                 configured = (configured ?? 0) + time
             }
         }

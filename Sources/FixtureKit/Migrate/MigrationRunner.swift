@@ -28,6 +28,11 @@ public final class MigrationRunner: Sendable {
         /// why. The tool passes the one SIGINT and SIGTERM cancel
         /// (``Interruption/install()``).
         public var cancellation: Cancellation?
+        /// The probes each path runs after its checks (``ProbeKind``): `migrate
+        /// --probes` runs the configuration's (``CorpusConfiguration/configuredProbes``).
+        public var probes: [ProbeKind] = []
+        /// Whether each migrated copy is checked; `probe` runs the stages and the probes alone.
+        public var checks = true
 
         public init(
             from: String? = nil, jobs: Int? = nil, shard: (index: Int, count: Int)? = nil, keepFailed: String? = nil, progress: WorkProgress? = nil,
@@ -72,7 +77,7 @@ public final class MigrationRunner: Sendable {
     private let integrityWorkers = Mutex<Int>(ParallelHasher.coreCount)
 
     /// The columns the corpus' anonymization rules mark as personal.
-    private let personalColumns: Set<String>?
+    let personalColumns: Set<String>?
 
     /// The corpus' `fixturekit.lock`, when it has one: what fixtures and shipped stages are checked against.
     let history: LockedHistory?
@@ -108,8 +113,7 @@ public final class MigrationRunner: Sendable {
     /// ``MigrationReport/interrupted`` says why.
     public func run(_ options: Options = Options()) -> MigrationReport {
         let start = ContinuousClock.now
-        // SQLite's `localtime` and `utc` read the process' time zone: the stages' own, before any path starts.
-        ProcessTimeZone.use(configuration.processTimeZone)
+        // SQLite's `localtime` and `utc` read the process' time zone: each path holds the stages' own (``ZoneLease``).
         let matrix = distinctSources(configuration.migrationPaths(from: options.from, evidence: sourceFacts.evidence))
         var sizes: [String: UInt64] = [:]
         for source in Set(matrix.map(\.source)) { sizes[source] = MigrationSchedule.fixtureSize(source, configuration: configuration) }
@@ -129,7 +133,8 @@ public final class MigrationRunner: Sendable {
                 // Once cancelled (SIGINT or SIGTERM) no other path starts.
                 guard turn < order.count, options.cancellation?.isCancelled != true else { break }
                 let index = order[turn]
-                let result = run(paths[index], keepFailed: options.keepFailed, phases: options.phases, cancellation: options.cancellation)
+                let result = run(
+                    paths[index], keepFailed: options.keepFailed, phases: options.phases, cancellation: options.cancellation, probes: options.probes, checks: options.checks)
                 results.withLock { $0[index] = result }
                 options.progress?.advance(1)
             }
@@ -150,12 +155,22 @@ public final class MigrationRunner: Sendable {
     /// Runs one path: verifies the source fixture, copies it, runs the stages, checks.
     /// - Parameter phases: told each phase as it ends.
     /// - Parameter cancellation: once cancelled, the stage running is ended and no other runs.
-    public func run(_ path: MigrationPath, keepFailed: String? = nil, phases: MigrationProgress? = nil, cancellation: Cancellation? = nil) -> PathResult {
+    /// - Parameter probes: the probes run once the path passed its stages (``ProbeKind``).
+    /// - Parameter checks: whether the migrated copy is checked.
+    public func run(
+        _ path: MigrationPath, keepFailed: String? = nil, phases: MigrationProgress? = nil, cancellation: Cancellation? = nil, probes: [ProbeKind] = [],
+        checks: Bool = true
+    ) -> PathResult {
         let start = ContinuousClock.now
-        ProcessTimeZone.use(configuration.processTimeZone)
         var run = PathRun(path: path, phases: phases)
         phases?.say("\(run.label): started")
-        execute(path, into: &run, cancellation: cancellation)
+        // The stages and checks that read the process' time zone read the corpus' (probes may run others meanwhile).
+        ZoneLease.shared.with(configuration.processTimeZone) {
+            execute(path, into: &run, cancellation: cancellation, probes: !probes.isEmpty, checks: checks)
+        }
+        if let reference = run.probeReference {
+            for result in probe(path, kinds: probes, reference: reference, cancellation: cancellation) { run.append(result) }
+        }
         var result = PathResult(
             id: path.id, kind: path.kind, source: path.source, target: path.target,
             passed: run.checks.allSatisfy(\.passed), seconds: 0, checks: run.checks, schemaDifferences: run.schemaDifferences,
@@ -175,7 +190,8 @@ public final class MigrationRunner: Sendable {
 
     // MARK: - One path
 
-    private func execute(_ path: MigrationPath, into run: inout PathRun, cancellation: Cancellation?) {
+    /// - Parameter probes: the migrated copy's content hash is read for the probes (``PathRun/probeReference``).
+    private func execute(_ path: MigrationPath, into run: inout PathRun, cancellation: Cancellation?, probes: Bool, checks: Bool) {
         let start = ContinuousClock.now
         let source = fixture(path.source)
         let verified = start.secondsSince
@@ -221,6 +237,15 @@ public final class MigrationRunner: Sendable {
             if failure != nil { return }
         }
         guard cancellation?.isCancelled != true else { return }
+        if probes {
+            do { run.probeReference = ProbeReference(digest: try copy.open().contentHash(), storePath: copy.storePath) } catch {
+                run.fail(.readMigratedStore, error.description, error: error)
+                return
+            }
+            // The probes' findings read it from other connections.
+            if !checks { copy.close() }
+        }
+        guard checks else { return }
         check(path, copy: copy, sourceCounts: before, into: &run)
     }
 

@@ -13,6 +13,8 @@ struct PathRun {
     /// Every statement run and every program started, in order.
     var log: [String] = []
     var copy: MigrationCopy?
+    /// What the probes compare with, once the stages passed and probes were asked for.
+    var probeReference: MigrationRunner.ProbeReference?
     var preservation: [ColumnPreservation] = []
     var preservationSeconds: Double = 0
     /// What the value checks could not see (``UncheckedValues``); `nil` when they did not run.

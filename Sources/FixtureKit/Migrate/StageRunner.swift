@@ -86,6 +86,10 @@ final class StageRunner {
     let swiftStages: [String: SwiftStage]
     /// What a running stage is stopped by: its SQL interrupted, its program signalled.
     let cancellation: Cancellation?
+    /// What a probe changes in the next stages run (``StageVariation``).
+    var variation = StageVariation()
+    /// The commits the last program stage was seen to make, when ``variation`` watched them.
+    private(set) var commitsObserved: Int?
 
     /// - Parameter database: a connection already open on the store, used until
     ///   a program needs the store to itself.
@@ -176,16 +180,21 @@ final class StageRunner {
                 return Failure(.invalid(error), error.message)
             }
         }
+        if let count = variation.files { files = Array(files.prefix(count)) }
         let database: Database
         do {
             database = try open()
             var applied = try configuration.connection(of: stage).apply(to: database)
             applied.environment = connection?.environment
             connection = applied
+            if variation.reverseUnorderedSelects { try database.execute("PRAGMA reverse_unordered_selects = ON") }
         } catch {
             return Failure(.machine(error), Self.describe(at: nil, error), statement: error.sql)
         }
-        defer { _ = try? ConnectionSettings.defaults.sqlite.apply(to: database) }
+        defer {
+            _ = try? ConnectionSettings.defaults.sqlite.apply(to: database)
+            if variation.reverseUnorderedSelects { try? database.execute("PRAGMA reverse_unordered_selects = OFF") }
+        }
         let pragmas = PragmaProbe(folder: logFolder)
         defer { pragmas.close() }
         var run = SQLStage(
@@ -215,7 +224,9 @@ final class StageRunner {
         }
         close()
         log.append("swift " + name)
-        let context = SwiftStage.Context(storePath: storePath, from: stage.from, to: stage.to, connection: configuration.connection(of: stage))
+        var settings = configuration.connection(of: stage)
+        settings.environment = (settings.environment ?? [:]).merging(variation.environment) { _, probed in probed }
+        let context = SwiftStage.Context(storePath: storePath, from: stage.from, to: stage.to, connection: settings)
         do { try body.body(context) } catch {
             return Failure(.swiftStage(error), "\(name): \(error)", statement: "swift " + name)
         }
@@ -238,6 +249,7 @@ final class StageRunner {
         var environment = ProcessInfo.processInfo.environment
         // The declared environment (TZ and LC_ALL pinned unless declared), then fixturekit's own.
         environment.merge(configuration.connection(of: stage).environment ?? [:]) { _, declared in declared }
+        environment.merge(variation.environment) { _, probed in probed }
         environment["FIXTUREKIT_STORE"] = storePath
         environment["FIXTUREKIT_FROM"] = stage.from
         environment["FIXTUREKIT_TO"] = stage.to
@@ -249,6 +261,11 @@ final class StageRunner {
         defer { Glibc.close(output) }
         let timeout = stage.timeout.map(Self.duration) ?? self.timeout
         var outcome = StageProcess.Outcome(end: .cannotStart(0), leftRunning: 0)
+        let watch = variation.killAtCommit != nil || variation.countsCommits ? CommitWatch(storePath: storePath) : nil
+        let killAt = variation.killAtCommit
+        let killWhen = watch.map { watch in { () -> Bool in watch.commits() >= (killAt ?? Int.max) } }
+        commitsObserved = nil
+        defer { commitsObserved = watch?.commits() }
         // A program file that was just written may still be open for writing in a
         // child that another thread forked meanwhile: exec fails with ETXTBSY
         // until that child execs or exits. A few short retries ride it out.
@@ -257,7 +274,7 @@ final class StageRunner {
                 // Absolute: the program starts in the corpus folder.
                 outcome = try StageProcess.run(
                     executable: POSIX.absolutePath(executable), argv: argv, environment: environment, directory: configuration.folder, output: output, timeout: timeout,
-                    cancellation: cancellation)
+                    cancellation: cancellation, killWhen: killWhen)
             } catch {
                 return Failure(.machine(error), "\(argv[0]): cannot start: \(error.reason)", statement: command)
             }
@@ -271,6 +288,11 @@ final class StageRunner {
         note = left
         let last = text.split(separator: "\n").last.map { ": \($0)" } ?? ""
         let how: String
+        // Killed where the probe wanted it: the stage stopped, as the app would have.
+        if outcome.killed {
+            log.append("  killed (SIGKILL) after \(watch?.commits() ?? 0) commits")
+            return nil
+        }
         switch outcome.end {
         case .exited(0): return nil
         case .exited(let status): how = "\(argv[0]) exited with status \(status)\(last)"

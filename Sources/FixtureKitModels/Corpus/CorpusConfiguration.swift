@@ -100,10 +100,13 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     /// Whether a stage's statement that does nothing where it stands (a PRAGMA
     /// SQLite ignores there) fails the stage rather than warns.
     public var strictStages: Bool?
+    /// The probes `migrate --probes` and `probe` run, and how (CorpusConfiguration+Probes.swift).
+    public var probes: ProbeSettings?
 
     static let knownKeys: Set<String> = [
         "store", "current", "supported", "stages", "counts", "checks", "anonymize", "keys", "changes",
         "renames", "userVersions", "versionQuery", "$schema", "connection", "strictStages",
+        "probes",
     ]
 
     /// The largest `timeout` a stage may have: 30 days, in seconds.
@@ -115,6 +118,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     enum CodingKeys: String, CodingKey {
         case store, current, supported, stages, counts, checks, anonymize, keys, changes, renames, userVersions, versionQuery
         case connection, strictStages
+        case probes
     }
 
     /// The keys of each entry of `stages` (and of `checks`, ``checkEntryKeys``): any other is refused too.
@@ -136,6 +140,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         versionQuery = try container.decodeIfPresent(String.self, forKey: .versionQuery)
         connection = try container.decodeIfPresent(ConnectionSettings.self, forKey: .connection)
         strictStages = try container.decodeIfPresent(Bool.self, forKey: .strictStages)
+        probes = try container.decodeIfPresent(ProbeSettings.self, forKey: .probes)
     }
 
     /// Reads and parses `fixturekit.json`, without reading the files it names
@@ -179,6 +184,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         // the `connection` and `record` objects (CorpusConfiguration+Stages.swift).
         try checkDeclarationKeys(dictionary, fail)
         try checkStageKeys(dictionary, fail)
+        try checkProbeKeys(dictionary, fail)
         var configuration: CorpusConfiguration
         do {
             configuration = try JSONDecoderFactory.decoder().decode(CorpusConfiguration.self, from: Data(bytes))
@@ -224,6 +230,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         }
         try validateDeclarations(fail)
         try validateConnection(fail)
+        try validateProbes(fail)
     }
 
     /// A path of the configuration, resolved against its folder.

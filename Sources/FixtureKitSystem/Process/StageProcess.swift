@@ -37,6 +37,8 @@ package struct StageProcess {
         /// Processes still running below the program once its main process had
         /// ended on its own, which had to be terminated.
         package var leftRunning: Int
+        /// Whether it was killed because `killWhen` said so.
+        package var killed = false
 
         package init(end: End, leftRunning: Int) {
             self.end = end
@@ -48,15 +50,21 @@ package struct StageProcess {
     static let grace: Duration = .seconds(2)
     /// How often a running stage is looked at: its end, the clock, a signal received.
     static let pollInterval: Int32 = 50
+    /// How often `killWhen` is asked, in milliseconds.
+    static let watchInterval: Int32 = 2
 
     /// Runs `argv` (`argv[0]` the program's name as given) as `executable` in
     /// `directory`, with `environment`, stdin from /dev/null and stdout and
     /// stderr into `output`; waits for it and ends everything it left.
     /// - Parameter timeout: ended after this long; `nil` for never.
     /// - Parameter cancellation: ended once it is cancelled.
+    /// - Parameter killWhen: asked every ``watchInterval`` milliseconds while it
+    ///   runs; once it says yes, everything is killed with SIGKILL at once, as a
+    ///   crash or the system would (``Outcome/killed``).
     /// - Throws: ``FileSystemError`` when the pipes or /dev/null cannot be opened.
     package static func run(
-        executable: String, argv: [String], environment: [String: String], directory: String, output: Int32, timeout: Duration?, cancellation: Cancellation? = nil
+        executable: String, argv: [String], environment: [String: String], directory: String, output: Int32, timeout: Duration?, cancellation: Cancellation? = nil,
+        killWhen: (() -> Bool)? = nil
     ) throws(FileSystemError) -> Outcome {
         let input = try POSIX.open("/dev/null", O_RDONLY)
         defer { close(input) }
@@ -91,7 +99,12 @@ package struct StageProcess {
 
         let deadline = timeout.map { started + $0 }
         var end: End?
+        var killed = false
         while end == nil {
+            if let killWhen, killWhen() {
+                (end, killed) = (.signaled(SIGKILL), true)
+                break
+            }
             if let reason = cancellation?.reason {
                 end = .interrupted(reason)
                 break
@@ -101,7 +114,7 @@ package struct StageProcess {
                 break
             }
             var ready = pollfd(fd: report.read, events: Int16(POLLIN), revents: 0)
-            guard poll(&ready, 1, pollInterval) > 0 else { continue }
+            guard poll(&ready, 1, killWhen == nil ? pollInterval : watchInterval) > 0 else { continue }
             guard let status = readInt(report.read) else {
                 // The reaper itself was killed: what was below it is init's now.
                 end = .signaled(SIGKILL)
@@ -113,6 +126,7 @@ package struct StageProcess {
         let signal: Int32
         switch ending {
         case .interrupted(.signal(let received)): signal = received
+        case .signaled(SIGKILL) where killed: signal = SIGKILL
         default: signal = SIGTERM
         }
         // Counted when the program ended on its own; when it was ended, everything was.
@@ -122,7 +136,9 @@ package struct StageProcess {
         case .timedOut, .interrupted: running = 0
         }
         terminate(below: reaper, group: program, first: signal)
-        return Outcome(end: ending, leftRunning: running)
+        var outcome = Outcome(end: ending, leftRunning: killed ? 0 : running)
+        outcome.killed = killed
+        return outcome
     }
 
     /// Sends `signal` to the program's group and to every process below the

@@ -9,6 +9,7 @@ struct MigrateCommand: Command {
     static let junit = Option<String?>("--junit", value: "FILE", help: "Also write a JUnit XML report.", completion: .file)
     static let html = Option<String?>("--html", value: "FILE", help: "Also write the matrix as one self-contained HTML page.", completion: .file)
     static let keepFailed = Option<String?>("--keep-failed", value: "DIR", help: "Keep each failed path's migrated copy, log and findings in DIR.", completion: .folder)
+    static let probes = Flag("--probes", help: "Also run the probes the configuration's \"probes\" names (see 'fixturekit probe').")
     static let configuration = CommandConfiguration(
         name: "migrate",
         abstract: "Migrate every supported version's fixture to the current version and check the result.",
@@ -28,8 +29,10 @@ struct MigrateCommand: Command {
             report file cannot be written: both are checked before the matrix runs); 130 or 143
             interrupted by SIGINT or SIGTERM (the stages running are ended, the temporary copies removed,
             no report written).
+            --probes also runs, on each path that passed its stages, the probes of the configuration's
+            "probes" (every probe when it names none), as 'fixturekit probe' does.
             """,
-        options: [Shared.config.erased, from.erased, jobs.erased, shard.erased, junit.erased, html.erased, keepFailed.erased, Shared.json.erased]
+        options: [Shared.config.erased, from.erased, jobs.erased, shard.erased, junit.erased, html.erased, keepFailed.erased, probes.erased, Shared.json.erased]
     )
 
     var config: String
@@ -37,6 +40,7 @@ struct MigrateCommand: Command {
     var junit: String?
     var html: String?
     var json: Bool
+    var probes: Bool
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         config = try parsed.get(Shared.config)
@@ -45,34 +49,48 @@ struct MigrateCommand: Command {
         junit = try parsed.get(Self.junit)
         html = try parsed.get(Self.html)
         json = parsed.get(Shared.json)
+        probes = parsed.get(Self.probes)
     }
 
     func run(_ console: Console) throws -> ExitCode {
-        var options = self.options
+        try Self.run(config: config, options: options, reports: (junit, html, json), console: console, command: "migrate") { runner in
+            probes ? runner.configuration.configuredProbes : []
+        }
+    }
+
+    /// Prepares the matrix, runs it with the probes `probes` chooses, prints the
+    /// text report and writes the others: `migrate` and `probe` alike.
+    /// - Parameter command: the command the lines and messages name.
+    static func run(
+        config: String, options: MigrationRunner.Options, reports: (junit: String?, html: String?, json: Bool), console: Console, command: String,
+        probes: (MigrationRunner) -> [ProbeKind]
+    ) throws -> ExitCode {
+        var options = options
         options.progress = console.work
         let runner = try MigrationRunner.prepareMatrix(config: config, options: options)
+        options.probes = probes(runner)
         // What would fail only after the matrix ran, and read as a regression, is checked first.
         try MigrationRunner.checkTemporaryFolder()
-        if let junit { try MigrationRunner.checkReportFile(junit, format: .junit) }
-        if let html { try MigrationRunner.checkReportFile(html, format: .html) }
-        if json { try console.requireStandardOutput(for: "write JSON report") }
+        if let junit = reports.junit { try MigrationRunner.checkReportFile(junit, format: .junit) }
+        if let html = reports.html { try MigrationRunner.checkReportFile(html, format: .html) }
+        if reports.json { try console.requireStandardOutput(for: "write JSON report") }
         // SIGINT and SIGTERM stop the matrix cleanly.
         if console.handlesSignals { options.cancellation = Interruption.install() }
         if console.verbosity == .verbose {
             // Each phase of each path as it ends, under the shared --verbose.
-            options.phases = MigrationProgress { [console] in console.detail("migrate: " + $0) }
+            options.phases = MigrationProgress { [console] in console.detail("\(command): " + $0) }
         }
         let report = runner.run(options)
-        for (line, isProblem) in MigrationText.lines(report, config: config) {
+        for (line, isProblem) in MigrationText.lines(report, config: config, command: command) {
             if isProblem { console.message(line) } else { console.info(line) }
         }
         if let interrupted = report.interrupted {
-            console.error("migrate: interrupted: fixturekit received \(interrupted); \(report.paths.count) of \(report.selected ?? report.paths.count) paths ran, their temporary copies were removed, no report was written")
+            console.error("\(command): interrupted: fixturekit received \(interrupted); \(report.paths.count) of \(report.selected ?? report.paths.count) paths ran, their temporary copies were removed, no report was written")
             return .interrupted(by: options.cancellation?.reason)
         }
-        if let junit { try report.write(.junit, to: junit) }
-        if let html { try report.write(.html, to: html, configuration: config) }
-        if json { try console.outputReport(report.rendered(.json), what: "write JSON report") }
+        if let junit = reports.junit { try report.write(.junit, to: junit) }
+        if let html = reports.html { try report.write(.html, to: html, configuration: config) }
+        if reports.json { try console.outputReport(report.rendered(.json), what: "write JSON report") }
         if report.couldNotRunCount > 0 { return .couldNotWork }
         return report.passed ? .success : .checkFailed
     }

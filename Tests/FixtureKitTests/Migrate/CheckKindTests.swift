@@ -36,7 +36,7 @@ import Testing
         Example(kind: .configured(name: "no 'orphan' notes"), column: "no &#39;orphan&#39; notes", time: "checks 0.25 s"),
         Example(kind: .upgrade, column: "upgrade", time: "checks 0.25 s"),
         Example(kind: .lint(rule: "U001"), column: "lint", time: "checks 0.25 s"),
-        Example(kind: .probe(kind: "order"), column: "probe order", time: "checks 0.25 s"),
+        Example(kind: .probe(kind: "order"), column: "probe order", time: "probe order 0.25 s"),
     ]
 
     @Test func theExamplesHoldEveryKind() {

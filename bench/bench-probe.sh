@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Benchmark of `fixturekit probe` on the example corpus (MigrationFixtures/ of the
+# repository: three versions, an SQL stage and a program stage, two paths and a hop),
+# against a plain `fixturekit migrate` of the same corpus.
+#
+#   bench/bench-probe.sh BIN        BIN: the release binary, e.g. .build/release/fixturekit
+#
+# In one hyperfine run, side by side:
+#   (a) `fixturekit probe --jobs 1`: each path's stages once plainly, then under the
+#       order, zones (UTC and Pacific/Auckland) and interrupted probes, unchecked;
+#   (b) `fixturekit migrate --probes --jobs 1`: the matrix with its checks, then the probes;
+#   (c) `fixturekit migrate --jobs 1`: the matrix alone.
+# Requirement (the probes' issue): (a) under 10 s. (a) and (b) against (c), the
+# probes' extra cost over a plain migrate, are reported, not required.
+# Temporary folders go to bench/work/probe-tmp. Results go to bench/results/probe-*.
+#
+# Exit status: 0 the requirement holds, 1 it failed, 2 could not run, 64 usage error.
+set -euo pipefail
+export LC_ALL=C
+
+readonly max_probe_seconds=10
+
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_init bench-probe "$@"
+require_tools hyperfine jq
+
+bench_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+config=$(realpath "$bench_dir/../MigrationFixtures/fixturekit.json")
+results=$bench_dir/results
+export TMPDIR=$bench_dir/work/probe-tmp
+mkdir -p "$TMPDIR" "$results"
+
+"$bin" verify --quiet "$(dirname "$config")" || die "the example corpus does not verify"
+
+hyperfine --warmup 1 --runs 5 --export-json "$results/probe-hyperfine.json" \
+  --command-name probe "$(quote "$bin") probe --quiet --jobs 1 --config $(quote "$config")" \
+  --command-name "migrate --probes" "$(quote "$bin") migrate --quiet --probes --jobs 1 --config $(quote "$config")" \
+  --command-name migrate "$(quote "$bin") migrate --quiet --jobs 1 --config $(quote "$config")"
+
+read -r probe withProbes plain < <(jq -r '[.results[].mean] | map(tostring) | join(" ")' "$results/probe-hyperfine.json")
+printf 'probe %.3f s, migrate --probes %.3f s, migrate %.3f s: the probes cost %.1fx a plain migrate\n' \
+  "$probe" "$withProbes" "$plain" "$(awk -v a="$probe" -v b="$plain" 'BEGIN { print a / b }')" | tee "$results/probe-summary.txt"
+leftover=$(find "$TMPDIR" -mindepth 1 | wc -l)
+[[ $leftover -eq 0 ]] || { echo "bench-probe: $leftover temporary files left in $TMPDIR" >&2; exit 1; }
+if awk -v a="$probe" -v m="$max_probe_seconds" 'BEGIN { exit !(a < m) }'; then
+  echo "bench-probe: probe under $max_probe_seconds s: ok"
+else
+  echo "bench-probe: probe took $probe s, above $max_probe_seconds s" >&2
+  exit 1
+fi
