@@ -1,60 +1,7 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 
-/// Where the data profile's full chunks of hashes wait until they are
-/// counted: one file in the run's work folder, unlinked as soon as it is
-/// created, so that a column of a million distinct values costs 1 MiB of
-/// memory while the rows are rewritten rather than 8 MiB.
-final class HashSpill {
-    private let fd: Int32
-    private var end: off_t = 0
-
-    /// Creates the file in `folder` and unlinks it.
-    init(folder: String) throws(FileSystemError) {
-        let path = folder.appendingPath(".fixturekit-profile-\(getpid())")
-        fd = try POSIX.open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
-        unlink(path)
-    }
-
-    deinit { close(fd) }
-
-    /// Writes `bytes` at the end of the file.
-    /// - Returns: where they are, or `nil` when they could not be written (a full disk).
-    func write(_ bytes: UnsafeRawBufferPointer) -> off_t? {
-        let offset = end
-        guard write(bytes, at: offset) else { return nil }
-        end += off_t(bytes.count)
-        return offset
-    }
-
-    /// Writes `bytes` at `offset` (over bytes written before).
-    func write(_ bytes: UnsafeRawBufferPointer, at offset: off_t) -> Bool {
-        transfer(bytes.count, at: offset) { done, at in pwrite(fd, bytes.baseAddress! + done, bytes.count - done, at) }
-    }
-
-    /// Reads `bytes.count` bytes from `offset`.
-    func read(_ bytes: UnsafeMutableRawBufferPointer, at offset: off_t) -> Bool {
-        transfer(bytes.count, at: offset) { done, at in pread(fd, bytes.baseAddress! + done, bytes.count - done, at) }
-    }
-
-    /// Calls `move` (given the bytes done and the file offset) until `count`
-    /// bytes are moved, going on after short moves and interruptions.
-    private func transfer(_ count: Int, at offset: off_t, _ move: (Int, off_t) -> Int) -> Bool {
-        var done = 0
-        while done < count {
-            let moved = move(done, offset + off_t(done))
-            if moved < 0 && errno == EINTR { continue }
-            guard moved > 0 else { return false }
-            done += moved
-        }
-        return true
-    }
-}
-
 /// A growing list of hashes. Its current chunk lives in pages of its own,
-/// mapped from the system (`mmap`); a full chunk goes to the ``HashSpill``
+/// mapped from the system (`mmap`); a full chunk goes to the ``SpillFile``
 /// (kept in memory where it cannot). To be counted, a list of at most
 /// ``gatherLimit`` hashes is read back in one mapping, sorted, then returned to
 /// the system (`munmap`); a longer one is counted by merging its chunks, each
@@ -70,11 +17,11 @@ struct HashList {
     /// The longest list counted in one mapping: 4 Mi hashes, 32 MiB (and as
     /// much again to sort them). Tests lower it to reach the merge with small lists.
     var gatherLimit = 1 << 22
-    var spill: HashSpill?
+    var spill: SpillFile?
     private var current: UnsafeMutablePointer<UInt64>?
     private var currentCount = 0
     /// Full chunks: spilled (an offset in the spill), or in memory.
-    private var full: [(offset: off_t?, memory: UnsafeMutablePointer<UInt64>?)] = []
+    private var full: [(offset: Int64?, memory: UnsafeMutablePointer<UInt64>?)] = []
     private var count = 0
     private var threshold = 1 << 16
 
@@ -100,7 +47,7 @@ struct HashList {
     /// Moves the current chunk to the spill, or keeps it when it cannot be written.
     private mutating func retire() {
         guard let chunk = current else { return }
-        if let spill, let offset = spill.write(UnsafeRawBufferPointer(start: chunk, count: Self.chunkEntries * 8)) {
+        if let spill, let offset = spill.append(UnsafeRawBufferPointer(start: chunk, count: Self.chunkEntries * 8)) {
             full.append((offset, nil))
             currentCount = 0
         } else {
@@ -110,24 +57,14 @@ struct HashList {
         }
     }
 
-    /// Pages for `entries` hashes. Where the system maps none, the allocator's
-    /// memory serves (``unmap(_:_:)`` tells the two apart by their alignment: a
-    /// mapping starts on a page, an allocation never does, being offset here).
+    /// Pages of their own for `entries` hashes (``PageMemory``).
     static func map(_ entries: Int) -> UnsafeMutablePointer<UInt64> {
-        let bytes = max(1, entries) * MemoryLayout<UInt64>.stride
-        let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
-        if let memory, memory != MAP_FAILED { return memory.bindMemory(to: UInt64.self, capacity: max(1, entries)) }
-        let allocated = UnsafeMutableRawPointer.allocate(byteCount: bytes + 8, alignment: 16)
-        return (allocated + 8).bindMemory(to: UInt64.self, capacity: max(1, entries))
+        PageMemory.allocate(byteCount: max(1, entries) * MemoryLayout<UInt64>.stride)
+            .bindMemory(to: UInt64.self, capacity: max(1, entries))
     }
 
     static func unmap(_ memory: UnsafeMutablePointer<UInt64>, _ entries: Int) {
-        let raw = UnsafeMutableRawPointer(memory)
-        if Int(bitPattern: raw) % Int(sysconf(Int32(_SC_PAGESIZE))) == 0 {
-            munmap(raw, max(1, entries) * MemoryLayout<UInt64>.stride)
-        } else {
-            (raw - 8).deallocate()
-        }
+        PageMemory.release(UnsafeMutableRawPointer(memory), byteCount: max(1, entries) * MemoryLayout<UInt64>.stride)
     }
 
     /// The hashes in one sorted mapping, and their number; the list is empty afterwards.
@@ -193,7 +130,7 @@ struct HashList {
     private mutating func merged() -> (distinct: Int, groups: Int)? {
         guard let spill else { return nil }
         let chunkBytes = Self.chunkEntries * MemoryLayout<UInt64>.stride
-        var sources: [(offset: off_t?, memory: UnsafeMutablePointer<UInt64>?, count: Int)] = []
+        var sources: [(offset: Int64?, memory: UnsafeMutablePointer<UInt64>?, count: Int)] = []
         let scratch = Self.map(Self.chunkEntries)
         var readable = true
         for chunk in full where readable {
@@ -227,7 +164,7 @@ struct HashList {
             let window = blocks + index * block
             if within == 0 {
                 let entries = min(block, source.count - position[index])
-                let at = source.offset! + off_t(position[index] * MemoryLayout<UInt64>.stride)
+                let at = source.offset! + Int64(position[index] * MemoryLayout<UInt64>.stride)
                 guard spill.read(UnsafeMutableRawBufferPointer(start: window, count: entries * MemoryLayout<UInt64>.stride), at: at) else {
                     readable = false
                     return nil

@@ -31,13 +31,13 @@ final class ProfilePlan {
     var indexesBefore: [String: Manifest.IndexCounts] = [:]
     var indexesAfter: [String: Manifest.IndexCounts] = [:]
 
-    /// Where full chunks of hashes wait to be counted (see ``HashSpill``).
-    let spill: HashSpill?
+    /// Where full chunks of hashes wait to be counted (see ``SpillFile``).
+    let spill: SpillFile?
 
     /// - Parameter spillFolder: where the spill file is created (and at once
     ///   unlinked); without one, or where it cannot be created, hashes stay in memory.
     init(rules: [BoundRule], schema: AnonymizationSchema, spillFolder: String? = nil) {
-        let spill = spillFolder.flatMap { try? HashSpill(folder: $0) }
+        let spill = spillFolder.flatMap { try? SpillFile(folder: $0, prefix: ".fixturekit-profile") }
         self.spill = spill
         var targets: [Target] = []
         var tallies: [ProfileTally] = []

@@ -24,7 +24,7 @@ struct ProfileTally {
     /// The shortest and longest length so far (`Int.max`, `-1` before any).
     private var shortest = Int.max, longest = -1
 
-    init(comparisons: [ProfileComparison], spill: HashSpill?) {
+    init(comparisons: [ProfileComparison], spill: SpillFile?) {
         self.comparisons = comparisons
         measuresNocase = comparisons.contains(.nocase)
         measuresRtrim = comparisons.contains(.rtrim)

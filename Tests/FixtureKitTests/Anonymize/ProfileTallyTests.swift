@@ -47,7 +47,7 @@ import Testing
         // `count` hashes of `count / every`... values: value i appears `every` times, some once more.
         let folder = try TemporaryFolder()
         var list = HashList()
-        list.spill = try HashSpill(folder: folder.path)
+        list.spill = try SpillFile(folder: folder.path, prefix: ".fixturekit-profile")
         if let gatherLimit { list.gatherLimit = gatherLimit }
         var random = Generator(state: 42)
         let distinct = max(1, count / every)
