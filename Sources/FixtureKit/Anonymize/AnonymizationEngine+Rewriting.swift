@@ -16,7 +16,7 @@ extension AnonymizationEngine {
         let tables = Dictionary(grouping: session.rules.filter { $0.mapTable != nil }, by: { $0.mapTable! })
         if session.rules.contains(where: { $0.mapTable != nil && $0.columnUnique }) {
             do { try database.execute("CREATE TEMP TABLE fixturekit_pending (id INTEGER PRIMARY KEY, value)") } catch {
-                throw FixtureKitError(what: "anonymize", path: display, why: error.description)
+                throw FixtureKitError(what: "anonymize", path: display, why: error.description, cause: error)
             }
         }
         for (table, members) in tables.sorted(by: { $0.key < $1.key }) {
