@@ -59,7 +59,7 @@ struct ConstraintProbe {
     /// Runs the statement again, each row it would write copied into ``rows``
     /// (`old` the rowid an update would change) and skipped. With `nullIn`, only
     /// the rows that hold NULL there are copied.
-    private func capture(_ table: String, _ columns: [String], nullIn: String?, statement: ScriptStatement, withoutRowID: Bool) throws(SQLiteError) {
+    func capture(_ table: String, _ columns: [String], nullIn: String?, statement: ScriptStatement, withoutRowID: Bool) throws(SQLiteError) {
         let names = columns.indices.map { "c\($0)" }
         try database.execute("CREATE TEMP TABLE \(Self.rows) (old, \(names.joined(separator: ", ")))")
         let target = "main.\(quotedIdentifier(table))"
@@ -81,20 +81,30 @@ struct ConstraintProbe {
 
     /// `users.email: 2 keys held by more than one row: 'a@x' (2 rows); 'b@x' (3 rows)`.
     private func duplicates(_ table: String, _ columns: [String], withoutRowID: Bool, personal: Set<String>?) throws(SQLiteError) -> [String] {
+        let found = try duplicateKeys(table, columns, collations: nil, withoutRowID: withoutRowID, personal: personal)
+        guard found.count > 0 else { return [] }
+        let name = columns.map { "\(table).\($0)" }.joined(separator: ", ")
+        return ["\(name): \(Self.count(found.count, "key")) held by more than one row\(found.count > Self.shown ? ", the first \(Self.shown)" : ""): \(found.shown.joined(separator: "; "))"]
+    }
+
+    /// The keys held by more than one row, once the rows ``capture(_:_:nullIn:statement:withoutRowID:)``
+    /// copied are added: their count and the first ``shown`` (`'a@x' (2 rows)`),
+    /// grouped under `collations` (one for each column; `BINARY` when `nil`).
+    func duplicateKeys(_ table: String, _ columns: [String], collations: [String]?, withoutRowID: Bool, personal: Set<String>?) throws(SQLiteError) -> (count: Int, shown: [String]) {
         let names = columns.indices.map { "c\($0)" }
+        let grouping = names.indices.map { index in names[index] + (collations.map { " COLLATE " + quotedIdentifier($0[index]) } ?? "") }
         let kept = withoutRowID ? "" : " WHERE rowid NOT IN (SELECT old FROM \(Self.rows) WHERE old IS NOT NULL)"
         let rows = "SELECT \(columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(table))\(kept) UNION ALL SELECT \(names.joined(separator: ", ")) FROM \(Self.rows)"
         // NULLs are never duplicates: UNIQUE lets any number of them be.
-        let grouped = "WITH r(\(names.joined(separator: ", "))) AS (\(rows)) SELECT \(names.joined(separator: ", ")), count(*) AS n FROM r WHERE \(names.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")) GROUP BY \(names.joined(separator: ", ")) HAVING n > 1"
+        let grouped = "WITH r(\(names.joined(separator: ", "))) AS (\(rows)) SELECT \(names.joined(separator: ", ")), count(*) AS n FROM r WHERE \(names.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")) GROUP BY \(grouping.joined(separator: ", ")) HAVING n > 1"
         let count = Int(try database.scalar("SELECT count(*) FROM (\(grouped))")?.integer ?? 0)
-        guard count > 0 else { return [] }
+        guard count > 0 else { return (0, []) }
         let hidden = columns.contains { Self.isPersonal(table, $0, personal) }
-        let first = try database.rows("SELECT * FROM (\(grouped)) ORDER BY \(names.joined(separator: ", ")) LIMIT \(Self.shown)").map { row in
+        let first = try database.rows("SELECT * FROM (\(grouped)) ORDER BY \(grouping.joined(separator: ", ")) LIMIT \(Self.shown)").map { row in
             let key = hidden ? ConfiguredChecks.hidden : Self.key(Array(row.dropLast()))
             return "\(key) (\(row.last?.integer ?? 0) rows)"
         }
-        let name = columns.map { "\(table).\($0)" }.joined(separator: ", ")
-        return ["\(name): \(Self.count(count, "key")) held by more than one row\(count > Self.shown ? ", the first \(Self.shown)" : ""): \(first.joined(separator: "; "))"]
+        return (count, first)
     }
 
     /// `notes.title: 7 rows would hold NULL, the first 5: id 3; id 9; ...`, named by their key.
@@ -137,7 +147,7 @@ struct ConstraintProbe {
         "\(number) \(singular)\(number == 1 ? "" : "s")"
     }
 
-    private static func isPersonal(_ table: String, _ column: String, _ personal: Set<String>?) -> Bool {
+    static func isPersonal(_ table: String, _ column: String, _ personal: Set<String>?) -> Bool {
         personal.map { $0.contains("\(table).\(column)".lowercased()) } ?? true
     }
 

@@ -100,10 +100,13 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     /// Whether a stage's statement that does nothing where it stands (a PRAGMA
     /// SQLite ignores there) fails the stage rather than warns.
     public var strictStages: Bool?
+    /// The lint's settings: severities by rule, and the findings that may stand (CorpusConfiguration+Lint.swift).
+    public var lint: LintSettings?
 
     static let knownKeys: Set<String> = [
         "store", "current", "supported", "stages", "counts", "checks", "anonymize", "keys", "changes",
         "renames", "userVersions", "versionQuery", "$schema", "connection", "strictStages",
+        "lint",
     ]
 
     /// The largest `timeout` a stage may have: 30 days, in seconds.
@@ -115,6 +118,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     enum CodingKeys: String, CodingKey {
         case store, current, supported, stages, counts, checks, anonymize, keys, changes, renames, userVersions, versionQuery
         case connection, strictStages
+        case lint
     }
 
     /// The keys of each entry of `stages` (and of `checks`, ``checkEntryKeys``): any other is refused too.
@@ -136,6 +140,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         versionQuery = try container.decodeIfPresent(String.self, forKey: .versionQuery)
         connection = try container.decodeIfPresent(ConnectionSettings.self, forKey: .connection)
         strictStages = try container.decodeIfPresent(Bool.self, forKey: .strictStages)
+        lint = try container.decodeIfPresent(LintSettings.self, forKey: .lint)
     }
 
     /// Reads and parses `fixturekit.json`, without reading the files it names
@@ -179,6 +184,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         // the `connection` and `record` objects (CorpusConfiguration+Stages.swift).
         try checkDeclarationKeys(dictionary, fail)
         try checkStageKeys(dictionary, fail)
+        try checkLint(dictionary, fail)
         var configuration: CorpusConfiguration
         do {
             configuration = try JSONDecoderFactory.decoder().decode(CorpusConfiguration.self, from: Data(bytes))
