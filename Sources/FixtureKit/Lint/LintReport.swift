@@ -27,10 +27,10 @@ public struct LintFinding: Codable, Equatable, Sendable {
         file.map { file in line.map { "\(file):\($0)" } ?? file }
     }
 
-    /// `U001 migrations/a.sql:3: message (fixtures: 1.0.0 3 keys, 1.2.0 0 keys)`.
+    /// `U001 migrations/a.sql:3: message (fixtures: 1.0.0 3 keys, 1.1.0 1 key, 1.2.0 0 keys)`.
     public var text: String {
         let fixtureList = fixtures.map { version in
-            counts?[version].map { count in unit.map { "\(version) \(count) \($0)" } ?? "\(version) \(count)" } ?? version
+            counts?[version].map { count in unit.map { "\(version) \(count) \(count == 1 ? String($0.dropLast()) : $0)" } ?? "\(version) \(count)" } ?? version
         }
         let tail = fixtureList.isEmpty ? "" : " (fixtures: \(fixtureList.joined(separator: ", ")))"
         return "\(rule) \(place.map { $0 + ": " } ?? "")\(message)\(tail)"
