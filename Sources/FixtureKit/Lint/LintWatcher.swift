@@ -72,6 +72,24 @@ final class LintWatcher: StatementWatcher {
     /// own connection, or the copy's between stages) before anything reads it.
     private(set) var database: Database!
 
+    /// Runs `stage` on `copy` under the watcher: what the stage's statements show,
+    /// the PRAGMAs SQLite ignored in it, and, when it fails before a statement ran
+    /// (it does not compile, its program fails), that it fails. The stage's failure, if any.
+    func run(_ stage: CorpusConfiguration.Stage, on copy: MigrationCopy, configuration: CorpusConfiguration, log: inout [String]) -> StageRunner.Failure? {
+        let file = stage.sql ?? stage.folder
+        beginStage()
+        let failed = sawFailure
+        let failure = copy.run(stage, configuration: configuration, log: &log)
+        for ignored in copy.stages.ignored {
+            observe(.ignoredPragma, ignored.file.map { StagePlace(file: $0, line: ignored.line ?? 0) }, ignored.message)
+        }
+        endStage(passed: failure == nil)
+        if let failure, sawFailure == failed {
+            observe(.stageFails, file.map { StagePlace(file: $0, line: 0) }, "the stage \(stage.from) -> \(stage.to) fails: \(failure.message.split(separator: "\n").first ?? "")")
+        }
+        return failure
+    }
+
     /// A stage is about to run.
     func beginStage() {
         database = connection()

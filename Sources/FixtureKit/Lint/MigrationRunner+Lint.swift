@@ -60,22 +60,17 @@ extension MigrationRunner {
                 watcher.observe(.historyChange, file.map { StagePlace(file: $0, line: 0) }, problem)
                 break
             }
-            watcher.beginStage()
-            let failure = copy.run(stage, configuration: configuration, log: &log)
-            for ignored in copy.stages.ignored {
-                watcher.observe(.ignoredPragma, ignored.file.map { StagePlace(file: $0, line: ignored.line ?? 0) }, ignored.message)
-            }
-            watcher.endStage(passed: failure == nil)
-            guard let failure else { continue }
-            if !watcher.sawFailure {
-                // It failed before a statement ran: it does not compile, a program failed, a file cannot be read.
-                watcher.observe(.stageFails, file.map { StagePlace(file: $0, line: 0) }, "the stage \(stage.from) -> \(stage.to) fails: \(failure.message.split(separator: "\n").first ?? "")")
-            }
-            break
+            if watcher.run(stage, on: copy, configuration: configuration, log: &log) != nil { break }
         }
         run.observations = watcher.observations
         run.ran = watcher.ran
         return run
+    }
+
+    /// The lint's checks of one path of the matrix, from what `watcher` saw of its stages.
+    func lintChecks(_ path: MigrationPath, watcher: LintWatcher) -> [CheckResult] {
+        let run = LintRun(versions: [path.source] + (path.alsoFor ?? []), observations: watcher.observations, ran: watcher.ran)
+        return gather([run]).checks
     }
 
     /// The observations of every fixture gathered into findings: one for each

@@ -28,6 +28,10 @@ public final class MigrationRunner: Sendable {
         /// why. The tool passes the one SIGINT and SIGTERM cancel
         /// (``Interruption/install()``).
         public var cancellation: Cancellation?
+        /// Whether each path's stages are also linted (``lint(cancellation:)``): a
+        /// ``CheckKind/lint(rule:)`` check for each rule that found something on
+        /// the path's fixture, failed by an error-level finding not ignored. On by default.
+        public var lint = true
 
         public init(
             from: String? = nil, jobs: Int? = nil, shard: (index: Int, count: Int)? = nil, keepFailed: String? = nil, progress: WorkProgress? = nil,
@@ -129,7 +133,7 @@ public final class MigrationRunner: Sendable {
                 // Once cancelled (SIGINT or SIGTERM) no other path starts.
                 guard turn < order.count, options.cancellation?.isCancelled != true else { break }
                 let index = order[turn]
-                let result = run(paths[index], keepFailed: options.keepFailed, phases: options.phases, cancellation: options.cancellation)
+                let result = run(paths[index], keepFailed: options.keepFailed, phases: options.phases, cancellation: options.cancellation, lint: options.lint)
                 results.withLock { $0[index] = result }
                 options.progress?.advance(1)
             }
@@ -151,11 +155,16 @@ public final class MigrationRunner: Sendable {
     /// - Parameter phases: told each phase as it ends.
     /// - Parameter cancellation: once cancelled, the stage running is ended and no other runs.
     public func run(_ path: MigrationPath, keepFailed: String? = nil, phases: MigrationProgress? = nil, cancellation: Cancellation? = nil) -> PathResult {
+        run(path, keepFailed: keepFailed, phases: phases, cancellation: cancellation, lint: false)
+    }
+
+    /// One path; with `lint`, a path from a supported version to the current one is linted as its stages run.
+    private func run(_ path: MigrationPath, keepFailed: String?, phases: MigrationProgress?, cancellation: Cancellation?, lint: Bool) -> PathResult {
         let start = ContinuousClock.now
         ProcessTimeZone.use(configuration.processTimeZone)
         var run = PathRun(path: path, phases: phases)
         phases?.say("\(run.label): started")
-        execute(path, into: &run, cancellation: cancellation)
+        execute(path, into: &run, cancellation: cancellation, lint: lint)
         var result = PathResult(
             id: path.id, kind: path.kind, source: path.source, target: path.target,
             passed: run.checks.allSatisfy(\.passed), seconds: 0, checks: run.checks, schemaDifferences: run.schemaDifferences,
@@ -175,7 +184,7 @@ public final class MigrationRunner: Sendable {
 
     // MARK: - One path
 
-    private func execute(_ path: MigrationPath, into run: inout PathRun, cancellation: Cancellation?) {
+    private func execute(_ path: MigrationPath, into run: inout PathRun, cancellation: Cancellation?, lint: Bool) {
         let start = ContinuousClock.now
         let source = fixture(path.source)
         let verified = start.secondsSince
@@ -210,16 +219,28 @@ public final class MigrationRunner: Sendable {
         run.pass(verifies, seconds: start.secondsSince)
         run.copy = copy
         let before = source.contents?.tables ?? [:]
+        // The lint watches the stages of a path from a supported version as they run, on the same copy.
+        let watcher = lint && path.kind == .path ? LintWatcher(version: path.source, configuration: configuration) { try? copy.open() } : nil
+        copy.stages.watcher = watcher
+        defer { copy.stages.watcher = nil }
+        func addLint(_ run: inout PathRun) {
+            guard let watcher else { return }
+            for check in lintChecks(path, watcher: watcher) { run.append(check) }
+        }
         for stage in path.stages {
             if let reason = cancellation?.reason {
                 run.fail(.stage(from: stage.from, to: stage.to), "not run: \(reason)")
                 return
             }
             let staging = ContinuousClock.now
-            let failure = copy.run(stage, configuration: configuration, log: &run.log)
+            let failure = watcher.map { $0.run(stage, on: copy, configuration: configuration, log: &run.log) } ?? copy.run(stage, configuration: configuration, log: &run.log)
             run.append(copy.stages.result(stage, failure, seconds: staging.secondsSince))
-            if failure != nil { return }
+            if failure != nil {
+                addLint(&run)
+                return
+            }
         }
+        addLint(&run)
         guard cancellation?.isCancelled != true else { return }
         check(path, copy: copy, sourceCounts: before, into: &run)
     }

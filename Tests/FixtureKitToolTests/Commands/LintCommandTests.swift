@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import FixtureKit
+@testable import FixtureKitTool
+@testable import FixtureKitTestSupport
+
+/// `fixturekit lint` and `migrate`'s lint check, through the tool: the lines,
+/// the exit status, the JSON, and the lint in every report format of `migrate`.
+@Suite struct LintCommandTests {
+    static let schema = "CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT);"
+    static let rows = ["1.0.0": "INSERT INTO notes VALUES (1, 'a'), (2, 'b')", "1.1.0": "INSERT INTO notes VALUES (1, 'a')"]
+    /// A PRAGMA SQLite ignores inside the stage's transaction (P001, a warning unless told otherwise).
+    static let stage = "PRAGMA foreign_keys = ON;\n"
+    static let line = "P001 migrations/b.sql:1: PRAGMA foreign_keys = ON does nothing here: foreign_keys stays 0, where it would be 1 (SQLite ignores it inside a transaction) (fixtures: 1.0.0, 1.1.0)"
+
+    static func corpus(_ lint: [String: Any]? = nil) throws -> LintCorpus {
+        try LintCorpus(schema: schema, rows: rows, stage: stage, current: true) { object in
+            if let lint { object["lint"] = lint }
+        }
+    }
+
+    @Test func aWarningIsReportedAndPasses() throws {
+        let corpus = try Self.corpus()
+        let result = fixturekit("lint", "--config", corpus.config)
+        #expect(result.status == 0)
+        #expect(result.standardError == Self.line + "\nlint: 1 finding (1 warning)\n")
+    }
+
+    @Test func anErrorFailsWithExitStatus1AndTheJSONSaysWhy() throws {
+        let corpus = try Self.corpus(["rules": ["P001": "error"]])
+        let result = fixturekit("lint", "--config", corpus.config, "--json", "--quiet")
+        #expect(result.status == 1)
+        #expect(result.standardError == Self.line + "\n")
+        let report = try JSONDecoder().decode(LintReport.self, from: Data(result.standardOutput.utf8))
+        #expect(report.findings == [LintFinding(
+            rule: "P001", severity: .error, file: "migrations/b.sql", line: 1,
+            message: "PRAGMA foreign_keys = ON does nothing here: foreign_keys stays 0, where it would be 1 (SQLite ignores it inside a transaction)",
+            fixtures: ["1.0.0", "1.1.0"], counts: nil, unit: nil, ignored: nil)])
+    }
+
+    @Test func anIgnoreWithoutAReasonIsAConfigurationError() throws {
+        let corpus = try Self.corpus(["ignore": [["rule": "P001", "stage": "migrations/b.sql"]]])
+        let result = fixturekit("lint", "--config", corpus.config)
+        #expect(result.status == 2)
+        #expect(result.standardError == "fixturekit: read configuration: \(corpus.config): lint.ignore[0]: \"why\" is required: say why the finding may stand\n")
+    }
+
+    // MARK: - migrate
+
+    @Test func migrateFailsOnAnErrorFindingAndShowsItInEveryReport() throws {
+        let corpus = try Self.corpus(["rules": ["P001": "error"]])
+        let report = try MigrationRunner.runMatrix(config: corpus.config)
+        #expect(!report.passed)
+        let path = try #require(report.paths.first { $0.source == "1.0.0" && $0.kind == .path })
+        let check = try #require(path.checks.first { $0.kind == .lint(rule: "P001") })
+        #expect(!check.passed)
+        #expect(check.findings == [CheckResult.Finding(message: "PRAGMA foreign_keys = ON does nothing here: foreign_keys stays 0, where it would be 1 (SQLite ignores it inside a transaction)", file: "migrations/b.sql", line: 1)])
+        #expect(check.message == "P001 migrations/b.sql:1: PRAGMA foreign_keys = ON does nothing here: foreign_keys stays 0, where it would be 1 (SQLite ignores it inside a transaction) (fixtures: 1.0.0)")
+        // Every other check passes: the lint alone fails the path.
+        #expect(path.checks.filter { !$0.passed }.map(\.kind) == [.lint(rule: "P001")])
+        #expect(report.rendered(.json).contains(#""rule" : "P001""#) || report.rendered(.json).contains(#""rule": "P001""#))
+        #expect(report.rendered(.junit).contains(#"name="1.0.0 -&gt; 1.1.0 -&gt; 2.0.0: lint P001">"#))
+        #expect(report.rendered(.html).contains("lint"))
+        #expect(report.rendered(.html).contains("P001 migrations/b.sql:1"))
+        let tool = fixturekit("migrate", "--config", corpus.config)
+        #expect(tool.status == 1)
+        #expect(tool.standardError.contains("P001 migrations/b.sql:1: PRAGMA foreign_keys = ON does nothing here"))
+    }
+
+    @Test func migratePassesWithAJustifiedIgnore() throws {
+        let corpus = try Self.corpus(["rules": ["P001": "error"], "ignore": [["rule": "P001", "stage": "migrations/b.sql", "why": "the app sets it per connection"]]])
+        let report = try MigrationRunner.runMatrix(config: corpus.config)
+        #expect(report.passed)
+        let check = try #require(report.paths.first { $0.source == "1.0.0" }?.checks.first { $0.kind == .lint(rule: "P001") })
+        #expect(check.passed)
+        #expect(check.message?.hasSuffix("[ignored: the app sets it per connection]") == true)
+    }
+
+    @Test func migrateWithoutLint() throws {
+        let corpus = try Self.corpus(["rules": ["P001": "error"]])
+        var options = MigrationRunner.Options()
+        options.lint = false
+        let report = try MigrationRunner.runMatrix(config: corpus.config, options: options)
+        #expect(report.passed)
+        #expect(!report.paths.flatMap(\.checks).contains { if case .lint = $0.kind { true } else { false } })
+        #expect(fixturekit("migrate", "--config", corpus.config, "--no-lint").status == 0)
+    }
+}
