@@ -63,6 +63,7 @@ import Testing
         "list": ["list", "{archive}"],
         "freeze": ["freeze", "{live}", "--version", "3.0.1", "--config", "{config}", "--no-anonymize"],
         "migrate": ["migrate", "--config", "{config}", "--jobs", "1"],
+        "lint": ["lint", "--config", "{config}"],
         "drift": ["drift", "{live}", "--against", "{corpus}/1.0.0"],
         "upgrade": ["upgrade", "{live}", "--config", "{config}", "--backups", "{out}/b"],
         "backup": ["backup", "{live}", "--to", "{out}/b"],
