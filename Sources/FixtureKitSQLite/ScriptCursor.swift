@@ -31,6 +31,8 @@ package struct StatementActions: Equatable, Sendable {
     package var updates: [String] = []
     /// The tables the statement itself deletes rows of (`SQLITE_DELETE`) or drops (`SQLITE_DROP_TABLE`).
     package var removes: [String] = []
+    /// The tables the statement creates (`SQLITE_CREATE_TABLE`).
+    package var creates: [String] = []
     /// The tables the statement drops (`SQLITE_DROP_TABLE`).
     package var drops: [String] = []
     /// The tables the statement alters (`SQLITE_ALTER_TABLE`: a rename, an added, renamed or dropped column).
@@ -245,6 +247,8 @@ private let authorize: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePo
     case SQLITE_ALTER_TABLE where direct:
         // The first argument is the schema's name, the second the table's.
         if let table = second.map({ String(cString: $0) }), !collector.actions.alters.contains(table) { collector.actions.alters.append(table) }
+    case SQLITE_CREATE_TABLE where direct:
+        if let name, !collector.actions.creates.contains(name) { collector.actions.creates.append(name) }
     case SQLITE_CREATE_INDEX where direct:
         if let name, let table = second.map({ String(cString: $0) }) { collector.actions.createsIndex.append(StatementActions.CreatedIndex(index: name, table: table)) }
     case SQLITE_READ where direct:

@@ -143,6 +143,7 @@ final class LintWatcher: StatementWatcher {
             if count > 0 { observe(.droppedParent, place, "DROP TABLE \(table) with foreign_keys on changes the rows of \(names(before.children)) that refer to it (ON DELETE actions)", count: count) }
         }
         for (table, before) in altered { droppedColumns(table, before, at: place) }
+        checkFeatures(statement, at: place, altered: altered)
         altered = [:]
         trackSequence(at: place)
     }

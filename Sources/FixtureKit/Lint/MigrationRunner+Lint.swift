@@ -114,7 +114,7 @@ extension MigrationRunner {
                 fixtures: isHistory ? [] : ordered, counts: counted ? counts : nil, unit: counted ? rule.unit : nil,
                 ignored: settings.ignore(key.rule, file: key.file, line: key.line)?.why))
         }
-        findings.sort { ($0.file ?? "", $0.line ?? 0, $0.rule) < ($1.file ?? "", $1.line ?? 0, $1.rule) }
+        findings.sort { ($0.file ?? "", $0.line ?? 0, $0.rule, $0.message) < ($1.file ?? "", $1.line ?? 0, $1.rule, $1.message) }
         return LintReport(findings: findings, problems: runs.compactMap(\.problem).sorted())
     }
 

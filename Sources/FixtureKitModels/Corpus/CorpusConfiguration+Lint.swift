@@ -45,6 +45,11 @@ extension CorpusConfiguration {
 
     /// Refuses what `lint` may not hold: an unknown key or rule code, an ignore without a `why`.
     static func checkLint(_ dictionary: [String: Any], _ fail: (String) -> FormatError) throws(FormatError) {
+        if let minimum = dictionary["minimumSQLite"] {
+            guard let text = minimum as? String, Version(text) != nil, text.split(separator: ".").count == 3, !text.contains("-"), !text.contains("+") else {
+                throw fail("\"minimumSQLite\" must be an SQLite version, \"3.32.0\"")
+            }
+        }
         guard let value = dictionary["lint"] else { return }
         guard let lint = value as? [String: Any] else { throw fail("\"lint\" must be an object") }
         if let unknown = lint.keys.filter({ !lintKeys.contains($0) }).sorted().first {

@@ -102,11 +102,13 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     public var strictStages: Bool?
     /// The lint's settings: severities by rule, and the findings that may stand (CorpusConfiguration+Lint.swift).
     public var lint: LintSettings?
+    /// The oldest SQLite the app runs on (`"3.32.0"`): lint's V001 finds what a stage needs that is newer.
+    public var minimumSQLite: String?
 
     static let knownKeys: Set<String> = [
         "store", "current", "supported", "stages", "counts", "checks", "anonymize", "keys", "changes",
         "renames", "userVersions", "versionQuery", "$schema", "connection", "strictStages",
-        "lint",
+        "lint", "minimumSQLite",
     ]
 
     /// The largest `timeout` a stage may have: 30 days, in seconds.
@@ -118,7 +120,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     enum CodingKeys: String, CodingKey {
         case store, current, supported, stages, counts, checks, anonymize, keys, changes, renames, userVersions, versionQuery
         case connection, strictStages
-        case lint
+        case lint, minimumSQLite
     }
 
     /// The keys of each entry of `stages` (and of `checks`, ``checkEntryKeys``): any other is refused too.
@@ -141,6 +143,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         connection = try container.decodeIfPresent(ConnectionSettings.self, forKey: .connection)
         strictStages = try container.decodeIfPresent(Bool.self, forKey: .strictStages)
         lint = try container.decodeIfPresent(LintSettings.self, forKey: .lint)
+        minimumSQLite = try container.decodeIfPresent(String.self, forKey: .minimumSQLite)
     }
 
     /// Reads and parses `fixturekit.json`, without reading the files it names

@@ -36,11 +36,13 @@ public struct LintRule: Hashable, Sendable {
     public static let droppedParent = LintRule(code: "FK002", summary: "a DROP of a parent table whose child rows would be deleted, blocked or left orphans", defaultSeverity: .error, unit: "rows")
     /// A stage file of a shipped version edited, removed or reordered since the lock.
     public static let historyChange = LintRule(code: "H001", summary: "a shipped stage changed since fixturekit.lock recorded it", defaultSeverity: .error, unit: nil)
+    /// Syntax or a function newer than the oldest SQLite the app supports (`minimumSQLite`).
+    public static let newerSQLite = LintRule(code: "V001", summary: "syntax or a function newer than the oldest SQLite the app supports (\"minimumSQLite\")", defaultSeverity: .error, unit: nil)
     /// A statement that fails on a fixture for a reason no other rule names.
     public static let stageFails = LintRule(code: "F001", summary: "a statement that fails on a fixture (no other rule says why)", defaultSeverity: .error, unit: nil)
 
     /// Every rule, in the order the documentation lists them.
-    public static let all: [LintRule] = [uniqueDuplicates, notNull, ignoredPragma, undeclaredDrop, sequence, forgottenColumn, rebuildWithoutCheck, droppedParent, historyChange, stageFails]
+    public static let all: [LintRule] = [uniqueDuplicates, notNull, ignoredPragma, undeclaredDrop, sequence, forgottenColumn, rebuildWithoutCheck, droppedParent, historyChange, newerSQLite, stageFails]
 
     /// The rule of `code`, when there is one.
     public static func named(_ code: String) -> LintRule? { all.first { $0.code == code } }
