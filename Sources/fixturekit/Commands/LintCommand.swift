@@ -14,23 +14,29 @@ struct LintCommand: Command {
             foreign_key_check, and more (docs/commands/lint.md lists every rule). One line per finding:
             RULE FILE:LINE: message (fixtures: 1.0.0 3 rows, 1.2.0 0 rows). "lint" in fixturekit.json
             sets a rule's severity ("rules": {"FK001": "error"}) and lets a finding stand
-            ("ignore": [{"rule", "stage", "why"}]). Exit status: 0 no error-level finding stands, 1 one
+            ("ignore": [{"rule", "stage", "why"}]). --sarif writes the findings as SARIF 2.1.0; on
+            GitHub Actions (GITHUB_ACTIONS=true) each finding is also printed as an annotation
+            (::error file=...,line=...::). Exit status: 0 no error-level finding stands, 1 one
             does or a fixture could not be used, 2 the configuration could not be read.
             """,
-        options: [Shared.config.erased, Shared.json.erased]
+        options: [Shared.config.erased, sarif.erased, Shared.json.erased]
     )
+    static let sarif = Option<String?>("--sarif", value: "FILE", help: "Also write the findings as SARIF 2.1.0, for code-scanning pages.", completion: .file)
 
     var config: String
+    var sarif: String?
     var json: Bool
 
     init(_ parsed: ParsedArguments) throws(UsageError) {
         config = try parsed.get(Shared.config)
+        sarif = try parsed.get(Self.sarif)
         json = parsed.get(Shared.json)
     }
 
     func run(_ console: Console) throws -> ExitCode {
         let runner = try MigrationRunner.prepareMatrix(config: config)
         try MigrationRunner.checkTemporaryFolder()
+        if let sarif { try MigrationRunner.checkReportFile(sarif, format: .json) }
         if json { try console.requireStandardOutput(for: "write JSON report") }
         let cancellation = console.handlesSignals ? Interruption.install() : nil
         let report = runner.lint(cancellation: cancellation)
@@ -47,6 +53,11 @@ struct LintCommand: Command {
             }
         }
         console.info("lint: \(report.summary)")
+        // On GitHub Actions, each finding is also an annotation on its stage's line.
+        if console.environment["GITHUB_ACTIONS"] == "true" {
+            for line in report.githubAnnotations() { console.message(line) }
+        }
+        if let sarif { try report.writeSARIF(to: sarif) }
         if json { try console.outputReport(Formatting.json(report), what: "write JSON report") }
         return report.passed ? .success : .checkFailed
     }

@@ -86,3 +86,65 @@ import Testing
         #expect(fixturekit("migrate", "--config", corpus.config, "--no-lint").status == 0)
     }
 }
+
+/// `lint --sarif FILE`: a SARIF 2.1.0 log with the fields the schema requires;
+/// GitHub Actions annotations under `GITHUB_ACTIONS=true`.
+@Suite struct LintSARIFTests {
+    static func corpus() throws -> LintCorpus {
+        try LintCorpus(schema: "CREATE TABLE drafts (id INTEGER PRIMARY KEY, text TEXT);", rows: ["1.0.0": "INSERT INTO drafts VALUES (1, 'x')", "1.1.0": ""], stage: "PRAGMA foreign_keys = ON;\nDROP TABLE drafts;\n") { object in
+            object["lint"] = ["ignore": [["rule": "P001", "stage": "migrations/b.sql", "why": "set per connection"]]]
+        }
+    }
+
+    @Test func theSARIFLogHasEveryRequiredField() throws {
+        let corpus = try Self.corpus()
+        let path = corpus.folder.url("lint.sarif")
+        let result = fixturekit("lint", "--config", corpus.config, "--sarif", path, "--quiet")
+        #expect(result.status == 1)
+        let log = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any])
+        // sarifLog: version "2.1.0" and runs are required.
+        #expect(log["version"] as? String == "2.1.0")
+        #expect(log["$schema"] as? String == "https://json.schemastore.org/sarif-2.1.0.json")
+        let runs = try #require(log["runs"] as? [[String: Any]])
+        #expect(runs.count == 1)
+        // run: tool is required, tool.driver is required, driver.name is required.
+        let driver = try #require((runs[0]["tool"] as? [String: Any])?["driver"] as? [String: Any])
+        #expect(driver["name"] as? String == "fixturekit")
+        let rules = try #require(driver["rules"] as? [[String: Any]])
+        // reportingDescriptor: id is required.
+        #expect(rules.compactMap { $0["id"] as? String } == LintRule.all.map(\.code))
+        let results = try #require(runs[0]["results"] as? [[String: Any]])
+        #expect(results.count == 2)
+        for result in results {
+            // result: message is required, with text; level is one of SARIF's four.
+            #expect((result["message"] as? [String: Any])?["text"] is String)
+            #expect(["none", "note", "warning", "error"].contains(result["level"] as? String ?? ""))
+            let ruleIndex = try #require(result["ruleIndex"] as? Int)
+            #expect(rules[ruleIndex]["id"] as? String == result["ruleId"] as? String)
+            let location = try #require((result["locations"] as? [[String: Any]])?.first?["physicalLocation"] as? [String: Any])
+            #expect((location["artifactLocation"] as? [String: Any])?["uri"] as? String == "migrations/b.sql")
+            #expect(((location["region"] as? [String: Any])?["startLine"] as? Int ?? 0) >= 1)
+        }
+        let drop = try #require(results.first { $0["ruleId"] as? String == "D001" })
+        #expect(drop["level"] as? String == "error")
+        #expect(drop["suppressions"] == nil)
+        #expect((drop["message"] as? [String: Any])?["text"] as? String == "migrations/b.sql:2: DROP TABLE drafts drops rows a fixture holds, and neither \"counts\" nor \"changes\" declares \"drafts\" dropped (fixtures: 1.0.0 1 row, 1.1.0 0 rows)")
+        let pragma = try #require(results.first { $0["ruleId"] as? String == "P001" })
+        // A suppression: kind is required.
+        #expect(pragma["suppressions"] as? [[String: String]] == [["kind": "external", "justification": "set per connection"]])
+    }
+
+    @Test func annotationsOnGitHubActionsOnly() throws {
+        let corpus = try Self.corpus()
+        let annotation = "::error file=migrations/b.sql,line=2,title=D001::migrations/b.sql:2: DROP TABLE drafts drops rows a fixture holds, and neither \"counts\" nor \"changes\" declares \"drafts\" dropped (fixtures: 1.0.0 1 row, 1.1.0 0 rows)"
+        let on = fixturekit(["lint", "--config", corpus.config, "--quiet"], environment: ["GITHUB_ACTIONS": "true"])
+        #expect(on.standardError.components(separatedBy: "\n").filter { $0.hasPrefix("::") } == [annotation])
+        let off = fixturekit(["lint", "--config", corpus.config, "--quiet"])
+        #expect(!off.standardError.contains("::error"))
+    }
+
+    @Test func anAnnotationsWordsAreEscaped() {
+        #expect(LintReport.escapeData("50% done\r\nnext") == "50%25 done%0D%0Anext")
+        #expect(LintReport.escapeProperty("a:b,c%") == "a%3Ab%2Cc%25")
+    }
+}
