@@ -22,32 +22,13 @@ extension LintWatcher {
         guard let columns = columns(of: table), !columns.isEmpty else { return nil }
         let counting = "SELECT count(*), \(columns.map { "count(\(quotedIdentifier($0)))" }.joined(separator: ", ")) FROM main.\(quotedIdentifier(table))"
         guard let row = (try? database.rows(counting))?.first else { return nil }
-        let children = (try? self.children(of: table)) ?? []
+        // A table that refers to itself is not its own child: its rows go with it.
+        let children = ((try? ConstraintProbe.children(of: table, in: database)) ?? []).filter { $0.table.lowercased() != table.lowercased() }
         let own = Int((try? database.scalar("SELECT count(*) FROM pragma_foreign_key_list(?1, 'main')", [.text(table)]))??.integer ?? 0)
         let foreignKeys = (try? database.scalar("PRAGMA foreign_keys"))??.integer == 1
         return TableBefore(
             place: place, columns: columns, held: row.dropFirst().map { Int($0.integer ?? 0) }, rows: Int(row[0].integer ?? 0),
             children: children.map { ($0.table, $0.column, $0.count) }, foreignKeysOn: foreignKeys, related: own > 0 || !children.isEmpty)
-    }
-
-    /// Each foreign key of one column of another table that refers to `parent`,
-    /// with how many of its rows refer to a row `parent` holds.
-    private func children(of parent: String) throws(SQLiteError) -> [(table: String, column: String, count: Int)] {
-        let keys = try database.rows("""
-            SELECT m.name, f.id, f."from", f."to" FROM main.sqlite_schema AS m, pragma_foreign_key_list(m.name, 'main') AS f
-            WHERE m.type = 'table' AND f."table" = ?1 COLLATE NOCASE AND m.name <> ?1 COLLATE NOCASE ORDER BY m.name, f.id
-            """, [.text(parent)])
-        let primaryKey = try database.rows("SELECT name FROM pragma_table_info(?1, 'main') WHERE pk > 0", [.text(parent)]).compactMap { $0.first?.text }
-        var found: [(table: String, column: String, count: Int)] = []
-        // A key of several columns is left out: counted by one column, it would count wrongly.
-        for row in keys where keys.filter({ $0[0] == row[0] && $0[1] == row[1] }).count == 1 {
-            guard let child = row[0].text, let from = row[2].text, let to = row[3].text ?? (primaryKey.count == 1 ? primaryKey[0] : nil) else { continue }
-            let count = try database.scalar("""
-                SELECT count(*) FROM main.\(quotedIdentifier(child)) WHERE \(quotedIdentifier(from)) IN (SELECT \(quotedIdentifier(to)) FROM main.\(quotedIdentifier(parent)))
-                """)?.integer ?? 0
-            found.append((child, from, Int(count)))
-        }
-        return found
     }
 
     /// `sqlite_sequence` by table (lower-cased); `nil` when the store has none.

@@ -126,20 +126,39 @@ struct ConstraintProbe {
     private func references(to parents: [String]) throws(SQLiteError) -> [String] {
         var lines: [String] = []
         for parent in parents {
-            let keys = try database.rows("""
-                SELECT m.name, f.id, f."from", f."to" FROM sqlite_schema AS m, pragma_foreign_key_list(m.name) AS f
-                WHERE m.type = 'table' AND f."table" = ?1 COLLATE NOCASE ORDER BY m.name, f.id
-                """, [.text(parent)])
-            let primaryKey = try database.rows("SELECT name FROM pragma_table_info(?1) WHERE pk > 0", [.text(parent)]).compactMap { $0.first?.text }
-            for row in keys where keys.filter({ $0[0] == row[0] && $0[1] == row[1] }).count == 1 {
-                guard let child = row[0].text, let from = row[2].text, let to = row[3].text ?? (primaryKey.count == 1 ? primaryKey[0] : nil) else { continue }
-                let count = Int(try database.scalar("""
-                    SELECT count(*) FROM main.\(quotedIdentifier(child)) WHERE \(quotedIdentifier(from)) IN (SELECT \(quotedIdentifier(to)) FROM main.\(quotedIdentifier(parent)))
-                    """)?.integer ?? 0)
-                if count > 0 { lines.append("\(child).\(from) -> \(parent)(\(to)): \(Self.count(count, "row")) \(count == 1 ? "refers" : "refer") to \(parent)") }
+            for child in try Self.children(of: parent, in: database) where child.count > 0 {
+                lines.append("\(child.table).\(child.column) -> \(parent)(\(child.parentColumn)): \(Self.count(child.count, "row")) \(child.count == 1 ? "refers" : "refer") to \(parent)")
             }
         }
         return lines
+    }
+
+    /// A foreign key of one column of `table` that refers to a parent, and how many of its rows refer to a row the parent holds.
+    struct ChildKey {
+        var table: String
+        var column: String
+        var parentColumn: String
+        var count: Int
+    }
+
+    /// Each foreign key of one column that refers to `parent` (a key of several
+    /// columns is left out: counted by one column, it would count wrongly), with
+    /// the rows that refer to a row `parent` holds.
+    static func children(of parent: String, in database: Database) throws(SQLiteError) -> [ChildKey] {
+        let keys = try database.rows("""
+            SELECT m.name, f.id, f."from", f."to" FROM main.sqlite_schema AS m, pragma_foreign_key_list(m.name, 'main') AS f
+            WHERE m.type = 'table' AND f."table" = ?1 COLLATE NOCASE ORDER BY m.name, f.id
+            """, [.text(parent)])
+        let primaryKey = try database.rows("SELECT name FROM pragma_table_info(?1, 'main') WHERE pk > 0", [.text(parent)]).compactMap { $0.first?.text }
+        var found: [ChildKey] = []
+        for row in keys where keys.filter({ $0[0] == row[0] && $0[1] == row[1] }).count == 1 {
+            guard let child = row[0].text, let from = row[2].text, let to = row[3].text ?? (primaryKey.count == 1 ? primaryKey[0] : nil) else { continue }
+            let count = try database.scalar("""
+                SELECT count(*) FROM main.\(quotedIdentifier(child)) WHERE \(quotedIdentifier(from)) IN (SELECT \(quotedIdentifier(to)) FROM main.\(quotedIdentifier(parent)))
+                """)?.integer ?? 0
+            found.append(ChildKey(table: child, column: from, parentColumn: to, count: Int(count)))
+        }
+        return found
     }
 
     /// `1 row`, `2 rows`.

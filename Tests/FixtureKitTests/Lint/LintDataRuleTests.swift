@@ -9,6 +9,11 @@ import Testing
 @Suite struct LintDataRuleTests {
     static let users = "CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT, name TEXT);"
 
+    /// A rebuild of users into a table of `columns`, its copy on line 3.
+    static func rebuild(_ columns: String) -> String {
+        "CREATE TABLE users_new (\(columns));\n\nINSERT INTO users_new SELECT id, email, name FROM users;\nDROP TABLE users;\nALTER TABLE users_new RENAME TO users;\n"
+    }
+
     // MARK: - U001
 
     @Test func aUniqueIndexOverDuplicatesUnderItsCollation() throws {
@@ -30,14 +35,9 @@ import Testing
         let corpus = try LintCorpus(
             schema: Self.users,
             rows: ["1.0.0": "INSERT INTO users VALUES (1, 'a@x', 'A'), (2, 'a@x', 'B'), (3, 'a@x', 'C')", "1.1.0": "INSERT INTO users VALUES (1, 'a@x', 'A')"],
-            stage: """
-                CREATE TABLE users_new (id INTEGER PRIMARY KEY, email TEXT UNIQUE, name TEXT);
-                INSERT INTO users_new SELECT id, email, name FROM users;
-                DROP TABLE users;
-                ALTER TABLE users_new RENAME TO users;
-                """)
+            stage: Self.rebuild("id INTEGER PRIMARY KEY, email TEXT UNIQUE, name TEXT"))
         let finding = try #require(try corpus.findings(.uniqueDuplicates).first)
-        #expect(finding.place == "migrations/b.sql:2")
+        #expect(finding.place == "migrations/b.sql:3")
         #expect(finding.counts == ["1.0.0": 1, "1.1.0": 0])
         #expect(finding.message == "UNIQUE on users_new(email) fails: keys held by more than one row in 1.0.0: 'a@x' (3 rows)")
     }
@@ -64,13 +64,7 @@ import Testing
         let corpus = try LintCorpus(
             schema: Self.users,
             rows: ["1.0.0": "INSERT INTO users VALUES (1, NULL, 'A'), (2, 'b@x', 'B'), (3, NULL, 'C')", "1.1.0": "INSERT INTO users VALUES (1, 'a@x', 'A')"],
-            stage: """
-                CREATE TABLE users_new (id INTEGER PRIMARY KEY, email TEXT NOT NULL, name TEXT);
-
-                INSERT INTO users_new SELECT id, email, name FROM users;
-                DROP TABLE users;
-                ALTER TABLE users_new RENAME TO users;
-                """)
+            stage: Self.rebuild("id INTEGER PRIMARY KEY, email TEXT NOT NULL, name TEXT"))
         let finding = try #require(try corpus.findings(.notNull).first)
         #expect(finding.place == "migrations/b.sql:3")
         #expect(finding.counts == ["1.0.0": 2, "1.1.0": 0])
