@@ -43,6 +43,9 @@ package struct StatementActions: Equatable, Sendable {
     package var reads: [String: [String]] = [:]
     /// The SQL functions the statement calls (`SQLITE_FUNCTION`), lower-cased.
     package var functions: [String] = []
+
+    /// Whether it is `PRAGMA foreign_key_check`.
+    package var checksForeignKeys: Bool { pragma?.name == "foreign_key_check" }
 }
 
 /// A statement of a script where it failed: SQLite's error, and where in the

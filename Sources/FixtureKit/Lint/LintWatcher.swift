@@ -125,7 +125,7 @@ final class LintWatcher: StatementWatcher {
             let writes = Set((actions.inserts + actions.updates).map { $0.lowercased() })
             if !writes.isEmpty, !writes.contains(table.lowercased()), copied[table.lowercased()] == nil { copied[table.lowercased()] = place }
         }
-        if actions.pragma?.name == "foreign_key_check" { checkedForeignKeys = statements }
+        if actions.checksForeignKeys { checkedForeignKeys = statements }
     }
 
     func didRun(_ statement: ScriptStatement, file: String, line: Int, error: SQLiteError?) {

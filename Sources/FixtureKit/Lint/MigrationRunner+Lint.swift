@@ -67,9 +67,12 @@ extension MigrationRunner {
         return run
     }
 
-    /// The lint's checks of one path of the matrix, from what `watcher` saw of its stages.
+    /// The lint's checks of one path of the matrix, from what `watcher` saw of its
+    /// stages; without P001 and F001, which the stage's own check reports (its
+    /// warnings, its failure).
     func lintChecks(_ path: MigrationPath, watcher: LintWatcher) -> [CheckResult] {
-        let run = LintRun(versions: [path.source] + (path.alsoFor ?? []), observations: watcher.observations, ran: watcher.ran)
+        let observations = watcher.observations.filter { ![LintRule.ignoredPragma, .stageFails].contains($0.rule) }
+        let run = LintRun(versions: [path.source] + (path.alsoFor ?? []), observations: observations, ran: watcher.ran)
         return gather([run]).checks
     }
 
