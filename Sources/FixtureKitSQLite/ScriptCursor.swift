@@ -17,6 +17,12 @@ package struct StatementActions: Equatable, Sendable {
         package var schema: String?
     }
 
+    /// An index a statement creates, on its table.
+    package struct CreatedIndex: Equatable, Sendable {
+        package var index: String
+        package var table: String
+    }
+
     package var transaction: TransactionControl?
     package var pragma: Pragma?
     /// The tables the statement itself inserts into (`SQLITE_INSERT`; not those of the triggers it fires).
@@ -25,6 +31,21 @@ package struct StatementActions: Equatable, Sendable {
     package var updates: [String] = []
     /// The tables the statement itself deletes rows of (`SQLITE_DELETE`) or drops (`SQLITE_DROP_TABLE`).
     package var removes: [String] = []
+    /// The tables the statement creates (`SQLITE_CREATE_TABLE`).
+    package var creates: [String] = []
+    /// The tables the statement drops (`SQLITE_DROP_TABLE`).
+    package var drops: [String] = []
+    /// The tables the statement alters (`SQLITE_ALTER_TABLE`: a rename, an added, renamed or dropped column).
+    package var alters: [String] = []
+    /// The indexes the statement creates, with their table (`SQLITE_CREATE_INDEX`).
+    package var createsIndex: [CreatedIndex] = []
+    /// The columns the statement itself reads, by table (`SQLITE_READ`).
+    package var reads: [String: [String]] = [:]
+    /// The SQL functions the statement calls (`SQLITE_FUNCTION`), lower-cased.
+    package var functions: [String] = []
+
+    /// Whether it is `PRAGMA foreign_key_check`.
+    package var checksForeignKeys: Bool { pragma?.name == "foreign_key_check" }
 }
 
 /// A statement of a script where it failed: SQLite's error, and where in the
@@ -225,6 +246,21 @@ private let authorize: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePo
     case SQLITE_DELETE where direct, SQLITE_DROP_TABLE where direct:
         // A DROP TABLE is asked about the schema table's row too (`DELETE` of sqlite_master).
         if let name, !name.hasPrefix("sqlite_"), !collector.actions.removes.contains(name) { collector.actions.removes.append(name) }
+        if action == SQLITE_DROP_TABLE, let name, !collector.actions.drops.contains(name) { collector.actions.drops.append(name) }
+    case SQLITE_ALTER_TABLE where direct:
+        // The first argument is the schema's name, the second the table's.
+        if let table = second.map({ String(cString: $0) }), !collector.actions.alters.contains(table) { collector.actions.alters.append(table) }
+    case SQLITE_CREATE_TABLE where direct:
+        if let name, !collector.actions.creates.contains(name) { collector.actions.creates.append(name) }
+    case SQLITE_CREATE_INDEX where direct:
+        if let name, let table = second.map({ String(cString: $0) }) { collector.actions.createsIndex.append(StatementActions.CreatedIndex(index: name, table: table)) }
+    case SQLITE_READ where direct:
+        if let name, let column = second.map({ String(cString: $0) }), !name.hasPrefix("sqlite_") {
+            if !(collector.actions.reads[name]?.contains(column) ?? false) { collector.actions.reads[name, default: []].append(column) }
+        }
+    case SQLITE_FUNCTION:
+        // The first argument is NULL, the second the function's name.
+        if let function = second.map({ String(cString: $0).lowercased() }), !collector.actions.functions.contains(function) { collector.actions.functions.append(function) }
     default:
         break
     }

@@ -22,6 +22,7 @@ enum Tool {
         ListCommand.self,
         FreezeCommand.self,
         MigrateCommand.self,
+        LintCommand.self,
         ProbeCommand.self,
         DriftCommand.self,
         UpgradeCommand.self,

@@ -64,6 +64,7 @@ import Testing
         "freeze": ["freeze", "{live}", "--version", "3.0.1", "--config", "{config}", "--no-anonymize"],
         "migrate": ["migrate", "--config", "{config}", "--jobs", "1"],
         "probe": ["probe", "--config", "{config}", "--jobs", "1", "--only", "order"],
+        "lint": ["lint", "--config", "{config}"],
         "drift": ["drift", "{live}", "--against", "{corpus}/1.0.0"],
         "upgrade": ["upgrade", "{live}", "--config", "{config}", "--backups", "{out}/b"],
         "backup": ["backup", "{live}", "--to", "{out}/b"],

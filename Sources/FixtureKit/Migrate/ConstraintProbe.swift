@@ -59,7 +59,7 @@ struct ConstraintProbe {
     /// Runs the statement again, each row it would write copied into ``rows``
     /// (`old` the rowid an update would change) and skipped. With `nullIn`, only
     /// the rows that hold NULL there are copied.
-    private func capture(_ table: String, _ columns: [String], nullIn: String?, statement: ScriptStatement, withoutRowID: Bool) throws(SQLiteError) {
+    func capture(_ table: String, _ columns: [String], nullIn: String?, statement: ScriptStatement, withoutRowID: Bool) throws(SQLiteError) {
         let names = columns.indices.map { "c\($0)" }
         try database.execute("CREATE TEMP TABLE \(Self.rows) (old, \(names.joined(separator: ", ")))")
         let target = "main.\(quotedIdentifier(table))"
@@ -81,20 +81,30 @@ struct ConstraintProbe {
 
     /// `users.email: 2 keys held by more than one row: 'a@x' (2 rows); 'b@x' (3 rows)`.
     private func duplicates(_ table: String, _ columns: [String], withoutRowID: Bool, personal: Set<String>?) throws(SQLiteError) -> [String] {
+        let found = try duplicateKeys(table, columns, collations: nil, withoutRowID: withoutRowID, personal: personal)
+        guard found.count > 0 else { return [] }
+        let name = columns.map { "\(table).\($0)" }.joined(separator: ", ")
+        return ["\(name): \(Self.count(found.count, "key")) held by more than one row\(found.count > Self.shown ? ", the first \(Self.shown)" : ""): \(found.shown.joined(separator: "; "))"]
+    }
+
+    /// The keys held by more than one row, once the rows ``capture(_:_:nullIn:statement:withoutRowID:)``
+    /// copied are added: their count and the first ``shown`` (`'a@x' (2 rows)`),
+    /// grouped under `collations` (one for each column; `BINARY` when `nil`).
+    func duplicateKeys(_ table: String, _ columns: [String], collations: [String]?, withoutRowID: Bool, personal: Set<String>?) throws(SQLiteError) -> (count: Int, shown: [String]) {
         let names = columns.indices.map { "c\($0)" }
+        let grouping = names.indices.map { index in names[index] + (collations.map { " COLLATE " + quotedIdentifier($0[index]) } ?? "") }
         let kept = withoutRowID ? "" : " WHERE rowid NOT IN (SELECT old FROM \(Self.rows) WHERE old IS NOT NULL)"
         let rows = "SELECT \(columns.map(quotedIdentifier).joined(separator: ", ")) FROM main.\(quotedIdentifier(table))\(kept) UNION ALL SELECT \(names.joined(separator: ", ")) FROM \(Self.rows)"
         // NULLs are never duplicates: UNIQUE lets any number of them be.
-        let grouped = "WITH r(\(names.joined(separator: ", "))) AS (\(rows)) SELECT \(names.joined(separator: ", ")), count(*) AS n FROM r WHERE \(names.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")) GROUP BY \(names.joined(separator: ", ")) HAVING n > 1"
+        let grouped = "WITH r(\(names.joined(separator: ", "))) AS (\(rows)) SELECT \(names.joined(separator: ", ")), count(*) AS n FROM r WHERE \(names.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")) GROUP BY \(grouping.joined(separator: ", ")) HAVING n > 1"
         let count = Int(try database.scalar("SELECT count(*) FROM (\(grouped))")?.integer ?? 0)
-        guard count > 0 else { return [] }
+        guard count > 0 else { return (0, []) }
         let hidden = columns.contains { Self.isPersonal(table, $0, personal) }
-        let first = try database.rows("SELECT * FROM (\(grouped)) ORDER BY \(names.joined(separator: ", ")) LIMIT \(Self.shown)").map { row in
+        let first = try database.rows("SELECT * FROM (\(grouped)) ORDER BY \(grouping.joined(separator: ", ")) LIMIT \(Self.shown)").map { row in
             let key = hidden ? ConfiguredChecks.hidden : Self.key(Array(row.dropLast()))
             return "\(key) (\(row.last?.integer ?? 0) rows)"
         }
-        let name = columns.map { "\(table).\($0)" }.joined(separator: ", ")
-        return ["\(name): \(Self.count(count, "key")) held by more than one row\(count > Self.shown ? ", the first \(Self.shown)" : ""): \(first.joined(separator: "; "))"]
+        return (count, first)
     }
 
     /// `notes.title: 7 rows would hold NULL, the first 5: id 3; id 9; ...`, named by their key.
@@ -116,20 +126,39 @@ struct ConstraintProbe {
     private func references(to parents: [String]) throws(SQLiteError) -> [String] {
         var lines: [String] = []
         for parent in parents {
-            let keys = try database.rows("""
-                SELECT m.name, f.id, f."from", f."to" FROM sqlite_schema AS m, pragma_foreign_key_list(m.name) AS f
-                WHERE m.type = 'table' AND f."table" = ?1 COLLATE NOCASE ORDER BY m.name, f.id
-                """, [.text(parent)])
-            let primaryKey = try database.rows("SELECT name FROM pragma_table_info(?1) WHERE pk > 0", [.text(parent)]).compactMap { $0.first?.text }
-            for row in keys where keys.filter({ $0[0] == row[0] && $0[1] == row[1] }).count == 1 {
-                guard let child = row[0].text, let from = row[2].text, let to = row[3].text ?? (primaryKey.count == 1 ? primaryKey[0] : nil) else { continue }
-                let count = Int(try database.scalar("""
-                    SELECT count(*) FROM main.\(quotedIdentifier(child)) WHERE \(quotedIdentifier(from)) IN (SELECT \(quotedIdentifier(to)) FROM main.\(quotedIdentifier(parent)))
-                    """)?.integer ?? 0)
-                if count > 0 { lines.append("\(child).\(from) -> \(parent)(\(to)): \(Self.count(count, "row")) \(count == 1 ? "refers" : "refer") to \(parent)") }
+            for child in try Self.children(of: parent, in: database) where child.count > 0 {
+                lines.append("\(child.table).\(child.column) -> \(parent)(\(child.parentColumn)): \(Self.count(child.count, "row")) \(child.count == 1 ? "refers" : "refer") to \(parent)")
             }
         }
         return lines
+    }
+
+    /// A foreign key of one column of `table` that refers to a parent, and how many of its rows refer to a row the parent holds.
+    struct ChildKey {
+        var table: String
+        var column: String
+        var parentColumn: String
+        var count: Int
+    }
+
+    /// Each foreign key of one column that refers to `parent` (a key of several
+    /// columns is left out: counted by one column, it would count wrongly), with
+    /// the rows that refer to a row `parent` holds.
+    static func children(of parent: String, in database: Database) throws(SQLiteError) -> [ChildKey] {
+        let keys = try database.rows("""
+            SELECT m.name, f.id, f."from", f."to" FROM main.sqlite_schema AS m, pragma_foreign_key_list(m.name, 'main') AS f
+            WHERE m.type = 'table' AND f."table" = ?1 COLLATE NOCASE ORDER BY m.name, f.id
+            """, [.text(parent)])
+        let primaryKey = try database.rows("SELECT name FROM pragma_table_info(?1, 'main') WHERE pk > 0", [.text(parent)]).compactMap { $0.first?.text }
+        var found: [ChildKey] = []
+        for row in keys where keys.filter({ $0[0] == row[0] && $0[1] == row[1] }).count == 1 {
+            guard let child = row[0].text, let from = row[2].text, let to = row[3].text ?? (primaryKey.count == 1 ? primaryKey[0] : nil) else { continue }
+            let count = try database.scalar("""
+                SELECT count(*) FROM main.\(quotedIdentifier(child)) WHERE \(quotedIdentifier(from)) IN (SELECT \(quotedIdentifier(to)) FROM main.\(quotedIdentifier(parent)))
+                """)?.integer ?? 0
+            found.append(ChildKey(table: child, column: from, parentColumn: to, count: Int(count)))
+        }
+        return found
     }
 
     /// `1 row`, `2 rows`.
@@ -137,7 +166,7 @@ struct ConstraintProbe {
         "\(number) \(singular)\(number == 1 ? "" : "s")"
     }
 
-    private static func isPersonal(_ table: String, _ column: String, _ personal: Set<String>?) -> Bool {
+    static func isPersonal(_ table: String, _ column: String, _ personal: Set<String>?) -> Bool {
         personal.map { $0.contains("\(table).\(column)".lowercased()) } ?? true
     }
 

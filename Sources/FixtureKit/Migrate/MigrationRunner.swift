@@ -33,6 +33,10 @@ public final class MigrationRunner: Sendable {
         public var probes: [ProbeKind] = []
         /// Whether each migrated copy is checked; `probe` runs the stages and the probes alone.
         public var checks = true
+        /// Whether each path's stages are also linted (``lint(cancellation:)``): a
+        /// ``CheckKind/lint(rule:)`` check for each rule that found something on
+        /// the path's fixture, failed by an error-level finding not ignored. On by default.
+        public var lint = true
 
         public init(
             from: String? = nil, jobs: Int? = nil, shard: (index: Int, count: Int)? = nil, keepFailed: String? = nil, progress: WorkProgress? = nil,
@@ -134,7 +138,8 @@ public final class MigrationRunner: Sendable {
                 guard turn < order.count, options.cancellation?.isCancelled != true else { break }
                 let index = order[turn]
                 let result = run(
-                    paths[index], keepFailed: options.keepFailed, phases: options.phases, cancellation: options.cancellation, probes: options.probes, checks: options.checks)
+                    paths[index], keepFailed: options.keepFailed, phases: options.phases, cancellation: options.cancellation, probes: options.probes,
+                    checks: options.checks, lint: options.lint && options.checks)
                 results.withLock { $0[index] = result }
                 options.progress?.advance(1)
             }
@@ -161,12 +166,19 @@ public final class MigrationRunner: Sendable {
         _ path: MigrationPath, keepFailed: String? = nil, phases: MigrationProgress? = nil, cancellation: Cancellation? = nil, probes: [ProbeKind] = [],
         checks: Bool = true
     ) -> PathResult {
+        run(path, keepFailed: keepFailed, phases: phases, cancellation: cancellation, probes: probes, checks: checks, lint: false)
+    }
+
+    /// One path; with `lint`, a path from a supported version to the current one is linted as its stages run.
+    private func run(
+        _ path: MigrationPath, keepFailed: String?, phases: MigrationProgress?, cancellation: Cancellation?, probes: [ProbeKind], checks: Bool, lint: Bool
+    ) -> PathResult {
         let start = ContinuousClock.now
         var run = PathRun(path: path, phases: phases)
         phases?.say("\(run.label): started")
         // The stages and checks that read the process' time zone read the corpus' (probes may run others meanwhile).
         ZoneLease.shared.with(configuration.processTimeZone) {
-            execute(path, into: &run, cancellation: cancellation, probes: !probes.isEmpty, checks: checks)
+            execute(path, into: &run, cancellation: cancellation, probes: !probes.isEmpty, checks: checks, lint: lint)
         }
         if let reference = run.probeReference {
             for result in probe(path, kinds: probes, reference: reference, cancellation: cancellation) { run.append(result) }
@@ -191,7 +203,7 @@ public final class MigrationRunner: Sendable {
     // MARK: - One path
 
     /// - Parameter probes: the migrated copy's content hash is read for the probes (``PathRun/probeReference``).
-    private func execute(_ path: MigrationPath, into run: inout PathRun, cancellation: Cancellation?, probes: Bool, checks: Bool) {
+    private func execute(_ path: MigrationPath, into run: inout PathRun, cancellation: Cancellation?, probes: Bool, checks: Bool, lint: Bool) {
         let start = ContinuousClock.now
         let source = fixture(path.source)
         let verified = start.secondsSince
@@ -226,16 +238,28 @@ public final class MigrationRunner: Sendable {
         run.pass(verifies, seconds: start.secondsSince)
         run.copy = copy
         let before = source.contents?.tables ?? [:]
+        // The lint watches the stages of a path from a supported version as they run, on the same copy.
+        let watcher = lint && path.kind == .path ? LintWatcher(version: path.source, configuration: configuration) { try? copy.open() } : nil
+        copy.stages.watcher = watcher
+        defer { copy.stages.watcher = nil }
+        func addLint(_ run: inout PathRun) {
+            guard let watcher else { return }
+            for check in lintChecks(path, watcher: watcher) { run.append(check) }
+        }
         for stage in path.stages {
             if let reason = cancellation?.reason {
                 run.fail(.stage(from: stage.from, to: stage.to), "not run: \(reason)")
                 return
             }
             let staging = ContinuousClock.now
-            let failure = copy.run(stage, configuration: configuration, log: &run.log)
+            let failure = watcher.map { $0.run(stage, on: copy, configuration: configuration, log: &run.log) } ?? copy.run(stage, configuration: configuration, log: &run.log)
             run.append(copy.stages.result(stage, failure, seconds: staging.secondsSince))
-            if failure != nil { return }
+            if failure != nil {
+                addLint(&run)
+                return
+            }
         }
+        addLint(&run)
         guard cancellation?.isCancelled != true else { return }
         if probes {
             do { run.probeReference = ProbeReference(digest: try copy.open().contentHash(), storePath: copy.storePath) } catch {

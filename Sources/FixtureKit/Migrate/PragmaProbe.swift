@@ -31,6 +31,9 @@ final class PragmaProbe {
     private var scratchPath: String?
     /// `FILE:LINE: PRAGMA ... does nothing here: ...`, one per statement found.
     var warnings: [String] = []
+    /// The same statements as values, one for each warning: the pragma's name as
+    /// ``CheckResult/Finding/message``'s first word, at the statement's place.
+    var ignored: [CheckResult.Finding] = []
 
     init(folder: String) {
         self.folder = folder
@@ -47,7 +50,9 @@ final class PragmaProbe {
         let line = cursor.position(of: cursor.firstTokenLine(from: statement.start, to: statement.end)).line
         var text = cursor.written(statement.start, statement.end)
         if text.hasSuffix(";") { text.removeLast() }
-        warnings.append("\(file):\(line): \(text) does nothing here: \(pragma.name) stays \(held), where it would be \(would) (\(reason))")
+        let message = "\(text) does nothing here: \(pragma.name) stays \(held), where it would be \(would) (\(reason))"
+        warnings.append("\(file):\(line): " + message)
+        ignored.append(CheckResult.Finding(message: message, file: file, line: line))
     }
 
     /// The setting `sql` gives an empty store outside a transaction.

@@ -33,6 +33,8 @@ struct SQLStage {
     let record: StageRecord?
     let probe: ConstraintProbe
     var pragmas: PragmaProbe
+    /// Told of each statement before and after it runs (``LintWatcher``).
+    var watcher: StatementWatcher? = nil
     /// Every statement run, in order.
     var log: [String] = []
 
@@ -56,6 +58,7 @@ struct SQLStage {
                     if try runFile(file, script, wrapped: true, canRunAsWritten: true) == .holdsItsOwnTransaction {
                         try execute("ROLLBACK")
                         pragmas.warnings.removeSubrange(warnings...)
+                        pragmas.ignored.removeSubrange(warnings...)
                         log.removeSubrange(logged...)
                         log.append("-- \(file.path) holds its own BEGIN and COMMIT: run as written, outside a transaction of fixturekit's")
                         _ = try runFile(file, script, wrapped: false, canRunAsWritten: true)
@@ -91,9 +94,13 @@ struct SQLStage {
                     statement: cursor.written(statement.start, statement.end))
             }
             log.append(statement.text)
+            let line = watcher.map { _ in cursor.position(of: cursor.firstTokenLine(from: statement.start, to: statement.end)).line } ?? 0
+            watcher?.willRun(statement, file: file.path, line: line)
             do { try statement.run() } catch {
+                watcher?.didRun(statement, file: file.path, line: line, error: error.error)
                 throw failure(error, in: file, cursor: cursor, statement: statement)
             }
+            watcher?.didRun(statement, file: file.path, line: line, error: nil)
             pragmas.check(statement, file: file.path, cursor: cursor)
         }
         if !wrapped && !database.isAutocommit {

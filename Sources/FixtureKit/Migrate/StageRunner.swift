@@ -82,6 +82,10 @@ final class StageRunner {
     private(set) var connection: ConnectionSettings?
     /// The statements of the last stage that did nothing where they stand.
     private(set) var warnings: [String] = []
+    /// The same statements at their places (``PragmaProbe/ignored``).
+    private(set) var ignored: [CheckResult.Finding] = []
+    /// Told of each statement of the SQL stages as it runs (`lint`).
+    var watcher: StatementWatcher?
     /// The Swift stages of the app's tests, by the name the configuration gives them.
     let swiftStages: [String: SwiftStage]
     /// What a running stage is stopped by: its SQL interrupted, its program signalled.
@@ -130,6 +134,7 @@ final class StageRunner {
     func run(_ stage: CorpusConfiguration.Stage, configuration: CorpusConfiguration, log: inout [String]) -> Failure? {
         note = nil
         warnings = []
+        ignored = []
         connection = configuration.appliedConnection(of: stage)
         let failure: Failure?
         if stage.runsSQL {
@@ -199,11 +204,12 @@ final class StageRunner {
         defer { pragmas.close() }
         var run = SQLStage(
             database: database, files: files, transaction: stage.transaction ?? .eachFile, record: stage.record,
-            probe: ConstraintProbe(database: database, configuration: configuration), pragmas: pragmas)
+            probe: ConstraintProbe(database: database, configuration: configuration), pragmas: pragmas, watcher: watcher)
         let timeout = stage.timeout.map(Self.duration) ?? timeout
         let (outcome, stopped) = database.withWatchdog(deadline: timeout.map { ContinuousClock.now + $0 }, cancellation: cancellation) { () throws(Failure) in try run.run() }
         log += run.log
         warnings = pragmas.warnings
+        ignored = pragmas.ignored
         guard case .failure(let failure) = outcome else { return nil }
         switch stopped {
         case .deadline?:

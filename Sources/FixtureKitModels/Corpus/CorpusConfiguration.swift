@@ -102,11 +102,16 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     public var strictStages: Bool?
     /// The probes `migrate --probes` and `probe` run, and how (CorpusConfiguration+Probes.swift).
     public var probes: ProbeSettings?
+    /// The lint's settings: severities by rule, and the findings that may stand (CorpusConfiguration+Lint.swift).
+    public var lint: LintSettings?
+    /// The oldest SQLite the app runs on (`"3.32.0"`): lint's V001 finds what a stage needs that is newer.
+    public var minimumSQLite: String?
 
     static let knownKeys: Set<String> = [
         "store", "current", "supported", "stages", "counts", "checks", "anonymize", "keys", "changes",
         "renames", "userVersions", "versionQuery", "$schema", "connection", "strictStages",
         "probes",
+        "lint", "minimumSQLite",
     ]
 
     /// The largest `timeout` a stage may have: 30 days, in seconds.
@@ -119,6 +124,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         case store, current, supported, stages, counts, checks, anonymize, keys, changes, renames, userVersions, versionQuery
         case connection, strictStages
         case probes
+        case lint, minimumSQLite
     }
 
     /// The keys of each entry of `stages` (and of `checks`, ``checkEntryKeys``): any other is refused too.
@@ -141,6 +147,8 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         connection = try container.decodeIfPresent(ConnectionSettings.self, forKey: .connection)
         strictStages = try container.decodeIfPresent(Bool.self, forKey: .strictStages)
         probes = try container.decodeIfPresent(ProbeSettings.self, forKey: .probes)
+        lint = try container.decodeIfPresent(LintSettings.self, forKey: .lint)
+        minimumSQLite = try container.decodeIfPresent(String.self, forKey: .minimumSQLite)
     }
 
     /// Reads and parses `fixturekit.json`, without reading the files it names
@@ -185,6 +193,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         try checkDeclarationKeys(dictionary, fail)
         try checkStageKeys(dictionary, fail)
         try checkProbeKeys(dictionary, fail)
+        try checkLint(dictionary, fail)
         var configuration: CorpusConfiguration
         do {
             configuration = try JSONDecoderFactory.decoder().decode(CorpusConfiguration.self, from: Data(bytes))

@@ -8,6 +8,7 @@ struct MigrateCommand: Command {
     static let shard = Option<Shard?>("--shard", value: "I/N", help: "Run the I-th of N equal shares of the matrix.")
     static let junit = Option<String?>("--junit", value: "FILE", help: "Also write a JUnit XML report.", completion: .file)
     static let html = Option<String?>("--html", value: "FILE", help: "Also write the matrix as one self-contained HTML page.", completion: .file)
+    static let noLint = Flag("--no-lint", help: "Do not lint the stages as they run (see fixturekit lint).")
     static let keepFailed = Option<String?>("--keep-failed", value: "DIR", help: "Keep each failed path's migrated copy, log and findings in DIR.", completion: .folder)
     static let probes = Flag("--probes", help: "Also run the probes the configuration's \"probes\" names (see 'fixturekit probe').")
     static let configuration = CommandConfiguration(
@@ -18,9 +19,12 @@ struct MigrateCommand: Command {
             taken through the chain of stages to the current version; every stage is also run on its
             own. Each copy is then checked: integrity_check, foreign_key_check, user_version, the schema
             against the current version's fixture, row counts, every value by key, and the configuration's
-            own checks. The summary gives each path's time and where it went; --verbose prints each phase
-            as it ends. Paths start most expensive first; --shard deals them out by expected cost
-            (fixture size times stages), so the shares take about the same time.
+            own checks, and the lint's rules on the stages as they run (a "lint RULE" check for each rule
+            that found something; an error-level finding fails the path unless "lint" in fixturekit.json
+            ignores it with a reason; --no-lint turns it off). The summary gives each path's time and
+            where it went; --verbose prints each phase as it ends. Paths start most expensive first;
+            --shard deals them out by expected cost (fixture size times stages), so the shares take
+            about the same time.
             --html writes the matrix as one HTML page (no script, no network): a grid of paths against
             checks, and each failure with its statement, schema differences and data findings.
             A stage runs at most its "timeout" (default 600 s); every process it starts ends with it.
@@ -32,7 +36,7 @@ struct MigrateCommand: Command {
             --probes also runs, on each path that passed its stages, the probes of the configuration's
             "probes" (every probe when it names none), as 'fixturekit probe' does.
             """,
-        options: [Shared.config.erased, from.erased, jobs.erased, shard.erased, junit.erased, html.erased, keepFailed.erased, probes.erased, Shared.json.erased]
+        options: [Shared.config.erased, from.erased, jobs.erased, shard.erased, junit.erased, html.erased, keepFailed.erased, probes.erased, noLint.erased, Shared.json.erased]
     )
 
     var config: String
@@ -46,6 +50,7 @@ struct MigrateCommand: Command {
         config = try parsed.get(Shared.config)
         options = MigrationRunner.Options(from: try parsed.get(Self.from), jobs: try parsed.get(Self.jobs)?.value, keepFailed: try parsed.get(Self.keepFailed))
         if let shard = try parsed.get(Self.shard) { options.shard = (shard.index, shard.count) }
+        options.lint = !parsed.get(Self.noLint)
         junit = try parsed.get(Self.junit)
         html = try parsed.get(Self.html)
         json = parsed.get(Shared.json)
