@@ -49,11 +49,12 @@ bench: release
 # 2/5 of that of a failing one; the default suite runs 10 and 4); the concurrency soak
 # (TORTURE_RUNS captures of each mode; the suite 10); TORTURE_RUNS pairs of concurrent
 # upgrades of one store and TORTURE_RUNS SIGTERMs during an upgrade's stage (the suite 4 and 4).
+# The scale tests of the data diff on their full sizes (200,000 and 50,000 rows; the suite 40,000 and 10,000).
 TORTURE_RUNS ?= 100
 TORTURE_KILLS ?= 500
 torture: bootstrap
 	$(SWIFT) build $(SWIFT_FLAGS) $(WARNINGS)
-	FIXTUREKIT_TORTURE_RUNS=$(TORTURE_RUNS) FIXTUREKIT_TORTURE=$(TORTURE_KILLS) $(SWIFT) test $(SWIFT_FLAGS) $(WARNINGS) --filter 'TortureTests|ConcurrencyTests|UpgradeKillTests|UpgradeConcurrencyTests|UpgradeSignalTests'
+	FIXTUREKIT_TORTURE_RUNS=$(TORTURE_RUNS) FIXTUREKIT_TORTURE=$(TORTURE_KILLS) $(SWIFT) test $(SWIFT_FLAGS) $(WARNINGS) --filter 'TortureTests|ConcurrencyTests|UpgradeKillTests|UpgradeConcurrencyTests|UpgradeSignalTests|MigrateScaleTests|RowPairingTests'
 
 # Every parser of outside bytes under libFuzzer, FUZZ_SECONDS each.
 fuzz: bootstrap

@@ -22,12 +22,16 @@
 # fastest. For the record: the shares round-robin would have made, from the same
 # paths' times.
 #
+# Then a second hyperfine run, the same way: (d) `fixturekit lint`, (e) `migrate
+# --jobs 1 --no-lint`. Requirement (the lint's issue): (d) at most 1.5x (e); (a)
+# over (e), the cost of migrate's default lint check, is reported.
+#
 # Exit status: 0 every requirement holds, 1 a requirement failed, 2 could not run,
 # 64 usage error.
 set -euo pipefail
 export LC_ALL=C
 
-readonly max_jobs_ratio=1.2 max_share_ratio=1.5
+readonly max_jobs_ratio=1.2 max_share_ratio=1.5 max_lint_ratio=1.5
 readonly warmup=1 runs=3
 readonly versions=20
 
@@ -143,4 +147,21 @@ share_verdict=$(verdict "$share_ratio" "<=" "$max_share_ratio")
   printf '  %s  --jobs 2: %.3f s, %sx the sum of the paths'"'"' times / 2 (%s s) (required <= %sx)\n' "$jobs_verdict" "$jobs2_s" "$jobs_ratio" "$ideal_s" "$max_jobs_ratio"
   printf '  %s  --shard I/4 by expected cost: slowest share / fastest %sx (required <= %sx)\n' "$share_verdict" "$share_ratio" "$max_share_ratio"
 } | tee "$results/matrix-summary.txt"
-[[ $jobs_verdict == PASS && $share_verdict == PASS ]] || exit 1
+echo
+
+run_hyperfine matrix-lint "$warmup" "$runs" \
+  --prepare "rm -rf $(quote "$out_dir/tmp") && mkdir -p $(quote "$out_dir/tmp") && sync" -n "lint" \
+  "TMPDIR=$(quote "$out_dir/tmp") $(quote "$bin") lint --quiet --config $(quote "$corpus/fixturekit.json")" \
+  --prepare "rm -rf $(quote "$out_dir/tmp") && mkdir -p $(quote "$out_dir/tmp") && sync" -n "migrate --jobs 1 --no-lint" \
+  "TMPDIR=$(quote "$out_dir/tmp") $(quote "$bin") migrate --quiet --jobs 1 --no-lint --config $(quote "$corpus/fixturekit.json")"
+rm -rf -- "$out_dir/tmp"
+lint_s=$(mean_of "$results/matrix-lint.csv" 1)
+unlinted_s=$(mean_of "$results/matrix-lint.csv" 2)
+lint_ratio=$(ratio "$lint_s" "$unlinted_s")
+lint_verdict=$(verdict "$lint_ratio" "<=" "$max_lint_ratio")
+{
+  printf '  (d) lint                    %8.3f s\n' "$lint_s"
+  printf '  (e) --jobs 1 --no-lint      %8.3f s; (a), with its default lint check, is %sx (e)\n' "$unlinted_s" "$(ratio "$jobs1_s" "$unlinted_s")"
+  printf '  %s  lint: %.3f s, %sx migrate --no-lint (required <= %sx)\n' "$lint_verdict" "$lint_s" "$lint_ratio" "$max_lint_ratio"
+} | tee -a "$results/matrix-summary.txt"
+[[ $jobs_verdict == PASS && $share_verdict == PASS && $lint_verdict == PASS ]] || exit 1

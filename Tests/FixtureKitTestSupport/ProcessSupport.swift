@@ -66,3 +66,10 @@ func seconds(since start: ContinuousClock.Instant) -> Double {
 func tortureRuns(_ normal: Int) -> Int {
     ProcessInfo.processInfo.environment["FIXTUREKIT_TORTURE_RUNS"].flatMap { Int($0) }.map { max($0, 1) } ?? normal
 }
+
+/// How large a scale test's input is: `torture` under `make torture`
+/// (`FIXTUREKIT_TORTURE_RUNS` set), else `normal`, which runs the same code
+/// on fewer rows.
+func tortureSize(_ normal: Int, torture: Int) -> Int {
+    ProcessInfo.processInfo.environment["FIXTUREKIT_TORTURE_RUNS"] == nil ? normal : torture
+}
