@@ -119,7 +119,7 @@ stage_verdict=$(verdict "$ratio_stage" "<=" "$max_stage_ratio")
   printf '    (d) fixturekit verify + cp of the store   %8.3f s ± %.3f s\n' "$prepare_s" "$(stddev_of "$results/careful.csv" 4)"
   echo "  where (a)'s time went, mean of its timed runs (--json; integrity_check runs beside the checks after it):"
   jq -r -s --argjson runs "$runs" '.[-$runs:] | map(.paths[0].checks) | transpose | .[] |
-    "    \(.[0].name): \((map(.seconds) | add / length) * 1000 | round / 1000) s"' "$results/careful-runs.json"
+    select(.[0].seconds != null) | "    \(.[0].name): \((map(.seconds) | add / length) * 1000 | round / 1000) s"' "$results/careful-runs.json"
   echo "  fixturekit migrate peak RSS: $(awk -v k="$rss_kib" 'BEGIN { printf "%.1f", k / 1024 }') MiB"
   echo
   echo "requirements:"
