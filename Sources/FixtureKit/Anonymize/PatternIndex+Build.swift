@@ -114,7 +114,7 @@ extension PatternIndex {
                 let value = UnsafeRawBufferPointer(start: arena.baseAddress! + Int(longStarts[long]), count: Int(longLengths[long]))
                 keys[long] = (Self.hash(value) >> UInt64(indexBits)) << UInt64(indexBits) | UInt64(long)
             }
-            keys.sort()
+            keys.withUnsafeMutableBufferPointer { RadixSort.sort($0) }
             let indexMask = UInt64(1) << UInt64(indexBits) - 1
             var groupStart = 0
             for position in 1...count {
