@@ -19,7 +19,6 @@ extension MigrationRunner {
     /// rule and place, counted per fixture (``LintReport``). Fixtures are never touched.
     /// - Parameter cancellation: once cancelled, no other fixture starts and the stage running is ended.
     public func lint(cancellation: Cancellation? = nil) -> LintReport {
-        ProcessTimeZone.use(configuration.processTimeZone)
         let paths = distinctSources(configuration.migrationPaths(evidence: sourceFacts.evidence).filter { $0.kind == .path && $0.gap == nil })
         let runs = Mutex<[LintRun?]>(Array(repeating: nil, count: paths.count))
         let next = Atomic<Int>(0)
@@ -27,7 +26,8 @@ extension MigrationRunner {
             while true {
                 let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
                 guard index < paths.count, cancellation?.isCancelled != true else { break }
-                let run = lint(paths[index], cancellation: cancellation)
+                // The stages read the process' time zone: the corpus' own, held while they run (``ZoneLease``).
+                let run = ZoneLease.shared.with(configuration.processTimeZone) { lint(paths[index], cancellation: cancellation) }
                 runs.withLock { $0[index] = run }
             }
         }

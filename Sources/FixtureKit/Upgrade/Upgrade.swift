@@ -235,8 +235,6 @@ public enum Upgrade {
         // The migration, on the live store.
         let absoluteStore = POSIX.absolutePath(storePath)
         let timeout = options.lockTimeout
-        // SQLite's `localtime` and `utc` read the process' time zone: the stages' own.
-        ProcessTimeZone.use(configuration.processTimeZone)
         let stages = StageRunner(
             storePath: absoluteStore, logFolder: logs.path, database: lock.handOver(), timeout: options.stageTimeout, cancellation: options.cancellation
         ) { () throws(SQLiteError) in
@@ -244,14 +242,18 @@ public enum Upgrade {
         }
         var log: [String] = []
         FaultInjection.reached(.phase("stages"), storePath)
-        for stage in chain {
-            if let reason = options.cancellation?.reason {
-                result.checks.append(CheckResult(.stage(from: stage.from, to: stage.to), passed: false, message: "not run: \(reason)"))
-                break
+        // SQLite's `localtime` and `utc` read the process' time zone: the stages' own,
+        // held while they run (``ZoneLease``: a probe in this process may want another).
+        ZoneLease.shared.with(configuration.processTimeZone) {
+            for stage in chain {
+                if let reason = options.cancellation?.reason {
+                    result.checks.append(CheckResult(.stage(from: stage.from, to: stage.to), passed: false, message: "not run: \(reason)"))
+                    break
+                }
+                let failed = stages.run(stage, configuration: configuration, log: &log)
+                result.checks.append(stages.result(stage, failed))
+                if failed != nil { break }
             }
-            let failed = stages.run(stage, configuration: configuration, log: &log)
-            result.checks.append(stages.result(stage, failed))
-            if failed != nil { break }
         }
         if result.checks.allSatisfy(\.passed) {
             do {

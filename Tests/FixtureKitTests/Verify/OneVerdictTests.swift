@@ -137,7 +137,7 @@ import Testing
             #expect(asFolder.report == asArchive.report, "\(testCase.name), deep \(deep):\nfolder \(asFolder.report)\narchive \(asArchive.report)")
             // The same archive streamed on a pipe: `cat A | fixturekit verify -`.
             let piped = try Self.verdict(archive, deep: deep, piped: true)
-            #expect(piped.status == asArchive.status && piped.report == asArchive.report, "\(testCase.name), deep \(deep), piped:\n\(piped.report)")
+            #expect(piped.status == asArchive.status && piped.report == asArchive.report, "\(testCase.name), deep \(deep), piped:\n\(piped.report)\narchive:\n\(asArchive.report)")
         }
         let good = testCase.name.hasPrefix("good") || ["an empty folder", "SHA256SUMS written by find"].contains(testCase.name)
         #expect((try Self.verdict(fixture, deep: true).status == 0) == good, "\(testCase.name)")
