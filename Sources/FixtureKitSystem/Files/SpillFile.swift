@@ -58,12 +58,13 @@ package final class SpillFile {
 /// alignment: a mapping starts on a page, an allocation never does, being
 /// offset here).
 package enum PageMemory {
-    /// At least one byte's worth of pages for `byteCount` bytes, 16-byte aligned.
+    /// Pages for `byteCount` bytes (at least one), 8-byte aligned.
     package static func allocate(byteCount: Int) -> UnsafeMutableRawPointer {
         let bytes = max(1, byteCount)
         let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         if let memory, memory != MAP_FAILED { return memory }
-        return UnsafeMutableRawPointer.allocate(byteCount: bytes + 16, alignment: 16) + 16
+        // 8 past a 16-byte boundary: never on a page, so `release` knows it.
+        return UnsafeMutableRawPointer.allocate(byteCount: bytes + 8, alignment: 16) + 8
     }
 
     /// Returns what ``allocate(byteCount:)`` gave for the same `byteCount`.
@@ -71,7 +72,7 @@ package enum PageMemory {
         if Int(bitPattern: memory) % Int(sysconf(Int32(_SC_PAGESIZE))) == 0 {
             munmap(memory, max(1, byteCount))
         } else {
-            (memory - 16).deallocate()
+            (memory - 8).deallocate()
         }
     }
 }
