@@ -42,10 +42,23 @@ extension Database {
     /// Open it only on a copy (a fixture is never opened in place).
     /// - Throws: ``SQLiteError``; a libcrypto failure as `SQLITE_ERROR` with its message.
     public func contentHash() throws(SQLiteError) -> SHA256Digest {
+        try contentHashAndRowCounts().digest
+    }
+
+    /// The content hash, and the rows of each table it read (every table of
+    /// `pragma_table_list` of type `table` or `shadow`, but `sqlite_schema` and
+    /// the statistics): what `SELECT count(*)` would answer, counted on the way.
+    ///
+    /// Read in one transaction: the caller's, when the connection is in one (a
+    /// read transaction whose snapshot the caller chose), else its own.
+    package func contentHashAndRowCounts() throws(SQLiteError) -> (digest: SHA256Digest, rowCounts: [String: Int]) {
+        guard isAutocommit else { return try hashContent() }
+        return try inTransaction { () throws(SQLiteError) in try hashContent() }
+    }
+
+    private func hashContent() throws(SQLiteError) -> (digest: SHA256Digest, rowCounts: [String: Int]) {
         let hasher: ContentHasher
         do { hasher = try ContentHasher() } catch { throw SQLiteError(code: SQLITE_ERROR, message: error.description) }
-        try execute("BEGIN")
-        defer { try? execute("COMMIT") }
         hasher.append(Self.contentHashPrefix)
         for pragma in ["PRAGMA user_version", "PRAGMA application_id"] {
             let statement = try prepare(pragma)
@@ -61,6 +74,7 @@ extension Database {
             SELECT name, wr FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'shadow')
             AND name NOT IN ('sqlite_schema', \(excluded)) ORDER BY name COLLATE BINARY
             """)
+        var rowCounts: [String: Int] = [:]
         for row in tables {
             guard case .text(let name) = row[0] else { continue }
             hasher.append([UInt8(ascii: "T")])
@@ -70,9 +84,9 @@ extension Database {
             // primary key's order for a table without rowid.
             var sql = "SELECT * FROM \(quotedIdentifier(name)) NOT INDEXED"
             if row[1] == .integer(0), let alias = try rowidAlias(of: name) { sql += " ORDER BY \(alias)" }
-            try hasher.appendRows(of: prepare(sql), marker: UInt8(ascii: "R"))
+            rowCounts[name] = try hasher.appendRows(of: prepare(sql), marker: UInt8(ascii: "R"))
         }
-        do { return try hasher.finish() } catch { throw SQLiteError(code: SQLITE_ERROR, message: error.description) }
+        do { return (try hasher.finish(), rowCounts) } catch { throw SQLiteError(code: SQLITE_ERROR, message: error.description) }
     }
 
     /// `rowid`, `_rowid_` or `oid`: the first name for the rowid that no column of
@@ -153,13 +167,18 @@ private final class ContentHasher {
     }
 
     /// Every row of `statement`, each after `marker`.
-    func appendRows(of statement: Statement, marker: UInt8) throws(SQLiteError) {
+    /// - Returns: how many rows.
+    @discardableResult
+    func appendRows(of statement: Statement, marker: UInt8) throws(SQLiteError) -> Int {
         let columns = statement.columnCount
+        var count = 0
         while try statement.step() {
             buffer.append(marker)
             for column in 0..<columns { appendValue(of: statement, column: column) }
             if buffer.count >= Self.bufferSize { flush() }
+            count += 1
         }
+        return count
     }
 
     func finish() throws(CryptoError) -> SHA256Digest {
