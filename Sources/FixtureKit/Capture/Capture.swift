@@ -21,13 +21,13 @@ public enum CaptureMode: String, Sendable, CaseIterable, Codable {
 /// What `capture` wrote.
 public struct CaptureResult: Sendable {
     /// The fixture folder.
-    public var fixture: String
-    public var manifest: Manifest
-    public var sums: SHA256Sums
+    public let fixture: String
+    public let manifest: Manifest
+    public let sums: SHA256Sums
     /// Whether an existing fixture was replaced (`--force`).
-    public var replacedExisting: Bool
+    public let replacedExisting: Bool
     /// The lines of `fixturekit.lock` the capture wrote (in a corpus with `fixturekit.json`).
-    public var lock: [LockEdit] = []
+    public internal(set) var lock: [LockEdit] = []
 }
 
 /// Freezes a live store into a fixture folder of a corpus.
@@ -344,8 +344,14 @@ public enum Capture {
         }
     }
 
-    /// Runs `body` inside `BEGIN IMMEDIATE` on a connection to the source that
-    /// never checkpoints on close, after `before` ran outside the transaction.
+    /// Runs `body` inside an immediate transaction (``Database/inTransaction(_:_:)``)
+    /// on a connection to the source that never checkpoints on close, after
+    /// `before` ran outside the transaction.
+    ///
+    /// `BEGIN IMMEDIATE` is retried with the connection idle in between: a
+    /// RESTART checkpoint of another process holds the write lock while it waits
+    /// for readers to finish, and a connection that waits for the write lock in
+    /// its busy handler may be such a reader. `body` runs once.
     @discardableResult
     private static func underWriteLock<T>(
         _ set: StoreSet,
@@ -363,27 +369,29 @@ public enum Capture {
             held.closeAll()
         }
         try before(database)
-        try beginImmediate(database, set)
-        let result = try body(held)
-        do { try database.execute("COMMIT") } catch {
-            throw FixtureKitError(what: "unlock", path: set.storePath, why: error.description, cause: error)
-        }
-        return result
-    }
-
-    /// `BEGIN IMMEDIATE`, retried with the connection idle in between: a
-    /// RESTART checkpoint of another process holds the write lock while it waits
-    /// for readers to finish, and a connection that waits for the write lock in
-    /// its busy handler may be such a reader.
-    private static func beginImmediate(_ database: Database, _ set: StoreSet) throws(FixtureKitError) {
+        var outcome: Result<T, FixtureKitError>?
         database.setBusyTimeout(100)
         defer { database.setBusyTimeout(busyTimeout) }
         do throws(SQLiteError) {
             try Database.retrying(for: .milliseconds(Int(lockTimeout)), maximumPause: 200_000, while: { $0.resultCode == .busy }) { () throws(SQLiteError) in
-                try database.execute("BEGIN IMMEDIATE")
+                // (A transaction that wrote nothing does not fail to commit for a
+                // lock; if it did, what `body` did under the lock stands.)
+                guard outcome == nil else { return }
+                try database.inTransaction(.immediate) { () throws(SQLiteError) in
+                    do throws(FixtureKitError) { outcome = .success(try body(held)) } catch { outcome = .failure(error) }
+                }
             }
         } catch {
-            throw FixtureKitError(what: "lock", path: set.storePath, why: error.description, hint: hint(for: error), cause: error)
+            switch outcome {
+            case .failure(let failure): throw failure
+            case .success: throw FixtureKitError(what: "unlock", path: set.storePath, why: error.description, cause: error)
+            case nil: throw FixtureKitError(what: "lock", path: set.storePath, why: error.description, hint: hint(for: error), cause: error)
+            }
+        }
+        switch outcome {
+        case .success(let result): return result
+        case .failure(let failure): throw failure
+        case nil: throw FixtureKitError(what: "lock", path: set.storePath, why: "the transaction did not run")
         }
     }
 
