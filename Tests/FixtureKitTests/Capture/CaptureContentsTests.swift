@@ -42,6 +42,31 @@ import Testing
         withExtendedLifetime(held) {}
     }
 
+    /// A commit between the first connection's snapshot and the second one's (the
+    /// `-shm`'s index header changed), or a writer that keeps the second one out,
+    /// leaves the contents to be read from the copy.
+    @Test func aSecondConnectionThatMayReadAnotherSnapshotIsNotUsed() throws {
+        let folder = try TemporaryFolder()
+        let (path, held) = try CaptureOnePassTests.store(.heldWAL, pageSize: 4096, in: folder)
+        let store = try #require(held)
+        let set = try StoreSet.locate(path)
+        let opener = Capture.SourceOpener(set: set, read: .inPlace, scratch: nil)
+        let before = SnapshotContentsReader.indexHeader(set)
+        #expect(before != nil)
+        try store.insert(1)
+        #expect(SnapshotContentsReader(opener, indexHeaderBefore: before).contents() == nil)
+        #expect(SnapshotContentsReader(opener, indexHeaderBefore: SnapshotContentsReader.indexHeader(set)).contents() != nil)
+
+        let other = try TemporaryFolder()
+        let (rollback, _) = try CaptureOnePassTests.store(.rollback, pageSize: 4096, in: other)
+        let writer = try Database(path: rollback)
+        try writer.execute("BEGIN EXCLUSIVE")
+        let kept = Capture.SourceOpener(set: try StoreSet.locate(rollback), read: .inPlace, scratch: nil)
+        #expect(SnapshotContentsReader(kept, indexHeaderBefore: nil).contents() == nil)
+        try writer.execute("COMMIT")
+        #expect(SnapshotContentsReader(kept, indexHeaderBefore: nil).contents() != nil)
+    }
+
     /// Every journal mode SQLite has, a foreign key that some rows violate, a
     /// `WITHOUT ROWID` table, an FTS5 table (shadow tables), and the empty store.
     @Test(arguments: ["delete", "truncate", "persist", "memory", "wal", "off", "empty"])
