@@ -72,6 +72,8 @@ extension Capture {
     /// - Parameter firstPage: when given, the connection reads through ``CaptureVFS``,
     ///   which keeps the first page SQLite reads (page 1 of the snapshot) in it; the
     ///   files are opened read-only all the same.
+    /// - Parameter body: given the connection, and what opens more connections to
+    ///   the same files while it runs (``SourceOpener``).
     static func readingSource<T>(
         _ set: StoreSet, firstPage: SourceFirstPage? = nil, failure: (SQLiteError) -> FixtureKitError, _ body: (Database, SourceOpener) throws(FixtureKitError) -> T
     ) throws(FixtureKitError) -> T {
