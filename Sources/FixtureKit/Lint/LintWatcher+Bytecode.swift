@@ -20,7 +20,9 @@ extension LintWatcher {
         let actions = statement.actions
         guard actions.transaction == nil, actions.pragma == nil, (actions.creates + actions.drops + actions.alters).isEmpty, actions.createsIndex.isEmpty else { return [] }
         var found: [Feature] = []
-        if !Set(actions.inserts.map { $0.lowercased() }).isDisjoint(with: actions.updates.map { $0.lowercased() }) {
+        // A CREATE of a view or trigger inserts and updates its row of sqlite_schema: not an UPSERT.
+        let inserted = Set(actions.inserts.map { $0.lowercased() }.filter { !$0.hasPrefix("sqlite_") })
+        if !inserted.isDisjoint(with: actions.updates.map { $0.lowercased() }) {
             found.append(Feature(name: "UPSERT (ON CONFLICT ... DO UPDATE)", since: "3.24.0"))
         }
         let sql = statement.statement.sql
@@ -39,7 +41,9 @@ extension LintWatcher {
             let steps = plan.filter { $0.count > 3 }.map { (parent: $0[1].integer ?? -1, detail: $0[3].text ?? "") }
             if steps.contains(where: { $0.detail.hasPrefix("RIGHT-JOIN ") }) { found.append(Feature(name: "RIGHT JOIN or FULL JOIN", since: "3.39.0")) }
             let loops = steps.filter { $0.parent == 0 && ($0.detail.hasPrefix("SCAN ") || $0.detail.hasPrefix("SEARCH ")) }
-            if !actions.updates.isEmpty, actions.inserts.isEmpty, loops.count > 1 { found.append(Feature(name: "UPDATE ... FROM", since: "3.33.0")) }
+            // A view updated through its INSTEAD OF trigger loops over the view's own tables: only a table's UPDATE counts.
+            let tables = !actions.updates.isEmpty && actions.inserts.isEmpty && actions.updates.allSatisfy(exists)
+            if tables, loops.count > 1 { found.append(Feature(name: "UPDATE ... FROM", since: "3.33.0")) }
         }
         return found
     }

@@ -79,6 +79,9 @@ import Testing
             UPDATE users SET name = (SELECT k FROM kv WHERE kv.v = users.id) WHERE id IN (SELECT v FROM kv);
             SELECT * FROM users LEFT JOIN kv ON kv.v = users.id;
             SELECT * FROM users, kv WHERE kv.v = users.id;
+            CREATE VIEW named AS SELECT users.id, users.name, kv.k FROM users JOIN kv ON kv.v = users.id;
+            CREATE TRIGGER named_update INSTEAD OF UPDATE ON named BEGIN UPDATE users SET name = new.name WHERE id = old.id; END;
+            UPDATE named SET name = k;
             """
         let found = try Self.findings(stage, minimum: "3.20.0")
         #expect(found.isEmpty, "\(found)")
