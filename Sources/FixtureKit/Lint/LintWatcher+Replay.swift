@@ -9,7 +9,9 @@ extension LintWatcher {
     /// Q001: compiles `statement` again, before it runs, with `SQLITE_DBCONFIG_DQS_DML`
     /// and `SQLITE_DBCONFIG_DQS_DDL` off, and notes it when SQLite then finds no
     /// such column where, with them on, it took a double-quoted name for a string.
-    /// Nothing runs: the settings are back as they were before the statement does.
+    /// An ALTER TABLE, which makes SQLite parse the schema's views and triggers again
+    /// only when it runs, is also run so, inside a savepoint rolled back. The
+    /// settings are back as they were before the statement itself runs.
     func checkDoubleQuotes(_ statement: ScriptStatement, at place: StagePlace) {
         guard let database else { return }
         let (dml, ddl) = ((try? database.setting(.dqsDML)) ?? false, (try? database.setting(.dqsDDL)) ?? false)
@@ -19,11 +21,23 @@ extension LintWatcher {
             _ = try? database.set(.dqsDDL, ddl)
         }
         guard (try? database.set(.dqsDML, false)) != nil, (try? database.set(.dqsDDL, false)) != nil else { return }
-        do { _ = try database.prepare(statement.statement.sql) } catch {
+        do {
+            let again = try database.prepare(statement.statement.sql)
+            if !statement.actions.alters.isEmpty { try runRolledBack(again) }
+        } catch {
             guard let range = error.message.range(of: "no such column: ") else { return }
             let name = String(error.message[range.upperBound...])
             observe(.doubleQuotedString, place, "\"\(name)\" names no column and is taken as a string only while double-quoted strings are on: SQLite built as it recommends (SQLITE_DQS=0) fails with no such column: \(name) (write '\(name)')")
         }
+    }
+
+    /// Runs `statement` to its end inside a savepoint, and rolls it back.
+    private func runRolledBack(_ statement: Statement) throws(SQLiteError) {
+        let savepoint = "fixturekit_lint_quotes"
+        try database.execute("SAVEPOINT \(savepoint)")
+        defer { try? database.execute("ROLLBACK TO \(savepoint); RELEASE \(savepoint)") }
+        defer { statement.reset() }
+        while try statement.step() {}
     }
 
     /// X001: notes that the statement at `place` needs a collation or function the

@@ -46,6 +46,18 @@ import Testing
         #expect(report.paths.contains { $0.checks.contains { $0.kind == .lint(rule: "Q001") } })
     }
 
+    /// A RENAME makes SQLite parse the views again when it runs: one that holds a
+    /// double-quoted string fails it with double-quoted strings off, as does a
+    /// statement that reads the view.
+    @Test(arguments: [("\"on\"", true), ("'on'", false)])
+    func aRenameOverAViewThatHoldsOne(literal: String, found: Bool) throws {
+        let schema = Self.schema + "\nCREATE VIEW active AS SELECT id FROM users WHERE status = \(literal);"
+        let corpus = try LintCorpus(schema: schema, rows: Self.rows, stage: "SELECT 1;\nALTER TABLE users RENAME TO people;\nSELECT count(*) FROM active;\n")
+        let report = try corpus.lint()
+        let message = #""on" names no column and is taken as a string only while double-quoted strings are on: SQLite built as it recommends (SQLITE_DQS=0) fails with no such column: on (write 'on') (fixtures: 1.0.0, 1.1.0)"#
+        #expect(report.findings.map(\.text) == (found ? ["Q001 migrations/b.sql:2: " + message, "Q001 migrations/b.sql:3: " + message] : []))
+    }
+
     @Test func singleQuotedStringsAndQuotedNamesFindNothing() throws {
         let stage = """
             UPDATE users SET "status" = 'active' WHERE "status" IS NULL;
