@@ -102,8 +102,8 @@ import Testing
         ])
     }
 
-    /// A collation the app's schema already uses fails the first statement that needs it, at run time too.
-    @Test func aCollationTheFixturesSchemaUses() throws {
+    /// A collation a query asks for, in a stage that creates nothing.
+    @Test func aCollationAQueryAsksFor() throws {
         let corpus = try LintCorpus(schema: Self.schema, rows: Self.rows, stage: "SELECT 1;\nSELECT name FROM users ORDER BY name COLLATE unicase;\n")
         #expect(try corpus.lint().findings.map(\.rule) == ["X001"])
     }
