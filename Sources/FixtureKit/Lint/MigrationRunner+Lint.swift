@@ -53,14 +53,17 @@ extension MigrationRunner {
         copy.stages.watcher = watcher
         defer { copy.stages.watcher = nil }
         var log: [String] = []
-        for stage in path.stages {
+        for (index, stage) in path.stages.enumerated() {
             let file = stage.sql ?? stage.folder
             // A shipped stage that changed since the lock does not run (as in `migrate`).
             if let problem = history?.stageProblem(stage) {
                 watcher.observe(.historyChange, file.map { StagePlace(file: $0, line: 0) }, problem)
                 break
             }
-            if watcher.run(stage, on: copy, configuration: configuration, log: &log) != nil { break }
+            if watcher.run(stage, on: copy, configuration: configuration, log: &log) != nil {
+                watcher.notLinted(path.stages.dropFirst(index + 1))
+                break
+            }
         }
         run.observations = watcher.observations
         run.ran = watcher.ran
@@ -68,10 +71,10 @@ extension MigrationRunner {
     }
 
     /// The lint's checks of one path of the matrix, from what `watcher` saw of its
-    /// stages; without P001 and F001, which the stage's own check reports (its
+    /// stages; without P001, F001 and X001, which the stage's own check reports (its
     /// warnings, its failure).
     func lintChecks(_ path: MigrationPath, watcher: LintWatcher) -> [CheckResult] {
-        let observations = watcher.observations.filter { ![LintRule.ignoredPragma, .stageFails].contains($0.rule) }
+        let observations = watcher.observations.filter { ![LintRule.ignoredPragma, .stageFails, .notReplayable].contains($0.rule) }
         let run = LintRun(versions: [path.source] + (path.alsoFor ?? []), observations: observations, ran: watcher.ran)
         return gather([run]).checks
     }
