@@ -53,14 +53,16 @@ extension MigrationRunner {
         copy.stages.watcher = watcher
         defer { copy.stages.watcher = nil }
         var log: [String] = []
-        for stage in path.stages {
+        for (index, stage) in path.stages.enumerated() {
             let file = stage.sql ?? stage.folder
             // A shipped stage that changed since the lock does not run (as in `migrate`).
             if let problem = history?.stageProblem(stage) {
                 watcher.observe(.historyChange, file.map { StagePlace(file: $0, line: 0) }, problem)
                 break
             }
-            if watcher.run(stage, on: copy, configuration: configuration, log: &log) != nil { break }
+            let failed = watcher.run(stage, on: copy, configuration: configuration, log: &log) != nil
+            if let legacy = watcher.renamedUnderReferences { watcher.adopt(otherLegacyObservations(path, stage: index, legacy: legacy, cancellation: cancellation)) }
+            if failed { break }
         }
         run.observations = watcher.observations
         run.ran = watcher.ran
