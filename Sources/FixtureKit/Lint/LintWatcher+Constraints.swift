@@ -19,16 +19,16 @@ extension LintWatcher {
             let subject = adds
                 ? "ADD COLUMN to \(table) fails: rows violate its CHECK (SQLite checks it on ADD COLUMN since 3.37.0)"
                 : "\(error.message) in \(table): rows the statement writes violate it"
-            observe(.violatedConstraint, place, subject, count: checkViolations(statement, table: table))
+            observe(.violatedConstraint, place, subject, count: checkViolations(statement, table: table) ?? 1)
             return true
         }
         if error.isForeignKeyViolation, actions.drops.isEmpty, let table = actions.inserts.first ?? actions.updates.first {
-            observe(.violatedConstraint, place, "FOREIGN KEY of \(table) fails with foreign_keys on: rows the statement writes refer to no row", count: foreignKeyRefusals(statement, table: table))
+            observe(.violatedConstraint, place, "FOREIGN KEY of \(table) fails with foreign_keys on: rows the statement writes refer to no row", count: foreignKeyRefusals(statement, table: table) ?? 1)
             return true
         }
         if error.isDatatypeViolation, let table = actions.inserts.first ?? actions.updates.first {
             observe(.affinityChange, place, "STRICT table \(table) refuses rows the statement writes: their values cannot be stored in its columns' types",
-                    detail: error.message, count: strictRefusals(statement, table: table))
+                    detail: error.message, count: strictRefusals(statement, table: table) ?? 1)
             return true
         }
         return refusedRename(statement, at: place, error)

@@ -131,4 +131,15 @@ import Testing
         #expect(try LintCorpus(schema: Self.users, rows: Self.rows, stage: stage.replacingOccurrences(of: "VARCHAR(200)", with: "TEXT")).lint().findings.isEmpty)
         #expect(try LintCorpus(schema: Self.users, rows: Self.rows, stage: stage.replacingOccurrences(of: ") STRICT;", with: ");")).lint().findings.isEmpty)
     }
+
+    // MARK: - The catalogue
+
+    @Test func theLintPageListsEveryRuleWithItsDefaultAndAnExample() throws {
+        let page = try String(contentsOf: repositoryRoot.appendingPathComponent("docs/commands/lint.md"), encoding: .utf8)
+        for rule in LintRule.all {
+            #expect(page.contains("| `\(rule.code)` | \(rule.defaultSeverity.rawValue) |"), "\(rule.code) in the rule table")
+            #expect(page.contains("### \(rule.code): "), "\(rule.code) has a section")
+            #expect(page.contains("\n\(rule.code) migrations/"), "\(rule.code) has an example finding")
+        }
+    }
 }
