@@ -9,12 +9,16 @@ import FixtureKitModels
 /// to itself with `OR IGNORE` (the rows SQLite skips are the ones that fail a
 /// CHECK); the rows a STRICT table refuses are captured and inserted one by one;
 /// foreign keys are counted by `PRAGMA foreign_key_check` of the table; stored
-/// values are compared old row against new (`typeof`, `quote`).
+/// values are compared old row against new, by the data-preserved check's rule
+/// (``LossyConversion``).
 extension LintWatcher {
-    /// A statement failed: whether C001, A001 or L001 says why (else the other rules do).
+    /// A statement failed: whether C001, A001 or L001 says why (else the other rules
+    /// do): an ADD COLUMN or INSERT that a CHECK refuses, an INSERT that a foreign key
+    /// or a STRICT table refuses, a RENAME refused for a view or trigger. An UPDATE
+    /// that breaks a constraint the table already had is a failure like any other (F001).
     func explainsFailure(_ statement: ScriptStatement, at place: StagePlace, _ error: SQLiteError) -> Bool {
         let actions = statement.actions
-        if error.isCheckViolation, let table = actions.alters.first ?? actions.inserts.first ?? actions.updates.first {
+        if error.isCheckViolation, let table = actions.alters.first ?? actions.inserts.first {
             let adds = actions.alters.first != nil
             let subject = adds
                 ? "ADD COLUMN to \(table) fails: rows violate its CHECK (SQLite checks it on ADD COLUMN since 3.37.0)"
@@ -22,11 +26,11 @@ extension LintWatcher {
             observe(.violatedConstraint, place, subject, count: checkViolations(statement, table: table) ?? 1)
             return true
         }
-        if error.isForeignKeyViolation, actions.drops.isEmpty, let table = actions.inserts.first ?? actions.updates.first {
+        if error.isForeignKeyViolation, actions.drops.isEmpty, let table = actions.inserts.first {
             observe(.violatedConstraint, place, "FOREIGN KEY of \(table) fails with foreign_keys on: rows the statement writes refer to no row", count: foreignKeyRefusals(statement, table: table) ?? 1)
             return true
         }
-        if error.isDatatypeViolation, let table = actions.inserts.first ?? actions.updates.first {
+        if error.isDatatypeViolation, let table = actions.inserts.first {
             observe(.affinityChange, place, "STRICT table \(table) refuses rows the statement writes: their values cannot be stored in its columns' types",
                     detail: error.message, count: strictRefusals(statement, table: table) ?? 1)
             return true
@@ -127,9 +131,9 @@ extension LintWatcher {
     }
 
     /// Before `old` is dropped, its rows copied into `new`: the columns both have
-    /// whose affinity the copy changed (or that `new`, STRICT, holds strictly), with
-    /// the rows whose stored value changed storage class or value, matched on
-    /// `old`'s primary key (else the rowid).
+    /// whose affinity the copy changed, with the rows whose stored value does not
+    /// read back the same (``LossyConversion``: the storage class changed and the
+    /// value with it), matched on `old`'s primary key (else the rowid).
     func compareAffinity(of old: String, with new: String, at place: StagePlace) {
         guard exists(new), let before = declaredTypes(old), let after = declaredTypes(new) else { return }
         let strict = isStrict(new) && !isStrict(old)
@@ -145,11 +149,12 @@ extension LintWatcher {
         let keys = ((try? database.rows("SELECT name FROM pragma_table_info(?1, 'main') WHERE pk > 0 ORDER BY pk", [.text(old)])) ?? []).compactMap { $0.first?.text }
         let matching = !keys.isEmpty && keys.allSatisfy { key in after.contains { $0.name.lowercased() == key.lowercased() } }
             ? keys.map { "o.\(quotedIdentifier($0)) = n.\(quotedIdentifier($0))" }.joined(separator: " AND ") : "o.rowid = n.rowid"
-        let differs = changed.map { "typeof(o.\(quotedIdentifier($0.column))) IS NOT typeof(n.\(quotedIdentifier($0.column))) OR quote(o.\(quotedIdentifier($0.column))) IS NOT quote(n.\(quotedIdentifier($0.column)))" }
+        // The data-preserved check's rule: '42' and 42 are one value, '01234' and 1234 are not.
+        let differs = changed.map { "NOT \(LossyConversion.sameValue("o.\(quotedIdentifier($0.column))", "n.\(quotedIdentifier($0.column))"))" }
         let sql = "SELECT count(*) FROM main.\(quotedIdentifier(old)) AS o JOIN main.\(quotedIdentifier(new)) AS n ON \(matching) WHERE \(differs.joined(separator: " OR "))"
         guard let count = (try? database.scalar(sql))??.integer, count > 0 else { return }
         let columns = changed.map { "\(old).\($0.column) \($0.from.isEmpty ? "(no type)" : $0.from) -> \($0.to.isEmpty ? "(no type)" : $0.to)\(strict ? " STRICT" : "")" }
-        observe(.affinityChange, place, "the copy of \(old) into \(new) changes the stored values of \(columns.joined(separator: ", ")): rows change storage class or value", count: Int(count))
+        observe(.affinityChange, place, "the copy of \(old) into \(new) changes the affinity of \(columns.joined(separator: ", ")): rows hold values that do not read back the same", count: Int(count))
     }
 
     /// `table`'s columns (hidden ones left out) with their declared types; `nil` when it does not exist.

@@ -9,9 +9,9 @@ import Testing
 /// (L001, under both `legacy_alter_table` settings). Each hazard and its safe form.
 @Suite struct LintSchemaRuleTests {
     static let users = LintDataRuleTests.users
-    /// 1.0.0 holds two e-mail addresses without `@` and a name that is a number; 1.1.0 neither.
+    /// 1.0.0 holds two e-mail addresses without `@` and two names that an INTEGER column would not keep as written; 1.1.0 neither.
     static let rows = [
-        "1.0.0": "INSERT INTO users VALUES (1, 'a@x', 'A'), (2, 'b', '12'), (3, 'c', 'C'), (4, 'd@x', '7')",
+        "1.0.0": "INSERT INTO users VALUES (1, 'a@x', 'A'), (2, 'b', '012'), (3, 'c', 'C'), (4, 'd@x', '7.50'), (5, 'e@x', '12')",
         "1.1.0": "INSERT INTO users VALUES (1, 'a@x', 'A')",
     ]
 
@@ -91,11 +91,11 @@ import Testing
     // MARK: - A001
 
     @Test func aRebuildThatChangesAColumnsAffinity() throws {
-        // TEXT to INTEGER: '12' and '7' become integers; 'A' and 'C' stay text.
+        // TEXT to INTEGER: '012' becomes 12 and '7.50' 7.5, which do not read back the same; '12' becomes 12, which does; 'A' and 'C' stay text.
         let corpus = try LintCorpus(schema: Self.users, rows: Self.rows, stage: Self.rebuild("id INTEGER PRIMARY KEY, email TEXT, name INTEGER"))
         let findings = try corpus.lint().findings
         #expect(findings.map(\.text) == [
-            "A001 migrations/b.sql:3: the copy of users into users_new changes the stored values of users.name TEXT -> INTEGER: rows change storage class or value (fixtures: 1.0.0 2 rows, 1.1.0 0 rows)",
+            "A001 migrations/b.sql:3: the copy of users into users_new changes the affinity of users.name TEXT -> INTEGER: rows hold values that do not read back the same (fixtures: 1.0.0 2 rows, 1.1.0 0 rows)",
         ])
         #expect(findings.first?.severity == .error)
     }
@@ -104,19 +104,19 @@ import Testing
         let corpus = try LintCorpus(schema: Self.users, rows: Self.rows, stage: Self.rebuild("id INTEGER PRIMARY KEY, email TEXT, name INTEGER").replacingOccurrences(of: ");\n\n", with: ") STRICT;\n\n"))
         let texts = try corpus.lint().findings.map(\.text)
         #expect(texts == [
-            "A001 migrations/b.sql:3: STRICT table users_new refuses rows the statement writes: their values cannot be stored in its columns' types in 1.0.0: cannot store TEXT value in INTEGER column users_new.name (fixtures: 1.0.0 2 rows, 1.1.0 1 row)",
+            "A001 migrations/b.sql:3: STRICT table users_new refuses rows the statement writes: their values cannot be stored in its columns' types in 1.0.0: cannot store TEXT value in INTEGER column users_new.name (fixtures: 1.0.0 3 rows, 1.1.0 1 row)",
         ])
     }
 
     @Test func aRebuildIntoAStrictTableThatConvertsValues() throws {
-        // A column without a type holds the integer 5 and the text '6': a STRICT TEXT column stores both as text.
+        // A column without a type holds the texts '007' and '8': a STRICT INTEGER column stores 7 and 8, and '007' is gone.
         let corpus = try LintCorpus(
             schema: "CREATE TABLE tags (id INTEGER PRIMARY KEY, label);",
-            rows: ["1.0.0": "INSERT INTO tags VALUES (1, 5), (2, '6'), (3, NULL)", "1.1.0": "INSERT INTO tags VALUES (1, 'a')"],
-            stage: "CREATE TABLE tags_new (id INTEGER PRIMARY KEY, label TEXT) STRICT;\nINSERT INTO tags_new SELECT * FROM tags;\nDROP TABLE tags;\nALTER TABLE tags_new RENAME TO tags;\n")
+            rows: ["1.0.0": "INSERT INTO tags VALUES (1, '007'), (2, '8'), (3, NULL)", "1.1.0": "INSERT INTO tags VALUES (1, '3')"],
+            stage: "CREATE TABLE tags_new (id INTEGER PRIMARY KEY, label INTEGER) STRICT;\nINSERT INTO tags_new SELECT * FROM tags;\nDROP TABLE tags;\nALTER TABLE tags_new RENAME TO tags;\n")
         let texts = try corpus.lint().findings.map(\.text)
         #expect(texts == [
-            "A001 migrations/b.sql:2: the copy of tags into tags_new changes the stored values of tags.label (no type) -> TEXT STRICT: rows change storage class or value (fixtures: 1.0.0 1 row, 1.1.0 0 rows)",
+            "A001 migrations/b.sql:2: the copy of tags into tags_new changes the affinity of tags.label (no type) -> INTEGER STRICT: rows hold values that do not read back the same (fixtures: 1.0.0 1 row, 1.1.0 0 rows)",
         ])
     }
 
