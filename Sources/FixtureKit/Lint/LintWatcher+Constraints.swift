@@ -183,15 +183,8 @@ extension LintWatcher {
         return found
     }
 
-    /// `body` inside a savepoint that is rolled back; `nil` when it throws.
+    /// `body` inside a savepoint that is rolled back; `nil` when it throws (``ConstraintProbe/probing(_:)``).
     private func inSavepoint<T>(_ body: () throws(SQLiteError) -> T) -> T? {
-        let savepoint = "fixturekit_lint_probe"
-        do {
-            try database.execute("SAVEPOINT \(savepoint)")
-            defer { try? database.execute("ROLLBACK TO \(savepoint); RELEASE \(savepoint)") }
-            return try body()
-        } catch {
-            return nil
-        }
+        ConstraintProbe(database: database, configuration: configuration).probing(body)
     }
 }

@@ -17,6 +17,13 @@ import Testing
         CREATE TRIGGER log_touch AFTER INSERT ON log BEGIN UPDATE users SET name = name WHERE 0; END;
         """
     static let rows = ["1.0.0": "INSERT INTO users VALUES (1, 'a@x', 'A'), (2, 'b@x', 'B')", "1.1.0": "INSERT INTO users VALUES (1, 'a@x', 'A')"]
+    /// The old table renamed away, the new one created under its name and filled.
+    static let renameAway = """
+        ALTER TABLE users RENAME TO users_old;
+        CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT, name TEXT);
+        INSERT INTO users SELECT id, email, name FROM users_old;
+
+        """
     static let newTable = "CREATE TABLE users_new (id INTEGER PRIMARY KEY, email TEXT, name TEXT);"
 
     @Test func aRebuildThatRenamesTheNewTableOverAView() throws {
@@ -37,12 +44,7 @@ import Testing
 
     @Test func aRebuildThatRenamesTheOldTableAwayBreaksWhatReferredToIt() throws {
         // OFF: the RENAME rewrites the view and the trigger to users_old, which the DROP then takes away.
-        let corpus = try LintCorpus(schema: Self.schema, rows: Self.rows, stage: """
-            ALTER TABLE users RENAME TO users_old;
-            CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT, name TEXT);
-            INSERT INTO users SELECT id, email, name FROM users_old;
-            DROP TABLE users_old;
-            """)
+        let corpus = try LintCorpus(schema: Self.schema, rows: Self.rows, stage: Self.renameAway + "DROP TABLE users_old;\n")
         let findings = try corpus.lint().findings
         #expect(findings.map(\.text) == [
             "L001 migrations/b.sql:1: trigger log_touch no longer compiles: no such table: main.users_old (legacy_alter_table OFF) (fixtures: 1.0.0, 1.1.0)",
@@ -65,11 +67,7 @@ import Testing
 
     @Test func aRenameThatLeavesReferencesOnTheOldTable() throws {
         // The old table is kept: OFF, the view and the trigger follow it there, away from the new users.
-        let corpus = try LintCorpus(schema: Self.schema, rows: Self.rows, stage: """
-            ALTER TABLE users RENAME TO users_old;
-            CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT, name TEXT);
-            INSERT INTO users SELECT id, email, name FROM users_old;
-            """)
+        let corpus = try LintCorpus(schema: Self.schema, rows: Self.rows, stage: Self.renameAway)
         let texts = try corpus.lint().findings.map(\.text)
         #expect(texts == [
             "L001 migrations/b.sql:1: index users_email is on users_old now, no longer on users, which the stage created again (fixtures: 1.0.0, 1.1.0)",
