@@ -5,12 +5,15 @@
 # (config), the archive reader (archive).
 #
 #   scripts/fuzz.sh [SECONDS] [TARGET...]      SECONDS per target, default 120
+#   scripts/fuzz.sh --build-only               builds the fuzz binary (if a source changed) and stops
 #
 # Seeds come from the example corpus; inputs that crash are kept in
 # Fuzz/regressions/<target>/, which `make test` replays. Exit status: 0 no crash,
 # 1 a target crashed (its input is in Fuzz/regressions/), 2 could not build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build_only=false
+[[ ${1:-} != --build-only ]] || { build_only=true; shift; }
 seconds=${1:-120}
 shift || true
 targets=("$@")
@@ -37,12 +40,15 @@ if [[ ! -x $binary ]] || [[ -n $(find "${sources[@]}" -name '*.swift' -newer "$b
       }
     objects+=(".build/fuzz/$module.o")
   done
+  # Linked beside, then renamed: a build cut short leaves no binary that looks up to date.
   swiftc "${flags[@]}" -module-name FuzzMain Fuzz/FuzzMain.swift "${objects[@]}" \
-    -lsqlite3 -larchive -lcrypto -o "$binary" 2>> .build/fuzz/build.log || {
+    -lsqlite3 -larchive -lcrypto -o "$binary.partial" 2>> .build/fuzz/build.log || {
       echo "fuzz: the build failed; see .build/fuzz/build.log" >&2
       exit 2
     }
+  mv -f "$binary.partial" "$binary"
 fi
+! $build_only || exit 0
 
 seed() { # TARGET FILE...: copies the files into the target's working corpus
   local corpus=.build/fuzz/corpus/$1 file

@@ -2,7 +2,6 @@
 import Glibc
 #endif
 import CSQLite
-import Synchronization
 
 /// The `sqlite3_io_methods` of ``CaptureVFS``'s files: each call goes to the
 /// default VFS's file, after what the file's role adds (see ``CaptureVFS``).
@@ -79,34 +78,20 @@ extension ShimFile {
             },
             xShmMap: { file, index, size, extend, pointer in
                 let shim = ShimFile.of(file)
-                guard shim.role.privateMemory else {
-                    guard shim.methods.iVersion >= 2, let map = shim.methods.xShmMap else { return CaptureVFS.ioErrorMapping }
-                    return map(shim.inner, index, size, extend, pointer)
-                }
-                guard let region = shim.region(Int(index), size: Int(size), extend: extend != 0) else {
-                    pointer?.pointee = nil
-                    return shim.regionSize == Int(size) ? SQLITE_OK : CaptureVFS.ioErrorMapping
-                }
-                pointer?.pointee = UnsafeMutableRawPointer(region)
-                return SQLITE_OK
+                guard shim.methods.iVersion >= 2, let map = shim.methods.xShmMap else { return CaptureVFS.ioErrorMapping }
+                return map(shim.inner, index, size, extend, pointer)
             },
             xShmLock: { file, offset, count, flags in
                 let shim = ShimFile.of(file)
-                // One connection uses the in-memory index: every lock is its own.
-                guard shim.role.privateMemory else { return shim.methods.xShmLock!(shim.inner, offset, count, flags) }
-                return SQLITE_OK
+                return shim.methods.xShmLock!(shim.inner, offset, count, flags)
             },
             xShmBarrier: { file in
                 let shim = ShimFile.of(file)
-                guard shim.role.privateMemory else { shim.methods.xShmBarrier?(shim.inner); return }
-                atomicMemoryFence(ordering: .sequentiallyConsistent)
+                shim.methods.xShmBarrier?(shim.inner)
             },
             xShmUnmap: { file, delete in
                 let shim = ShimFile.of(file)
-                guard shim.role.privateMemory else { return shim.methods.xShmUnmap?(shim.inner, delete) ?? SQLITE_OK }
-                for region in shim.regions { region.deallocate() }
-                shim.regions = []
-                return SQLITE_OK
+                return shim.methods.xShmUnmap?(shim.inner, delete) ?? SQLITE_OK
             },
             xFetch: { file, offset, amount, pointer in
                 let shim = ShimFile.of(file)

@@ -13,12 +13,6 @@ import FixtureKitSystem
 ///   set is opened read-only, and when ID is not 0, the first whole page SQLite
 ///   reads (page 1, which a read transaction reads first, from the main file or
 ///   from the `-wal`) is kept in the ``SourceFirstPage`` registered as ID;
-/// - `fixturekit_private_shm=1` (with `fixturekit_source`): the WAL index lives
-///   in this connection's memory, not in the store's `-shm`, which is neither
-///   created, read nor changed. SQLite rebuilds the index from the `-wal`, as the
-///   first connection to a store set does (its own heap-memory WAL mode, which it
-///   uses only with exclusive locking). The connection then shares no read lock
-///   with other processes: its caller checks that the files did not change;
 /// - `fixturekit_sink=ID`: the main file's writes go through the
 ///   ``HashedWrites`` registered as ID (hashed in file order, written in large
 ///   pieces).
@@ -100,7 +94,6 @@ package enum CaptureVFS {
                 role.isSource = true
                 role.isMain = kind == SQLITE_OPEN_MAIN_DB
                 role.isWAL = kind == SQLITE_OPEN_WAL
-                role.privateMemory = role.isMain && sqlite3_uri_boolean(name, "fixturekit_private_shm", 0) != 0
                 let id = sqlite3_uri_int64(name, "fixturekit_source", 0)
                 if id != 0 { role.pages = object(id, as: SourceFirstPage.self) }
                 innerFlags = (flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_READONLY
@@ -178,24 +171,17 @@ final class ShimFile {
         var isSource = false
         var isMain = false
         var isWAL = false
-        var privateMemory = false
         var pages: SourceFirstPage?
         var sink: HashedWrites?
     }
 
     let inner: UnsafeMutablePointer<sqlite3_file>
     let role: Role
-    /// The WAL index's regions, when it is kept in memory.
-    var regions: [UnsafeMutableRawPointer] = []
-    /// The regions' size, as SQLite asks for them (32 KiB).
-    var regionSize = 0
 
     init(inner: UnsafeMutablePointer<sqlite3_file>, role: Role) {
         self.inner = inner
         self.role = role
     }
-
-    deinit { for region in regions { region.deallocate() } }
 
     static func inner(of file: UnsafeMutablePointer<sqlite3_file>) -> UnsafeMutablePointer<sqlite3_file> {
         (UnsafeMutableRawPointer(file) + innerOffset).assumingMemoryBound(to: sqlite3_file.self)
@@ -217,18 +203,5 @@ final class ShimFile {
         guard let pages = role.pages, count >= 512, count & (count - 1) == 0, !pages.hasRecorded else { return }
         let isPage = role.isMain ? offset == 0 : role.isWAL && offset >= 56 && (offset - 32) % Int64(count + 24) == 24
         if isPage { pages.record(buffer, count: count) }
-    }
-
-    /// The region `index` of the in-memory WAL index; created when `extend`.
-    func region(_ index: Int, size: Int, extend: Bool) -> UnsafeMutableRawPointer? {
-        if regionSize == 0 { regionSize = size }
-        guard size == regionSize else { return nil }
-        while regions.count <= index {
-            guard extend else { return nil }
-            let region = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 4096)
-            region.initializeMemory(as: UInt8.self, repeating: 0, count: size)
-            regions.append(region)
-        }
-        return regions[index]
     }
 }

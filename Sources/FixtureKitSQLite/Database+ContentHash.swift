@@ -42,10 +42,23 @@ extension Database {
     /// Open it only on a copy (a fixture is never opened in place).
     /// - Throws: ``SQLiteError``; a libcrypto failure as `SQLITE_ERROR` with its message.
     public func contentHash() throws(SQLiteError) -> SHA256Digest {
+        try contentHashAndRowCounts().digest
+    }
+
+    /// The content hash, and the rows of each table it read (every table of
+    /// `pragma_table_list` of type `table` or `shadow`, but `sqlite_schema` and
+    /// the statistics): what `SELECT count(*)` would answer, counted on the way.
+    ///
+    /// Read in one transaction: the caller's, when the connection is in one (a
+    /// read transaction whose snapshot the caller chose), else its own.
+    package func contentHashAndRowCounts() throws(SQLiteError) -> (digest: SHA256Digest, rowCounts: [String: Int]) {
+        guard isAutocommit else { return try hashContent() }
+        return try inTransaction { () throws(SQLiteError) in try hashContent() }
+    }
+
+    private func hashContent() throws(SQLiteError) -> (digest: SHA256Digest, rowCounts: [String: Int]) {
         let hasher: ContentHasher
         do { hasher = try ContentHasher() } catch { throw SQLiteError(code: SQLITE_ERROR, message: error.description) }
-        try execute("BEGIN")
-        defer { try? execute("COMMIT") }
         hasher.append(Self.contentHashPrefix)
         for pragma in ["PRAGMA user_version", "PRAGMA application_id"] {
             let statement = try prepare(pragma)
@@ -61,6 +74,7 @@ extension Database {
             SELECT name, wr FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'shadow')
             AND name NOT IN ('sqlite_schema', \(excluded)) ORDER BY name COLLATE BINARY
             """)
+        var rowCounts: [String: Int] = [:]
         for row in tables {
             guard case .text(let name) = row[0] else { continue }
             hasher.append([UInt8(ascii: "T")])
@@ -70,9 +84,9 @@ extension Database {
             // primary key's order for a table without rowid.
             var sql = "SELECT * FROM \(quotedIdentifier(name)) NOT INDEXED"
             if row[1] == .integer(0), let alias = try rowidAlias(of: name) { sql += " ORDER BY \(alias)" }
-            try hasher.appendRows(of: prepare(sql), marker: UInt8(ascii: "R"))
+            rowCounts[name] = try hasher.appendRows(of: prepare(sql), marker: UInt8(ascii: "R"))
         }
-        do { return try hasher.finish() } catch { throw SQLiteError(code: SQLITE_ERROR, message: error.description) }
+        do { return (try hasher.finish(), rowCounts) } catch { throw SQLiteError(code: SQLITE_ERROR, message: error.description) }
     }
 
     /// `rowid`, `_rowid_` or `oid`: the first name for the rowid that no column of
@@ -84,45 +98,65 @@ extension Database {
 }
 
 /// Feeds the canonical encoding of values to SHA-256 through a buffer, so that
-/// libcrypto sees large updates rather than one call per value.
+/// libcrypto sees large updates rather than one call per value. The buffer is
+/// raw memory written in place: an array's appends (their exclusivity checks and
+/// capacity checks, per value) cost as much as the hashing on a large store.
 private final class ContentHasher {
     private let digest: SHA256
-    private var buffer: [UInt8] = []
     private static let bufferSize = 1 << 16
+    /// A value's tag and length (9 bytes) or a row's marker fit in the slack.
+    private static let slack = 16
+    private let buffer = UnsafeMutableRawPointer.allocate(byteCount: bufferSize + slack, alignment: 16)
+    private var count = 0
 
     init() throws(CryptoError) {
         digest = try SHA256()
-        buffer.reserveCapacity(Self.bufferSize)
     }
 
+    deinit { buffer.deallocate() }
+
     func append(_ bytes: [UInt8]) {
-        buffer.append(contentsOf: bytes)
-        if buffer.count >= Self.bufferSize { flush() }
+        bytes.withUnsafeBytes { appendRaw($0) }
     }
 
     private var failure: CryptoError?
 
     private func flush() {
-        guard !buffer.isEmpty else { return }
-        do { try digest.update(buffer) } catch { failure = failure ?? error }
-        buffer.removeAll(keepingCapacity: true)
+        guard count > 0 else { return }
+        do { try digest.update(UnsafeRawBufferPointer(start: buffer, count: count)) } catch { failure = failure ?? error }
+        count = 0
+    }
+
+    /// Bytes copied into the buffer, or given to libcrypto directly when they do not fit.
+    private func appendRaw(_ bytes: UnsafeRawBufferPointer) {
+        if count + bytes.count > Self.bufferSize {
+            flush()
+            if bytes.count > Self.bufferSize {
+                do { try digest.update(bytes) } catch { failure = failure ?? error }
+                return
+            }
+        }
+        if let base = bytes.baseAddress, bytes.count > 0 { (buffer + count).copyMemory(from: base, byteCount: bytes.count) }
+        count += bytes.count
+    }
+
+    private func appendByte(_ byte: UInt8) {
+        buffer.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count += 1
+        if count >= Self.bufferSize { flush() }
     }
 
     private func appendNumber(_ tag: UInt8, _ bits: UInt64) {
-        buffer.append(tag)
-        withUnsafeBytes(of: bits.bigEndian) { buffer.append(contentsOf: $0) }
-        if buffer.count >= Self.bufferSize { flush() }
+        buffer.storeBytes(of: tag, toByteOffset: count, as: UInt8.self)
+        buffer.storeBytes(of: bits.bigEndian, toByteOffset: count + 1, as: UInt64.self)
+        count += 9
+        if count >= Self.bufferSize { flush() }
     }
 
     /// A length-prefixed run of bytes after `tag`: large ones go to libcrypto directly.
     private func appendBytes(_ tag: UInt8, _ bytes: UnsafeRawBufferPointer) {
         appendNumber(tag, UInt64(bytes.count))
-        if buffer.count + bytes.count > Self.bufferSize {
-            flush()
-            do { try digest.update(bytes) } catch { failure = failure ?? error }
-        } else {
-            buffer.append(contentsOf: bytes)
-        }
+        appendRaw(bytes)
     }
 
     func appendText(_ bytes: [UInt8]) {
@@ -148,18 +182,22 @@ private final class ContentHasher {
             let count = Int(sqlite3_column_bytes(handle, index))
             appendBytes(0x04, UnsafeRawBufferPointer(start: blob, count: blob == nil ? 0 : count))
         default:
-            buffer.append(0x00)
+            appendByte(0x00)
         }
     }
 
     /// Every row of `statement`, each after `marker`.
-    func appendRows(of statement: Statement, marker: UInt8) throws(SQLiteError) {
+    /// - Returns: how many rows.
+    @discardableResult
+    func appendRows(of statement: Statement, marker: UInt8) throws(SQLiteError) -> Int {
         let columns = statement.columnCount
+        var rows = 0
         while try statement.step() {
-            buffer.append(marker)
+            appendByte(marker)
             for column in 0..<columns { appendValue(of: statement, column: column) }
-            if buffer.count >= Self.bufferSize { flush() }
+            rows += 1
         }
+        return rows
     }
 
     func finish() throws(CryptoError) -> SHA256Digest {

@@ -115,12 +115,15 @@ extension Database {
         let code = sqlite3_create_function_v2(
             handle, function.name, function.argumentCount, flags, definition,
             { context, count, values in
-                let function = Unmanaged<DatabaseFunction>.fromOpaque(sqlite3_user_data(context)!).takeUnretainedValue()
-                let result = DatabaseFunction.Result(context: context!)
-                do {
-                    try function.body(DatabaseFunction.Arguments(count: count, values: values), result)
-                } catch {
-                    result.setError(String(describing: error))
+                // The connection holds the function while SQLite calls it: borrowed,
+                // it costs no reference counting on a call made once per row.
+                Unmanaged<DatabaseFunction>.fromOpaque(sqlite3_user_data(context)!)._withUnsafeGuaranteedRef { function in
+                    let result = DatabaseFunction.Result(context: context!)
+                    do {
+                        try function.body(DatabaseFunction.Arguments(count: count, values: values), result)
+                    } catch {
+                        result.setError(String(describing: error))
+                    }
                 }
             },
             nil, nil,

@@ -53,7 +53,7 @@ enum AnonymizationEngine {
     ///   - display: the store as the user named it, for messages.
     ///   - spoolFolder: where the leak scan's spool files are created (and at once unlinked).
     ///   - pristine: a folder holding the store set's files `names` as they were
-    ///     copied, never opened: a second thread reads its own copy of them to
+    ///     copied, never opened in place: a second thread reads them (immutable, or a copy of its own) to
     ///     compute keyed outputs ahead (see ``KeyedPrefetch``).
     ///   - acceleration: the fast path and the prefetch, on unless a test
     ///     compares them with the plain path.

@@ -5,11 +5,11 @@ import Synchronization
 import FixtureKitSystem
 import FixtureKitSQLite
 
-/// Keyed outputs computed ahead on a second thread, from a second copy of the store.
+/// Keyed outputs computed ahead on a second thread, from a second reading of the store.
 ///
 /// HMAC-SHA-256 is most of what the SQL functions cost on the thread that runs
 /// the UPDATE. An UPDATE without `where` visits a table's rows in rowid order,
-/// so another thread can read the same values from its own copy of the store,
+/// so another thread can read the same values from the store as it was copied,
 /// in that order, and compute their pseudonyms and fakes first. The SQL
 /// function takes such an output only when it was computed from exactly the
 /// bytes it was called with, for the same rule and the same place in the
@@ -59,9 +59,10 @@ final class KeyedPrefetch: @unchecked Sendable {
     private let stopping = Atomic<Bool>(false)
     private let stage = BackgroundStage()
 
-    /// Starts the second thread: it copies the store set's files `names` from
-    /// `source` into `folder` (created, and removed by ``stop()``) and reads
-    /// them there.
+    /// Starts the second thread: it reads the store set's main file in `source`
+    /// where it is when it is the set's whole content, and otherwise copies the
+    /// files `names` into `folder` (created, and removed by ``stop()``) and
+    /// reads them there.
     init(statements: [Statement], ruleCount: Int, hmac: HMACSHA256, source: String, names: [String], storeName: String, folder: String) {
         ringOf = .allocate(capacity: ruleCount)
         ringOf.initialize(repeating: -1)
@@ -179,13 +180,30 @@ final class KeyedPrefetch: @unchecked Sendable {
 
     // MARK: - The second thread
 
+    /// Whether the store set's content is its main file's: no `-wal` with frames,
+    /// no `-journal` to roll back (a `-shm` alone holds no content).
+    static func isMainFileAlone(source: String, names: [String], storeName: String) -> Bool {
+        names.allSatisfy { name in
+            if name == storeName || name == storeName + "-shm" { return true }
+            guard name == storeName + "-wal", let info = try? POSIX.lstat(source.appendingPath(name)) else { return false }
+            return info.st_size == 0
+        }
+    }
+
     private func run(statements: [Statement], hmac: HMACSHA256, source: String, names: [String], storeName: String, folder: String) {
         defer { ScratchFolder.remove(folder) }
         let database: Database
         do {
-            guard mkdir(folder, 0o700) == 0 else { return }
-            for name in names { _ = try FileCopy.copy(from: source.appendingPath(name), to: folder.appendingPath(name), sync: false) }
-            database = try Database(path: folder.appendingPath(storeName), options: .init(busyTimeout: 0))
+            if Self.isMainFileAlone(source: source, names: names, storeName: storeName) {
+                // Nothing to replay: the main file is read where it is, never written
+                // (immutable: no lock, no -shm). Should it change meanwhile, its values
+                // differ from the working copy's and are not taken.
+                database = try Database(path: Database.fileURI(source.appendingPath(storeName)) + "?immutable=1", options: .init(readOnly: true, uri: true, busyTimeout: 0))
+            } else {
+                guard mkdir(folder, 0o700) == 0 else { return }
+                for name in names { _ = try FileCopy.copy(from: source.appendingPath(name), to: folder.appendingPath(name), sync: false) }
+                database = try Database(path: folder.appendingPath(storeName), options: .init(busyTimeout: 0))
+            }
         } catch {
             return
         }

@@ -72,8 +72,10 @@ extension Capture {
     /// - Parameter firstPage: when given, the connection reads through ``CaptureVFS``,
     ///   which keeps the first page SQLite reads (page 1 of the snapshot) in it; the
     ///   files are opened read-only all the same.
+    /// - Parameter body: given the connection, and what opens more connections to
+    ///   the same files while it runs (``SourceOpener``).
     static func readingSource<T>(
-        _ set: StoreSet, firstPage: SourceFirstPage? = nil, failure: (SQLiteError) -> FixtureKitError, _ body: (Database) throws(FixtureKitError) -> T
+        _ set: StoreSet, firstPage: SourceFirstPage? = nil, failure: (SQLiteError) -> FixtureKitError, _ body: (Database, SourceOpener) throws(FixtureKitError) -> T
     ) throws(FixtureKitError) -> T {
         // Registered while the connection is open: SQLite opens the -wal later.
         var observer: Int64?
@@ -93,7 +95,7 @@ extension Capture {
             do {
                 let database: Database
                 do throws(SQLiteError) { database = try open(current, read, copy: scratch, observer: observer) } catch { throw failure(error) }
-                result = try body(database)
+                result = try body(database, SourceOpener(set: current, read: read, scratch: scratch))
                 do throws(SQLiteError) { try database.close() } catch { throw failure(error) }
             }
             if watched.map(FileState.init(path:)) == before { return result }
@@ -102,6 +104,30 @@ extension Capture {
         throw FixtureKitError(
             what: "snapshot", path: set.storePath, why: "changed while it was read, \(sourceReadAttempts) times",
             hint: "another process writes it: retry, or close the app")
+    }
+
+    /// Opens more read-only connections to the files a ``readingSource(_:firstPage:failure:_:)``
+    /// body reads, as its first one was opened (without ``CaptureVFS``'s observer,
+    /// nor the fault-injection points of the first opening).
+    struct SourceOpener: Sendable {
+        let set: StoreSet
+        let read: SourceRead
+        /// The copy a `.copy` read opens (removed once the read is done).
+        let scratch: ScratchFolder?
+
+        /// - Parameter busyTimeout: how long a lock is waited for, in milliseconds.
+        func open(busyTimeout: Int32) throws(SQLiteError) -> Database {
+            switch read {
+            case .inPlace:
+                let database = try Database(path: set.storePath, options: .init(readOnly: true, busyTimeout: busyTimeout))
+                try database.setCheckpointOnClose(false)
+                return database
+            case .immutable:
+                return try Database(path: ScratchStore.fileURI(set.storePath) + "?immutable=1", options: .init(readOnly: true, uri: true, busyTimeout: 0))
+            case .copy:
+                return try Database(path: (scratch?.path ?? set.folder).appendingPath(set.storeName), options: .init(readOnly: true, busyTimeout: busyTimeout))
+            }
+        }
     }
 
     /// For `checkpoint` and `raw`: a WAL store without `-wal` is whole in its

@@ -21,13 +21,13 @@ public enum CaptureMode: String, Sendable, CaseIterable, Codable {
 /// What `capture` wrote.
 public struct CaptureResult: Sendable {
     /// The fixture folder.
-    public var fixture: String
-    public var manifest: Manifest
-    public var sums: SHA256Sums
+    public let fixture: String
+    public let manifest: Manifest
+    public let sums: SHA256Sums
     /// Whether an existing fixture was replaced (`--force`).
-    public var replacedExisting: Bool
+    public let replacedExisting: Bool
     /// The lines of `fixturekit.lock` the capture wrote (in a corpus with `fixturekit.json`).
-    public var lock: [LockEdit] = []
+    public internal(set) var lock: [LockEdit] = []
 }
 
 /// Freezes a live store into a fixture folder of a corpus.
@@ -83,9 +83,9 @@ public enum Capture {
         do throws(FixtureKitError) {
             let staged = staging.appendingPath(set.storeName)
             progress?.begin("capture \(storePath): copy (\(mode.rawValue))")
-            var copyDigest: FileDigest?
+            var copied = SnapshotCopyFacts()
             switch mode {
-            case .snapshot: copyDigest = try snapshot(set, to: staged)
+            case .snapshot: copied = try snapshot(set, to: staged, readingContents: !anonymization.rewritesStore)
             case .checkpoint: if try !copyWholeMainFile(set, to: staged) { try checkpointThenCopy(set, to: staged) }
             case .raw: if try !copyWholeMainFile(set, to: staged) { try rawCopy(set, into: staging) }
             }
@@ -102,14 +102,18 @@ public enum Capture {
             // The staged store is complete and nothing writes to it any more: more
             // threads sync it, hash its bytes and its content while its facts are read.
             let stagedSet = try StoreSet.locate(staged)
-            // The digest of the copy's writes holds only for the copy as written.
-            let known = anonymization.rewritesStore ? nil : copyDigest
-            let storeWork = StagedStoreWork(staged, hashContent: stagedSet.present.isEmpty, known: known)
+            // The digest of the copy's writes, and the contents read from the source
+            // while it was copied, hold only for the copy as written.
+            let known = anonymization.rewritesStore ? nil : copied
+            let storeWork = StagedStoreWork(staged, hashContent: stagedSet.present.isEmpty && known?.contents == nil, known: known?.digest)
             defer { storeWork.drain() }
             // The staged copy is ours: read it in place, immutable, without another copy
             // (anonymization leaves one file, without sidecars); a raw set with its
-            // -wal is read, and its content hashed, on a copy.
-            let inspection = try StoreInspection(set: stagedSet, readContents: true, access: .ownedFileImmutable, hashContent: !stagedSet.present.isEmpty)
+            // -wal is read, and its content hashed, on a copy. Contents already read
+            // are not read again: only the copy's header is.
+            var inspection = try StoreInspection(
+                set: stagedSet, readContents: known?.contents == nil, access: .ownedFileImmutable, hashContent: !stagedSet.present.isEmpty)
+            if let contents = known?.contents { inspection.contents = contents }
             var manifest = try Manifest(version: version, mode: mode.rawValue, inspection: inspection)
             manifest.anonymization = anonymized
             if let contentHash = try storeWork.contentHash() { manifest.contentHash = contentHash }
@@ -167,15 +171,26 @@ public enum Capture {
 
     // MARK: - Modes
 
+    /// What ``snapshot(_:to:readingContents:)`` knows of its copy without reading it.
+    struct SnapshotCopyFacts {
+        /// The copy's SHA-256, computed from its bytes as SQLite wrote them
+        /// (``SnapshotCopy``); `nil` when they were not written in an order that
+        /// allows it: the copy is then hashed from the disk.
+        var digest: FileDigest?
+        /// Its contents and content hash, read from the source's snapshot while it
+        /// was copied (``SnapshotContentsReader``); `nil` when not asked for or not
+        /// read: the copy is then read.
+        var contents: StoreContents?
+    }
+
     /// The online backup API copies one consistent snapshot, WAL content
     /// included, through a read-only connection that never checkpoints and
     /// creates, removes and changes no file of the source's set
-    /// (``readingSource(_:failure:_:)``).
-    /// - Returns: the copy's SHA-256, computed from its bytes as SQLite wrote them
-    ///   (``SnapshotCopy``), or `nil` when they were not written in an order that
-    ///   allows it: the copy is then hashed from the disk.
+    /// (``readingSource(_:firstPage:failure:_:)``).
+    /// - Parameter readingContents: also read the snapshot's contents on a second
+    ///   connection, on another thread, while it is copied.
     @discardableResult
-    static func snapshot(_ set: StoreSet, to destination: String) throws(FixtureKitError) -> FileDigest? {
+    static func snapshot(_ set: StoreSet, to destination: String, readingContents: Bool = false) throws(FixtureKitError) -> SnapshotCopyFacts {
         func failure(_ error: SQLiteError) -> FixtureKitError {
             if error.resultCode == .ioError || error.resultCode == .full {
                 // Reading the source rarely fails this way; writing the copy does.
@@ -185,7 +200,13 @@ public enum Capture {
             return FixtureKitError(what: "snapshot", path: set.storePath, why: error.description, hint: hint(for: error), cause: error)
         }
         let firstPage = SourceFirstPage()
-        return try readingSource(set, firstPage: firstPage, failure: failure) { (source) throws(FixtureKitError) -> FileDigest? in
+        return try readingSource(set, firstPage: firstPage, failure: failure) { (source, opener) throws(FixtureKitError) -> SnapshotCopyFacts in
+            // The -shm's index header before the snapshot is taken, to tell that the
+            // second connection's snapshot is the same (a store read in place).
+            let indexHeader = readingContents && opener.read == .inPlace ? SnapshotContentsReader.indexHeader(opener.set) : nil
+            var reader: SnapshotContentsReader?
+            defer { reader?.drain() }
+            let digest: FileDigest?
             do throws(SQLiteError) {
                 // No journal nor sync on the staged copy: it is fsynced once at the
                 // end, and the staging folder is what makes the capture atomic. (The
@@ -194,26 +215,30 @@ public enum Capture {
                 unlink(destination)
                 // The snapshot's read transaction first, so that its page 1 is known
                 // before the copy is written: the backup copies that same snapshot.
-                try source.execute("BEGIN")
-                defer { try? source.execute("COMMIT") }
-                let pageCount = try source.scalar("PRAGMA page_count")?.integer ?? 0
-                let expected = firstPage.firstPage.flatMap { SnapshotCopy.firstPage(of: $0, pageCount: pageCount) }
-                let sink = expected.flatMap { try? HashedWrites(firstPage: $0) }
-                let sinkID = sink.map { CaptureVFS.register($0) }
-                defer { if let sinkID { CaptureVFS.unregister(sinkID) } }
-                let copy: Database
-                if let sinkID {
-                    copy = try Database(path: CaptureVFS.uri(destination, [("fixturekit_sink", String(sinkID))]), options: .init(create: true, uri: true))
-                } else {
-                    copy = try Database(path: destination, options: .init(create: true))
+                digest = try source.inTransaction { () throws(SQLiteError) -> FileDigest? in
+                    let pageCount = try source.scalar("PRAGMA page_count")?.integer ?? 0
+                    if readingContents { reader = SnapshotContentsReader(opener, indexHeaderBefore: indexHeader) }
+                    let expected = firstPage.firstPage.flatMap { SnapshotCopy.firstPage(of: $0, pageCount: pageCount) }
+                    let sink = expected.flatMap { try? HashedWrites(firstPage: $0) }
+                    let sinkID = sink.map { CaptureVFS.register($0) }
+                    defer { if let sinkID { CaptureVFS.unregister(sinkID) } }
+                    let copy: Database
+                    if let sinkID {
+                        copy = try Database(path: CaptureVFS.uri(destination, [("fixturekit_sink", String(sinkID))]), options: .init(create: true, uri: true))
+                    } else {
+                        copy = try Database(path: destination, options: .init(create: true))
+                    }
+                    try copy.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+                    try source.backup(to: copy, timeout: .milliseconds(Int(lockTimeout)))
+                    try copy.close()
+                    // The second connection begins while this one holds its snapshot.
+                    reader?.waitForBegin()
+                    return try SnapshotCopy.digest(sink?.finish(), of: destination)
                 }
-                try copy.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
-                try source.backup(to: copy, timeout: .milliseconds(Int(lockTimeout)))
-                try copy.close()
-                return try SnapshotCopy.digest(sink?.finish(), of: destination)
             } catch {
                 throw failure(error)
             }
+            return SnapshotCopyFacts(digest: digest, contents: reader?.contents())
         }
         // (`capture` syncs the copy while it reads its facts, in every mode.)
     }
@@ -319,49 +344,6 @@ public enum Capture {
         }
     }
 
-    /// Runs `body` inside `BEGIN IMMEDIATE` on a connection to the source that
-    /// never checkpoints on close, after `before` ran outside the transaction.
-    @discardableResult
-    private static func underWriteLock<T>(
-        _ set: StoreSet,
-        _ body: (HeldDescriptors) throws(FixtureKitError) -> T,
-        before: (Database) throws(FixtureKitError) -> Void
-    ) throws(FixtureKitError) -> T {
-        let database: Database
-        do { database = try openSource(set, readOnly: false) } catch {
-            throw FixtureKitError(what: "open", path: set.storePath, why: error.description, hint: hint(for: error), cause: error)
-        }
-        let held = HeldDescriptors()
-        defer {
-            // SQLite's locks go first, then the descriptors opened under them.
-            try? database.close()
-            held.closeAll()
-        }
-        try before(database)
-        try beginImmediate(database, set)
-        let result = try body(held)
-        do { try database.execute("COMMIT") } catch {
-            throw FixtureKitError(what: "unlock", path: set.storePath, why: error.description, cause: error)
-        }
-        return result
-    }
-
-    /// `BEGIN IMMEDIATE`, retried with the connection idle in between: a
-    /// RESTART checkpoint of another process holds the write lock while it waits
-    /// for readers to finish, and a connection that waits for the write lock in
-    /// its busy handler may be such a reader.
-    private static func beginImmediate(_ database: Database, _ set: StoreSet) throws(FixtureKitError) {
-        database.setBusyTimeout(100)
-        defer { database.setBusyTimeout(busyTimeout) }
-        do throws(SQLiteError) {
-            try Database.retrying(for: .milliseconds(Int(lockTimeout)), maximumPause: 200_000, while: { $0.resultCode == .busy }) { () throws(SQLiteError) in
-                try database.execute("BEGIN IMMEDIATE")
-            }
-        } catch {
-            throw FixtureKitError(what: "lock", path: set.storePath, why: error.description, hint: hint(for: error), cause: error)
-        }
-    }
-
     static func openSource(_ set: StoreSet, readOnly: Bool) throws(SQLiteError) -> Database {
         FaultInjection.reached(.willOpen, set.storePath)
         let database = try Database(path: set.storePath, options: .init(readOnly: readOnly, busyTimeout: busyTimeout))
@@ -380,7 +362,7 @@ public enum Capture {
             hint: "let the app open the store once, or run `sqlite3 \(set.storePath) 'PRAGMA user_version'`, which rolls it back; then try again")
     }
 
-    private static func hint(for error: SQLiteError) -> String? {
+    static func hint(for error: SQLiteError) -> String? {
         error.isBusy ? "another process holds the store; retry, or close the app" : StoreHint.opening(error)
     }
 }

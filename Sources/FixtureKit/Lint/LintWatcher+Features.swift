@@ -19,7 +19,7 @@ extension LintWatcher {
     /// Functions by name (lower-cased), with the release that brought them.
     static let functions: [String: String] = {
         var table: [String: String] = [:]
-        for name in ["row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead", "first_value", "last_value", "nth_value"] { table[name] = "3.25.0" }
+        for name in windowOnly { table[name] = "3.25.0" }
         table["iif"] = "3.32.0"
         for name in ["acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "ceil", "ceiling", "cos", "cosh", "degrees", "exp", "floor", "ln", "log", "log10", "log2", "mod", "pi", "pow", "power", "radians", "sin", "sinh", "sqrt", "tan", "tanh", "trunc"] {
             table[name] = "3.35.0"
@@ -44,6 +44,7 @@ extension LintWatcher {
                 found.append(Feature(name: "ALTER TABLE ... RENAME COLUMN", since: "3.25.0"))
             }
         }
+        found += programFeatures(of: statement)
         for table in actions.creates + actions.alters {
             let generated = (try? database.scalar("SELECT count(*) FROM pragma_table_xinfo(?1, 'main') WHERE hidden IN (2, 3)", [.text(table)])) ?? nil
             if (generated?.integer ?? 0) > 0 { found.append(Feature(name: "generated columns", since: "3.31.0")) }
@@ -53,13 +54,14 @@ extension LintWatcher {
         return found
     }
 
-    /// Notes each feature `statement` needs that is newer than `minimumSQLite`.
+    /// Notes each feature `statement` needs that is newer than the oldest SQLite
+    /// the app supports (`minimumSQLite`, or the oldest the `platforms` bundle).
     func checkFeatures(_ statement: ScriptStatement, at place: StagePlace, altered before: [String: TableBefore]) {
-        guard let minimum = configuration.minimumSQLite, let oldest = Version(minimum) else { return }
+        guard let (minimum, source) = configuration.oldestSQLite, let oldest = Version(minimum) else { return }
         var seen: Set<String> = []
         for feature in features(of: statement, altered: before) where seen.insert(feature.name).inserted {
             guard let since = Version(feature.since), oldest < since else { continue }
-            observe(.newerSQLite, place, "\(feature.name) needs SQLite \(feature.since); the oldest the app supports is \(minimum) (\"minimumSQLite\")")
+            observe(.newerSQLite, place, "\(feature.name) needs SQLite \(feature.since); the oldest the app supports is \(minimum) (\(source))")
         }
     }
 }

@@ -62,7 +62,10 @@ extension MigrationRunner {
             }
             let failed = watcher.run(stage, on: copy, configuration: configuration, log: &log) != nil
             if let legacy = watcher.renamedUnderReferences { watcher.adopt(otherLegacyObservations(path, stage: index, legacy: legacy, cancellation: cancellation)) }
-            if failed { break }
+            if failed {
+                watcher.notLinted(path.stages.dropFirst(index + 1))
+                break
+            }
         }
         run.observations = watcher.observations
         run.ran = watcher.ran
@@ -70,10 +73,10 @@ extension MigrationRunner {
     }
 
     /// The lint's checks of one path of the matrix, from what `watcher` saw of its
-    /// stages; without P001 and F001, which the stage's own check reports (its
+    /// stages; without P001, F001 and X001, which the stage's own check reports (its
     /// warnings, its failure).
     func lintChecks(_ path: MigrationPath, watcher: LintWatcher) -> [CheckResult] {
-        let observations = watcher.observations.filter { ![LintRule.ignoredPragma, .stageFails].contains($0.rule) }
+        let observations = watcher.observations.filter { ![LintRule.ignoredPragma, .stageFails, .notReplayable].contains($0.rule) }
         let run = LintRun(versions: [path.source] + (path.alsoFor ?? []), observations: observations, ran: watcher.ran)
         return gather([run]).checks
     }

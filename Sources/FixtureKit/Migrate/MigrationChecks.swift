@@ -21,8 +21,9 @@ enum MigrationChecks {
     }
 
     /// `integrity_check` of the store at `path`, split so that it uses `workers`
-    /// cores (the caller's thread is one, once it asks for the result), each
-    /// with its own read-only connection: `PRAGMA quick_check`
+    /// threads of its own, started at once, each with its own read-only
+    /// connection (the caller's thread takes what is left once it asks for the
+    /// result): `PRAGMA quick_check`
     /// of the whole file (the structure of every b-tree, the freelist, pages
     /// used twice or never), and `PRAGMA integrity_check(TABLE)` of one table at
     /// a time (its b-tree, its indexes, and their entries against its rows).
@@ -78,9 +79,12 @@ enum MigrationChecks {
     }
 }
 
-/// An integrity check running on threads of its own while the caller goes on;
-/// ``result()`` has the caller take the tasks no thread has started, then
-/// waits. See ``MigrationChecks/integrity(path:sizes:workers:)``.
+/// An integrity check running on threads of its own while the caller goes on
+/// (a migration path diffs the data meanwhile: with two cores, the check's two
+/// threads and the diff share them, and the longest task, `quick_check` or the
+/// largest table's check, no longer runs alone after the diff); ``result()`` has
+/// the caller take the tasks no thread has started, then waits. See
+/// ``MigrationChecks/integrity(path:sizes:workers:)``.
 final class ParallelIntegrityCheck: Sendable {
     private let path: String
     private let done = DispatchGroup()
@@ -112,7 +116,7 @@ final class ParallelIntegrityCheck: Sendable {
     private let started = ContinuousClock.now
     private let ended = Mutex<ContinuousClock.Instant?>(nil)
 
-    /// Starts `workers - 1` threads: the caller is the last worker.
+    /// Starts `workers` threads (at most one a task).
     fileprivate init(path: String, sizes: [String: Int], workers: Int) {
         self.path = path
         cacheKiB = max(2048, Self.cacheBudgetKiB / max(1, workers))
@@ -130,7 +134,7 @@ final class ParallelIntegrityCheck: Sendable {
         tasks = bySize.map { "PRAGMA integrity_check(\(quotedLiteral($0)))" } + ["PRAGMA quick_check(\(MigrationChecks.integrityProblemLimit))"]
         schedule = Self.startOrder(tasks.count)
         outcomes = Mutex(Array(repeating: nil, count: tasks.count))
-        for _ in 0..<max(0, min(workers, tasks.count) - 1) {
+        for _ in 0..<max(0, min(workers, tasks.count)) {
             done.enter()
             // At the path's own priority: the threads are as many as the cores
             // the paths leave, so they take no core from the path's thread; a

@@ -83,6 +83,9 @@ struct SQLStage {
                 guard let next = try cursor.next() else { break }
                 statement = next
             } catch {
+                if let watcher {
+                    watcher.didNotCompile(file: file.path, line: cursor.position(of: cursor.firstTokenLine(from: error.start, to: error.end)).line, error: error.error)
+                }
                 throw failure(error, in: file, cursor: cursor, statement: nil)
             }
             if wrapped, let control = statement.actions.transaction {
@@ -121,7 +124,7 @@ struct SQLStage {
         } else {
             at = "\(file.path):\(cursor.position(of: cursor.firstTokenLine(from: failure.start, to: failure.end)).line)"
         }
-        let rows = statement.map { probe.describe(error, statement: $0) } ?? []
+        let rows = (statement.map { probe.describe(error, statement: $0) } ?? []) + (UnregisteredName(error).map { [$0.hint] } ?? [])
         return StageRunner.Failure(
             Self.reason(error),
             ([StageRunner.describe(at: at, error)] + rows).joined(separator: "\n"),

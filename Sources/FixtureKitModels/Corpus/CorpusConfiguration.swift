@@ -106,12 +106,15 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     public var lint: LintSettings?
     /// The oldest SQLite the app runs on (`"3.32.0"`): lint's V001 finds what a stage needs that is newer.
     public var minimumSQLite: String?
+    /// The platforms the app runs on (`["iOS 15.0", "Android 30"]`): the oldest SQLite they bundle is V001's floor too (PlatformSQLite.swift).
+    public var platforms: [String]?
 
     static let knownKeys: Set<String> = [
         "store", "current", "supported", "stages", "counts", "checks", "anonymize", "keys", "changes",
         "renames", "userVersions", "versionQuery", "$schema", "connection", "strictStages",
         "probes",
         "lint", "minimumSQLite",
+        "platforms",
     ]
 
     /// The largest `timeout` a stage may have: 30 days, in seconds.
@@ -125,6 +128,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         case connection, strictStages
         case probes
         case lint, minimumSQLite
+        case platforms
     }
 
     /// The keys of each entry of `stages` (and of `checks`, ``checkEntryKeys``): any other is refused too.
@@ -149,6 +153,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         probes = try container.decodeIfPresent(ProbeSettings.self, forKey: .probes)
         lint = try container.decodeIfPresent(LintSettings.self, forKey: .lint)
         minimumSQLite = try container.decodeIfPresent(String.self, forKey: .minimumSQLite)
+        platforms = try container.decodeIfPresent([String].self, forKey: .platforms)
     }
 
     /// Reads and parses `fixturekit.json`, without reading the files it names
@@ -194,6 +199,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         try checkStageKeys(dictionary, fail)
         try checkProbeKeys(dictionary, fail)
         try checkLint(dictionary, fail)
+        try checkPlatforms(dictionary, fail)
         var configuration: CorpusConfiguration
         do {
             configuration = try JSONDecoderFactory.decoder().decode(CorpusConfiguration.self, from: Data(bytes))

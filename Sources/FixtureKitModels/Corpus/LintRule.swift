@@ -42,13 +42,18 @@ public struct LintRule: Hashable, Sendable {
     public static let affinityChange = LintRule(code: "A001", summary: "a column's type affinity changed (or made STRICT) by a rebuild, changing or refusing stored values", defaultSeverity: .error, unit: "rows")
     /// A stage file of a shipped version edited, removed or reordered since the lock.
     public static let historyChange = LintRule(code: "H001", summary: "a shipped stage changed since fixturekit.lock recorded it", defaultSeverity: .error, unit: nil)
-    /// Syntax or a function newer than the oldest SQLite the app supports (`minimumSQLite`).
-    public static let newerSQLite = LintRule(code: "V001", summary: "syntax or a function newer than the oldest SQLite the app supports (\"minimumSQLite\")", defaultSeverity: .error, unit: nil)
+    /// Syntax or a function newer than the oldest SQLite the app supports (`minimumSQLite`, `platforms`).
+    public static let newerSQLite = LintRule(code: "V001", summary: "syntax or a function newer than the oldest SQLite the app supports (\"minimumSQLite\", \"platforms\")", defaultSeverity: .error, unit: nil)
     /// A statement that fails on a fixture for a reason no other rule names.
     public static let stageFails = LintRule(code: "F001", summary: "a statement that fails on a fixture (no other rule says why)", defaultSeverity: .error, unit: nil)
 
+    /// A double-quoted string literal: the stage works only while SQLite takes a double-quoted name of no column as a string (`SQLITE_DBCONFIG_DQS_*`).
+    public static let doubleQuotedString = LintRule(code: "Q001", summary: "a double-quoted string literal, which SQLite built as it recommends (SQLITE_DQS=0) refuses", defaultSeverity: .warning, unit: nil)
+    /// A stage that needs a collation or SQL function the app registers: not replayable here.
+    public static let notReplayable = LintRule(code: "X001", summary: "a stage that needs a collation or function the app registers: not replayable here, and the rest of the chain not linted", defaultSeverity: .warning, unit: nil)
+
     /// Every rule, in the order the documentation lists them.
-    public static let all: [LintRule] = [uniqueDuplicates, notNull, ignoredPragma, undeclaredDrop, sequence, forgottenColumn, rebuildWithoutCheck, droppedParent, violatedConstraint, staleReference, affinityChange, historyChange, newerSQLite, stageFails]
+    public static let all: [LintRule] = [uniqueDuplicates, notNull, ignoredPragma, undeclaredDrop, sequence, forgottenColumn, rebuildWithoutCheck, droppedParent, violatedConstraint, staleReference, affinityChange, historyChange, newerSQLite, stageFails, doubleQuotedString, notReplayable]
 
     /// The rule of `code`, when there is one.
     public static func named(_ code: String) -> LintRule? { all.first { $0.code == code } }

@@ -68,7 +68,7 @@ package enum FileFormat {
 
     /// Two copies of the 48-byte wal-index header, then the 40-byte checkpoint
     /// information, in the byte order of the machine that wrote them.
-    static let shmIndexHeaderSize = 48
+    package static let shmIndexHeaderSize = 48
     static let shmHeaderSize = 136
     static let shmVersionOffset = 0
     static let shmChangeOffset = 8

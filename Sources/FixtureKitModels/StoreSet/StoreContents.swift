@@ -36,14 +36,21 @@ public struct StoreContents: Codable, Equatable, Sendable {
     /// - Parameter countingForeignKeys: `false` leaves ``foreignKeyViolations``
     ///   at 0 without looking (one look-up per row of every child table), for a
     ///   reader that does not use it.
+    /// - Parameter rowCounts: rows already counted, by table name, on this
+    ///   connection in this transaction (``Database/contentHashAndRowCounts()``):
+    ///   those tables are not counted again.
     /// - Throws: ``StoreError``: ``StoreError/Problem/sqlite(_:)`` when SQLite
     ///   cannot read it, ``StoreError/Problem/metadata(_:)`` for Core Data metadata
     ///   that does not follow its format.
-    package init(reading database: Database, countingForeignKeys: Bool = true) throws(StoreError) {
+    package init(reading database: Database, countingForeignKeys: Bool = true, rowCounts: [String: Int] = [:]) throws(StoreError) {
         do {
             schema = try SchemaSnapshot(database: database)
             var counts: [String: Int] = [:]
             for table in schema.tables where table.kind == "table" {
+                if let known = rowCounts[table.name] {
+                    counts[table.name] = known
+                    continue
+                }
                 counts[table.name] = Int(try database.scalar("SELECT count(*) FROM \(quotedIdentifier(table.name))")?.integer ?? 0)
             }
             tables = counts

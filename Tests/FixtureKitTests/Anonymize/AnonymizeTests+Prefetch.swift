@@ -147,3 +147,42 @@ extension AnonymizeTests {
         try database.close()
     }
 }
+
+extension AnonymizeTests {
+    /// The prefetch reads a main file that is its set's whole content where it
+    /// is (immutable: nothing written beside it), and copies a set whose log or
+    /// journal holds content, to replay it on the copy.
+    @Test func thePrefetchReadsAMainFileAloneInPlaceAndCopiesASetWithALog() throws {
+        let folder = try TemporaryFolder()
+        let source = folder.url("source")
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        try prefetchStore(source + "/App.sqlite", rows: 3000)
+        func alone(_ names: [String], in place: String = source) -> Bool {
+            KeyedPrefetch.isMainFileAlone(source: place, names: names, storeName: "App.sqlite")
+        }
+        #expect(alone(["App.sqlite"]))
+        // An empty -wal and a -shm hold no content.
+        #expect(FileManager.default.createFile(atPath: source + "/App.sqlite-wal", contents: Data()))
+        #expect(FileManager.default.createFile(atPath: source + "/App.sqlite-shm", contents: Data(count: 32768)))
+        #expect(alone(["App.sqlite", "App.sqlite-wal", "App.sqlite-shm"]))
+        // A -wal with frames, a hot journal, a -wal that cannot be read: copied.
+        #expect(FileManager.default.createFile(atPath: source + "/App.sqlite-wal", contents: Data(count: 32)))
+        #expect(!alone(["App.sqlite", "App.sqlite-wal", "App.sqlite-shm"]))
+        #expect(!alone(["App.sqlite", "App.sqlite-journal"]))
+        #expect(!alone(["App.sqlite", "App.sqlite-wal"], in: folder.url("absent")))
+        for name in ["App.sqlite-wal", "App.sqlite-shm"] { try FileManager.default.removeItem(atPath: source + "/" + name) }
+
+        // Read in place, the source is left as it was, with nothing beside it.
+        let before = try folder.read("source/App.sqlite")
+        let rules = try AnonymizationRules.parse(Array("""
+            {"tables": {"people": {"handle": {"strategy": "pseudonym", "format": "hex", "length": 16},
+              "name": {"strategy": "fake", "kind": "name"}, "id": "keep", "note": "keep"}}}
+            """.utf8), path: "rules.json")
+        let key = try AnonymizationKey(variable: "FIXTUREKIT_ANON_KEY", environment: Self.environment, what: "anonymize", path: "rules.json")
+        let ahead = try runEngine("ahead", in: folder, rules: rules, key: key, pristine: source)
+        let onTheSpot = try runEngine("spot", in: folder, rules: rules, key: key, pristine: nil)
+        #expect(ahead.bytes == onTheSpot.bytes)
+        #expect(try folder.read("source/App.sqlite") == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: source) == ["App.sqlite"])
+    }
+}

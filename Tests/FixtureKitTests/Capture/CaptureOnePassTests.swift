@@ -59,7 +59,7 @@ import Testing
         let set = try StoreSet.locate(path)
         #expect(Capture.SourceRead(set) == [.heldWAL: .inPlace, .walAtRest: .copy, .walWithoutLog: .immutable, .rollback: .inPlace][source])
         try FileManager.default.createDirectory(atPath: folder.url("copies"), withIntermediateDirectories: true)
-        let digest = try Capture.snapshot(set, to: folder.url("copies/captured.sqlite"))
+        let digest = try Capture.snapshot(set, to: folder.url("copies/captured.sqlite")).digest
         let onDisk = try sha256(ofFileAt: folder.url("copies/captured.sqlite"))
         #expect(digest?.digest.hex == onDisk, "the copy was hashed from the disk, or its digest is wrong")
         #expect(digest?.size == UInt64(try folder.read("copies/captured.sqlite").count))

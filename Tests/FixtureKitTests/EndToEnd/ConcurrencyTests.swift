@@ -94,6 +94,8 @@ final class FeedingProcess: @unchecked Sendable {
                 #expect(try database.scalar("PRAGMA integrity_check") == .text("ok"), "\(mode) capture \(index)")
                 #expect(try database.scalar("SELECT sum(balance) FROM accounts") == .integer(Int64(Self.total)), "\(mode) capture \(index)")
                 #expect(try database.scalar("SELECT count(*) FROM transfers")?.integer == Int64(result.manifest.tables["transfers"] ?? -1))
+                // The content hash is the copy's (a snapshot's is read alongside the copy).
+                #expect(try database.contentHash().hex == result.manifest.contentHash, "\(mode) capture \(index)")
                 transfersSeen.insert(try database.scalar("SELECT count(*) FROM transfers")?.integer ?? 0)
                 try database.close()
                 #expect(try Verifier.verify(result.fixture).allSatisfy(\.passed))

@@ -1,0 +1,103 @@
+import Dispatch
+import FixtureKitSystem
+import FixtureKitSQLite
+import FixtureKitModels
+
+/// The contents of the snapshot `capture --mode snapshot` copies (content hash,
+/// schema, row counts, foreign-key violations, model), read on a thread of its
+/// own through a second connection to the source while the first one copies it:
+/// the copy and the read of every row run on the two cores at once, and the copy
+/// is not read again afterwards. The row counts are those of the content hash's
+/// scan (``Database/contentHashAndRowCounts()``), not a second pass.
+///
+/// The second connection must read the very snapshot the backup copies. It
+/// begins its read transaction while the first connection holds its own, and
+/// is used only when that proves the two the same:
+/// - a copy of the files, or a main file read `immutable=1`: nothing else
+///   writes what either connection reads;
+/// - a store read in place in rollback mode: the first connection's shared
+///   lock keeps every writer from committing until the second has begun;
+/// - a store read in place in WAL mode: the `-shm`'s index header (which every
+///   commit changes, its change counter and last frame) is the same before the
+///   first connection began as after the second one had.
+///
+/// Otherwise (a writer committed in between, a pending writer kept the second
+/// connection out, SQLite could not read the contents), ``contents()`` answers
+/// `nil` and the capture reads the copy afterwards as before: the manifest and
+/// the content hash are the same either way, only slower.
+final class SnapshotContentsReader {
+    private let stage = BackgroundStage()
+    private let slot = Slot()
+    private let begun = DispatchSemaphore(value: 0)
+    private var waitedForBegin = false
+
+    private final class Slot: @unchecked Sendable {
+        /// Written by the reading thread before it signals or leaves its stage,
+        /// read after waiting on them.
+        var contents: StoreContents?
+    }
+
+    /// How long the second connection waits for a lock, in milliseconds: a
+    /// writer that waits for the first connection's lock would otherwise hold
+    /// the second one out until the copy is done.
+    static let busyTimeout: Int32 = 100
+
+    /// The bytes of the `-shm`'s first index header (``FileFormat/shmIndexHeaderSize``);
+    /// nil when there is no `-shm` or it is shorter.
+    static func indexHeader(_ set: StoreSet) -> [UInt8]? {
+        guard let reader = try? SequentialReader(path: set.path(of: .shm)) else { return nil }
+        var bytes = [UInt8](repeating: 0, count: FileFormat.shmIndexHeaderSize)
+        guard let count = try? reader.read(into: &bytes), count == bytes.count else { return nil }
+        return bytes
+    }
+
+    /// Starts the read. Call it while the first connection is in its read
+    /// transaction; `indexHeaderBefore` is ``indexHeader(_:)`` taken before
+    /// that transaction began.
+    init(_ opener: Capture.SourceOpener, indexHeaderBefore: [UInt8]?) {
+        let slot = self.slot
+        let begun = self.begun
+        stage.start {
+            var signalled = false
+            defer { if !signalled { begun.signal() } }
+            let database = try opener.open(busyTimeout: Self.busyTimeout)
+            defer { try? database.close() }
+            try database.inTransaction { () throws(SQLiteError) in
+                _ = try database.scalar("PRAGMA page_count")
+                var same = true
+                if opener.read == .inPlace, try database.scalar("PRAGMA journal_mode")?.text == "wal" {
+                    same = Self.indexHeader(opener.set).map { $0 == indexHeaderBefore } ?? false
+                }
+                signalled = true
+                begun.signal()
+                guard same else { return }
+                let (digest, rowCounts) = try database.contentHashAndRowCounts()
+                var contents = try? StoreContents(reading: database, rowCounts: rowCounts)
+                contents?.contentHash = digest.hex
+                slot.contents = contents
+            }
+        }
+    }
+
+    /// Waits until the second connection has begun its read transaction (or
+    /// given up): the first one may end its own then.
+    func waitForBegin() {
+        guard !waitedForBegin else { return }
+        waitedForBegin = true
+        begun.wait()
+    }
+
+    /// The snapshot's contents, with their content hash; nil when they could not
+    /// be read from the same snapshot (see above).
+    func contents() -> StoreContents? {
+        waitForBegin()
+        do { try stage.wait() } catch { return nil }
+        return slot.contents
+    }
+
+    /// Waits for the thread, ignoring what it found: for paths that already have an error.
+    func drain() {
+        waitForBegin()
+        stage.drain()
+    }
+}
