@@ -44,6 +44,14 @@ extension SQLiteError {
     package var isNotNullViolation: Bool { extendedCode == SQLITE_CONSTRAINT | (5 << 8) }
     /// `SQLITE_CONSTRAINT_FOREIGNKEY` (`SQLITE_CONSTRAINT | (3<<8)`): a row would refer to no row.
     package var isForeignKeyViolation: Bool { extendedCode == SQLITE_CONSTRAINT | (3 << 8) }
+    /// `SQLITE_CONSTRAINT_CHECK` (`SQLITE_CONSTRAINT | (1<<8)`): a row fails a CHECK
+    /// constraint; an ADD COLUMN that existing rows fail says `CHECK constraint failed`
+    /// with `SQLITE_ERROR`.
+    package var isCheckViolation: Bool {
+        extendedCode == SQLITE_CONSTRAINT | (1 << 8) || message.hasPrefix("CHECK constraint failed")
+    }
+    /// `SQLITE_CONSTRAINT_DATATYPE` (`SQLITE_CONSTRAINT | (12<<8)`): a STRICT table cannot store a value in a column's type.
+    package var isDatatypeViolation: Bool { extendedCode == SQLITE_CONSTRAINT | (12 << 8) }
     /// `SQLITE_NOTADB`: the file is not an SQLite database.
     package var isNotADatabase: Bool { code == SQLITE_NOTADB }
 }

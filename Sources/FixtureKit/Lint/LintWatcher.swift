@@ -62,6 +62,8 @@ final class LintWatcher: StatementWatcher {
     private var statements = 0
     /// The statement count at each drop, by table.
     private var droppedAt: [String: Int] = [:]
+    /// What the stage did to tables and their views, triggers and indexes (C001, L001, A001).
+    var stageSchema = StageSchema()
 
     /// - Parameter connection: the connection the stages run on.
     init(version: String, configuration: CorpusConfiguration, connection: @escaping () -> Database?) {
@@ -104,6 +106,7 @@ final class LintWatcher: StatementWatcher {
         checkedForeignKeys = nil
         statements = 0
         droppedAt = [:]
+        stageSchema = StageSchema()
     }
 
     // MARK: - StatementWatcher
@@ -129,6 +132,7 @@ final class LintWatcher: StatementWatcher {
             if !writes.isEmpty, !writes.contains(table.lowercased()), copied[table.lowercased()] == nil { copied[table.lowercased()] = place }
         }
         if actions.checksForeignKeys { checkedForeignKeys = statements }
+        watchSchema(statement, at: place)
     }
 
     func didRun(_ statement: ScriptStatement, file: String, line: Int, error: SQLiteError?) {
@@ -139,6 +143,7 @@ final class LintWatcher: StatementWatcher {
             if !notReplayable(error, at: place) { failed(statement, at: place, error) }
             return
         }
+        noteRenames(statement, at: place)
         for table in statement.actions.drops {
             guard let before = dropped[table.lowercased()], before.foreignKeysOn else { continue }
             // With foreign keys on, the drop's implicit DELETE took the child rows with it (ON DELETE CASCADE or SET NULL).
@@ -158,6 +163,8 @@ final class LintWatcher: StatementWatcher {
         for (table, before) in dropped {
             if exists(table) { rebuilt(table, before) } else { gone(table, before) }
         }
+        checkAddedForeignKeys()
+        checkReferences()
         for (table, start) in sequenceAtStart where exists(table) {
             let now = sequence()?[table] ?? 0
             if now < start {
@@ -173,6 +180,7 @@ final class LintWatcher: StatementWatcher {
 extension LintWatcher {
     /// A statement failed: the rule that says why, with what this fixture holds.
     private func failed(_ statement: ScriptStatement, at place: StagePlace, _ error: SQLiteError) {
+        if explainsFailure(statement, at: place, error) { return }
         let probe = ConstraintProbe(database: database, configuration: configuration)
         if error.isUniqueViolation, let (table, columns) = ConstraintProbe.constraint(error.message) {
             let collations = indexCollations(statement, table: table, columns: columns) ?? columns.map { (try? database.collation(of: $0, in: table)) ?? "BINARY" }

@@ -60,7 +60,9 @@ extension MigrationRunner {
                 watcher.observe(.historyChange, file.map { StagePlace(file: $0, line: 0) }, problem)
                 break
             }
-            if watcher.run(stage, on: copy, configuration: configuration, log: &log) != nil {
+            let failed = watcher.run(stage, on: copy, configuration: configuration, log: &log) != nil
+            if let legacy = watcher.renamedUnderReferences { watcher.adopt(otherLegacyObservations(path, stage: index, legacy: legacy, cancellation: cancellation)) }
+            if failed {
                 watcher.notLinted(path.stages.dropFirst(index + 1))
                 break
             }

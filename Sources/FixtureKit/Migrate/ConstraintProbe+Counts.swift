@@ -29,7 +29,7 @@ extension ConstraintProbe {
     }
 
     /// `body` inside a savepoint that is rolled back; `nil` when it throws.
-    private func probing<T>(_ body: () throws(SQLiteError) -> T) -> T? {
+    func probing<T>(_ body: () throws(SQLiteError) -> T) -> T? {
         do {
             try database.execute("SAVEPOINT \(Self.savepoint)")
             defer { try? database.execute("ROLLBACK TO \(Self.savepoint); RELEASE \(Self.savepoint)") }

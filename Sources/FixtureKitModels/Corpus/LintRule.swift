@@ -34,6 +34,12 @@ public struct LintRule: Hashable, Sendable {
     public static let rebuildWithoutCheck = LintRule(code: "FK001", summary: "a rebuild of a table with foreign keys not followed by PRAGMA foreign_key_check", defaultSeverity: .warning, unit: "rows")
     /// A DROP of a parent table whose children hold rows that refer to it.
     public static let droppedParent = LintRule(code: "FK002", summary: "a DROP of a parent table whose child rows would be deleted, blocked or left orphans", defaultSeverity: .error, unit: "rows")
+    /// A CHECK or FOREIGN KEY added (by ADD COLUMN or a rebuild) that rows a fixture holds violate.
+    public static let violatedConstraint = LintRule(code: "C001", summary: "a CHECK or FOREIGN KEY added that rows a fixture holds violate", defaultSeverity: .error, unit: "rows")
+    /// A view, trigger or index of a rebuilt or renamed table broken, dropped, or left on the old table, under either `legacy_alter_table` setting.
+    public static let staleReference = LintRule(code: "L001", summary: "a view, trigger or index of a rebuilt or renamed table broken, dropped or left on the old table (either legacy_alter_table)", defaultSeverity: .error, unit: nil)
+    /// A type or affinity change (STRICT included) across a rebuild that changes stored values or that STRICT refuses.
+    public static let affinityChange = LintRule(code: "A001", summary: "a column's type affinity changed (or made STRICT) by a rebuild, changing or refusing stored values", defaultSeverity: .error, unit: "rows")
     /// A stage file of a shipped version edited, removed or reordered since the lock.
     public static let historyChange = LintRule(code: "H001", summary: "a shipped stage changed since fixturekit.lock recorded it", defaultSeverity: .error, unit: nil)
     /// Syntax or a function newer than the oldest SQLite the app supports (`minimumSQLite`, `platforms`).
@@ -47,7 +53,7 @@ public struct LintRule: Hashable, Sendable {
     public static let notReplayable = LintRule(code: "X001", summary: "a stage that needs a collation or function the app registers: not replayable here, and the rest of the chain not linted", defaultSeverity: .warning, unit: nil)
 
     /// Every rule, in the order the documentation lists them.
-    public static let all: [LintRule] = [uniqueDuplicates, notNull, ignoredPragma, undeclaredDrop, sequence, forgottenColumn, rebuildWithoutCheck, droppedParent, historyChange, newerSQLite, stageFails, doubleQuotedString, notReplayable]
+    public static let all: [LintRule] = [uniqueDuplicates, notNull, ignoredPragma, undeclaredDrop, sequence, forgottenColumn, rebuildWithoutCheck, droppedParent, violatedConstraint, staleReference, affinityChange, historyChange, newerSQLite, stageFails, doubleQuotedString, notReplayable]
 
     /// The rule of `code`, when there is one.
     public static func named(_ code: String) -> LintRule? { all.first { $0.code == code } }
