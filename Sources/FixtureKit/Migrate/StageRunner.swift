@@ -94,6 +94,9 @@ final class StageRunner {
     var variation = StageVariation()
     /// The commits the last program stage was seen to make, when ``variation`` watched them.
     private(set) var commitsObserved: Int?
+    /// The virtual-machine operations of the last stage's SQL (``Statement/virtualMachineSteps``,
+    /// summed); `nil` for a program or Swift stage, whose connection is its own.
+    private(set) var stepsCounted: Int?
 
     /// - Parameter database: a connection already open on the store, used until
     ///   a program needs the store to itself.
@@ -135,6 +138,7 @@ final class StageRunner {
         note = nil
         warnings = []
         ignored = []
+        stepsCounted = nil
         connection = configuration.appliedConnection(of: stage)
         let failure: Failure?
         if stage.runsSQL {
@@ -208,6 +212,7 @@ final class StageRunner {
         let timeout = stage.timeout.map(Self.duration) ?? timeout
         let (outcome, stopped) = database.withWatchdog(deadline: timeout.map { ContinuousClock.now + $0 }, cancellation: cancellation) { () throws(Failure) in try run.run() }
         log += run.log
+        stepsCounted = run.steps
         warnings = pragmas.warnings
         ignored = pragmas.ignored
         guard case .failure(let failure) = outcome else { return nil }

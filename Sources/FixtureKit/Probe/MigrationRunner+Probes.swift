@@ -42,6 +42,7 @@ extension MigrationRunner {
             case .order: result = probeOrder(path, reference: reference, cancellation: cancellation)
             case .zones: result = probeZones(path, reference: reference, cancellation: cancellation)
             case .interrupted: result = probeInterruptions(path, reference: reference, cancellation: cancellation)
+            case .size: result = probeSize(path, cancellation: cancellation)
             }
             result.seconds = start.secondsSince
             results.append(result)
