@@ -65,10 +65,11 @@ extension MigrationRunner {
     }
 
     /// Every stage again in each zone of `"probes"."timeZones"` but the corpus'
-    /// own, which the plain run ran in.
+    /// own, which the plain run ran in; then, when the path has a program stage,
+    /// in each locale of `"probes"."locales"` but the programs' own (`LC_ALL`).
     private func probeZones(_ path: MigrationPath, reference: ProbeReference, cancellation: Cancellation?) -> CheckResult {
         var verdict = ProbeVerdict(kind: .zones)
-        var differing: [String] = []
+        var differing: [String] = [], differingLocales: [String] = []
         for zone in configuration.probeTimeZones where zone != configuration.processTimeZone {
             guard cancellation?.isCancelled != true else { break }
             var zoned = StageVariation()
@@ -76,8 +77,26 @@ extension MigrationRunner {
             let outcome = ZoneLease.shared.with(zone) { probeRun(path, steps: path.stages.map { ($0, zoned) }, cancellation: cancellation) }
             if verdict.compare(outcome, reference: reference, label: "under TZ=\(zone)", personal: personalColumns, place: "under TZ=\(zone)") { differing.append(zone) }
         }
+        // Only programs read LC_ALL: SQLite's functions and collations do not read the locale.
+        let plainLocales = Set(path.stages.filter { $0.exec != nil }.map { configuration.connection(of: $0).environment?["LC_ALL"] ?? "" })
+        for locale in plainLocales.isEmpty ? [] : configuration.probeLocales where plainLocales != [locale] {
+            guard cancellation?.isCancelled != true else { break }
+            var localized = StageVariation()
+            localized.locale = locale
+            let outcome = ZoneLease.shared.with(configuration.processTimeZone) { probeRun(path, steps: path.stages.map { ($0, localized) }, cancellation: cancellation) }
+            let label = "under LC_ALL=\(locale)"
+            if verdict.compare(outcome, reference: reference, label: label, personal: personalColumns, place: label) { differingLocales.append(locale) }
+        }
         let plain = configuration.processTimeZone
-        return verdict.result(headline: "the stages' result depends on the time zone: it differs under TZ=\(differing.joined(separator: ", TZ=")) from the plain run's (TZ=\(plain))")
+        var headlines: [String] = []
+        if !differing.isEmpty || differingLocales.isEmpty {
+            headlines.append("the stages' result depends on the time zone: it differs under TZ=\(differing.joined(separator: ", TZ=")) from the plain run's (TZ=\(plain))")
+        }
+        if !differingLocales.isEmpty {
+            let own = plainLocales.sorted().map { "LC_ALL=\($0)" }.joined(separator: ", ")
+            headlines.append("the program stages' result depends on the locale: it differs under LC_ALL=\(differingLocales.joined(separator: ", LC_ALL=")) from the plain run's (\(own))")
+        }
+        return verdict.result(headline: headlines.joined(separator: "; "))
     }
 
     /// Each folder stage that commits more than once (one transaction per

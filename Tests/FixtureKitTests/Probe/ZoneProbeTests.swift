@@ -95,4 +95,25 @@ import Testing
             #expect(together == alone, "\(together.filter { !alone.contains($0) })")
         }
     }
+
+    /// A program that counts characters the locale's way: `wc -m` counts bytes
+    /// under `LC_ALL=C`, characters under `C.UTF-8` (the plain run's): the
+    /// locale variant names it. One that counts bytes (`wc -c`) passes.
+    @Test(arguments: [false, true])
+    func programStageReadingTheLocaleFails(independent: Bool) throws {
+        let corpus = try FoldersCorpus()
+        try corpus.write("stage.sh", """
+            #!/bin/sh
+            length=$(printf '%s' 'déjà vu' | wc -\(independent ? "c" : "m") | tr -d ' ')
+            exec sqlite3 "$FIXTUREKIT_STORE" "CREATE TABLE lengths (id INTEGER PRIMARY KEY, n INTEGER); INSERT INTO lengths (n) VALUES ($length);"
+            """)
+        chmod(corpus.corpus + "/stage.sh", 0o755)
+        try corpus.writeConfig(stage: ["exec": ["./stage.sh"]]) { $0["probes"] = ["timeZones": ["UTC"], "locales": ["C.UTF-8", "C"]] }
+        let probe = try corpus.probe([.zones]).probe(.zones)
+        #expect(probe.passed == independent)
+        #expect(probe.message == (independent ? nil : """
+            the program stages' result depends on the locale: it differs under LC_ALL=C from the plain run's (LC_ALL=C.UTF-8)
+            under LC_ALL=C: lengths.n: 1 of 1 rows differ (rowid 1: 7 -> 9)
+            """))
+    }
 }
