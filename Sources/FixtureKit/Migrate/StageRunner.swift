@@ -95,7 +95,8 @@ final class StageRunner {
     /// The commits the last program stage was seen to make, when ``variation`` watched them.
     private(set) var commitsObserved: Int?
     /// The virtual-machine operations of the last stage's SQL (``Statement/virtualMachineSteps``,
-    /// summed); `nil` for a program or Swift stage, whose connection is its own.
+    /// summed; for a Swift stage, those of its own connections to the store, ``StepCount``);
+    /// `nil` for a program stage, or a Swift stage whose statements SQLite did not tell of.
     private(set) var stepsCounted: Int?
 
     /// - Parameter database: a connection already open on the store, used until
@@ -238,7 +239,8 @@ final class StageRunner {
         var settings = configuration.connection(of: stage)
         settings.environment = (settings.environment ?? [:]).merging(variation.environment) { _, probed in probed }
         let context = SwiftStage.Context(storePath: storePath, from: stage.from, to: stage.to, connection: settings)
-        do { try body.body(context) } catch {
+        // Its statements' steps, on the connections it opens to the store (the size probe's cost).
+        do { stepsCounted = try StepCount.counting(storePath) { () throws(any Error) in try body.body(context) }.1 } catch {
             return Failure(.swiftStage(error), "\(name): \(error)", statement: "swift " + name)
         }
         return nil

@@ -27,7 +27,9 @@ extension MigrationRunner {
                 let counts = zip(SizeProbeSettings.factors, steps).map { "×\($0) \(Int($1))" }.joined(separator: ", ")
                 line += "exponent \(Self.fixed(bySteps)) by VM steps (\(counts)), \(byTime.map(Self.fixed) ?? "none") by wall time (\(times))"
             } else {
-                let why = stage.runsSQL ? "its SQL ran no VM step" : "a \(stage.exec != nil ? "program" : "Swift") stage: its connection is its own, no VM steps counted"
+                let why = stage.runsSQL ? "its SQL ran no VM step"
+                    : stage.exec != nil ? "a program stage: its connection is its own, no VM steps counted"
+                    : "a Swift stage whose connections SQLite did not tell of: no VM steps counted"
                 line += "exponent \(byTime.map(Self.fixed) ?? "none") by wall time (\(times)); \(why)"
             }
             lines.append(line)

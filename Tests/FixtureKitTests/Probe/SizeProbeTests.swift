@@ -126,6 +126,23 @@ import Testing
         #expect(line.hasSuffix("; a program stage: its connection is its own, no VM steps counted"))
     }
 
+    /// A Swift stage opens the store itself: its statements' steps are counted
+    /// on its own connections (``StepCount``), and its exponent is by them.
+    @Test(arguments: [quadratic, linear])
+    func swiftStageIsCountedOnItsOwnConnection(sql: String) throws {
+        let corpus = try FoldersCorpus()
+        try corpus.writeConfig(stage: ["swift": "rewrite"])
+        let stage = SwiftStage { context in
+            let database = try Database(path: context.storePath)
+            try database.execute(sql)
+            try database.close()
+        }
+        let probe = try corpus.probe([.size], swiftStages: ["rewrite": stage]).probe(.size)
+        #expect(probe.findings?.first?.message.contains(" by VM steps (×1 ") == true, "\(probe.message ?? "")")
+        #expect(probe.passed == (sql == Self.linear))
+        #expect(try (Self.stepExponent(probe) > 1.3) == (sql == Self.quadratic))
+    }
+
     @Test func configurationIsChecked() throws {
         let corpus = try FoldersCorpus()
         try corpus.write("stage.sql", Self.linear)
