@@ -51,6 +51,13 @@ public final class Statement {
 
     deinit { sqlite3_finalize(handle) }
 
+    /// The virtual-machine operations it has run since it was compiled
+    /// (`SQLITE_STMTSTATUS_VM_STEP`, triggers' included): a cost that does not
+    /// depend on the machine's speed or load.
+    package var virtualMachineSteps: Int {
+        Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_VM_STEP, 0))
+    }
+
     /// Binds `values` to the parameters `?1`, `?2`, ... after a reset.
     public func bind(_ values: [SQLiteValue]) throws(SQLiteError) {
         sqlite3_reset(handle)

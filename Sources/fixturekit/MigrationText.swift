@@ -17,7 +17,15 @@ enum MigrationText {
             let status = result.passed ? "PASS" : result.couldNotRun == true ? "ERROR" : "FAIL"
             add("\(status)  \(label(result).padding(toLength: width, withPad: " ", startingAt: 0))  \(Formatting.count(stages, "stage")), \(String(format: "%.2f", result.seconds)) s (data diff \(String(format: "%.2f", result.preservationSeconds)) s)", !result.passed)
             // A stage that passed may still have had to end processes it left.
-            for check in result.checks where check.passed && check.message != nil { add("      \(check.name): \(check.message ?? "")", true) }
+            // The size probe says its exponents though it passed: a line each, as a
+            // failure's, but ordinary lines, which --quiet leaves out.
+            for check in result.checks where check.passed && check.message != nil {
+                var problem = true
+                if case .probe = check.kind { problem = false }
+                let message = (check.message ?? "").split(separator: "\n", omittingEmptySubsequences: false)
+                add("      \(check.name): \(message.first ?? "")", problem)
+                for more in message.dropFirst() { add("        \(more)", problem) }
+            }
             // Statements that did nothing where they stand: warnings, unless "strictStages".
             for check in result.checks { for warning in check.warnings ?? [] { add("      \(check.name): warning: \(warning)", true) } }
             // Where the time went, after the failure's lines; an ordinary line, which --quiet leaves out.

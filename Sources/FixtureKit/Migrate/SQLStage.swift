@@ -37,6 +37,8 @@ struct SQLStage {
     var watcher: StatementWatcher? = nil
     /// Every statement run, in order.
     var log: [String] = []
+    /// The virtual-machine operations its statements ran (``Statement/virtualMachineSteps``).
+    var steps = 0
 
     /// Runs the files.
     /// - Throws: ``StageRunner/Failure`` naming the file, line and column of the statement that failed.
@@ -104,6 +106,7 @@ struct SQLStage {
                 throw failure(error, in: file, cursor: cursor, statement: statement)
             }
             watcher?.didRun(statement, file: file.path, line: line, error: nil)
+            steps += statement.statement.virtualMachineSteps
             pragmas.check(statement, file: file.path, cursor: cursor)
         }
         if !wrapped && !database.isAutocommit {

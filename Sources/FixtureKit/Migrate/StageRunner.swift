@@ -94,6 +94,10 @@ final class StageRunner {
     var variation = StageVariation()
     /// The commits the last program stage was seen to make, when ``variation`` watched them.
     private(set) var commitsObserved: Int?
+    /// The virtual-machine operations of the last stage's SQL (``Statement/virtualMachineSteps``,
+    /// summed; for a Swift stage, those of its own connections to the store, ``StepCount``);
+    /// `nil` for a program stage, or a Swift stage whose statements SQLite did not tell of.
+    private(set) var stepsCounted: Int?
 
     /// - Parameter database: a connection already open on the store, used until
     ///   a program needs the store to itself.
@@ -135,6 +139,7 @@ final class StageRunner {
         note = nil
         warnings = []
         ignored = []
+        stepsCounted = nil
         connection = configuration.appliedConnection(of: stage)
         let failure: Failure?
         if stage.runsSQL {
@@ -208,6 +213,7 @@ final class StageRunner {
         let timeout = stage.timeout.map(Self.duration) ?? timeout
         let (outcome, stopped) = database.withWatchdog(deadline: timeout.map { ContinuousClock.now + $0 }, cancellation: cancellation) { () throws(Failure) in try run.run() }
         log += run.log
+        stepsCounted = run.steps
         warnings = pragmas.warnings
         ignored = pragmas.ignored
         guard case .failure(let failure) = outcome else { return nil }
@@ -233,7 +239,8 @@ final class StageRunner {
         var settings = configuration.connection(of: stage)
         settings.environment = (settings.environment ?? [:]).merging(variation.environment) { _, probed in probed }
         let context = SwiftStage.Context(storePath: storePath, from: stage.from, to: stage.to, connection: settings)
-        do { try body.body(context) } catch {
+        // Its statements' steps, on the connections it opens to the store (the size probe's cost).
+        do { stepsCounted = try StepCount.counting(storePath) { () throws(any Error) in try body.body(context) }.1 } catch {
             return Failure(.swiftStage(error), "\(name): \(error)", statement: "swift " + name)
         }
         return nil

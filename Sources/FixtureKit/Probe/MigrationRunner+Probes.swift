@@ -42,6 +42,7 @@ extension MigrationRunner {
             case .order: result = probeOrder(path, reference: reference, cancellation: cancellation)
             case .zones: result = probeZones(path, reference: reference, cancellation: cancellation)
             case .interrupted: result = probeInterruptions(path, reference: reference, cancellation: cancellation)
+            case .size: result = probeSize(path, cancellation: cancellation)
             }
             result.seconds = start.secondsSince
             results.append(result)
@@ -58,16 +59,17 @@ extension MigrationRunner {
         let outcome = ZoneLease.shared.with(configuration.processTimeZone) {
             probeRun(path, steps: path.stages.map { ($0, reversed) }, cancellation: cancellation)
         }
-        var verdict = ProbeVerdict(kind: .order)
+        var verdict = ProbeVerdict(kind: .order, versions: path.versions)
         verdict.compare(outcome, reference: reference, label: label, personal: personalColumns)
         return verdict.result(headline: "the stages' result depends on the order of unordered SELECTs: it differs \(label)")
     }
 
     /// Every stage again in each zone of `"probes"."timeZones"` but the corpus'
-    /// own, which the plain run ran in.
+    /// own, which the plain run ran in; then, when the path has a program stage,
+    /// in each locale of `"probes"."locales"` but the programs' own (`LC_ALL`).
     private func probeZones(_ path: MigrationPath, reference: ProbeReference, cancellation: Cancellation?) -> CheckResult {
-        var verdict = ProbeVerdict(kind: .zones)
-        var differing: [String] = []
+        var verdict = ProbeVerdict(kind: .zones, versions: path.versions)
+        var differing: [String] = [], differingLocales: [String] = []
         for zone in configuration.probeTimeZones where zone != configuration.processTimeZone {
             guard cancellation?.isCancelled != true else { break }
             var zoned = StageVariation()
@@ -75,8 +77,26 @@ extension MigrationRunner {
             let outcome = ZoneLease.shared.with(zone) { probeRun(path, steps: path.stages.map { ($0, zoned) }, cancellation: cancellation) }
             if verdict.compare(outcome, reference: reference, label: "under TZ=\(zone)", personal: personalColumns, place: "under TZ=\(zone)") { differing.append(zone) }
         }
+        // Only programs read LC_ALL: SQLite's functions and collations do not read the locale.
+        let plainLocales = Set(path.stages.filter { $0.exec != nil }.map { configuration.connection(of: $0).environment?["LC_ALL"] ?? "" })
+        for locale in plainLocales.isEmpty ? [] : configuration.probeLocales where plainLocales != [locale] {
+            guard cancellation?.isCancelled != true else { break }
+            var localized = StageVariation()
+            localized.locale = locale
+            let outcome = ZoneLease.shared.with(configuration.processTimeZone) { probeRun(path, steps: path.stages.map { ($0, localized) }, cancellation: cancellation) }
+            let label = "under LC_ALL=\(locale)"
+            if verdict.compare(outcome, reference: reference, label: label, personal: personalColumns, place: label) { differingLocales.append(locale) }
+        }
         let plain = configuration.processTimeZone
-        return verdict.result(headline: "the stages' result depends on the time zone: it differs under TZ=\(differing.joined(separator: ", TZ=")) from the plain run's (TZ=\(plain))")
+        var headlines: [String] = []
+        if !differing.isEmpty || differingLocales.isEmpty {
+            headlines.append("the stages' result depends on the time zone: it differs under TZ=\(differing.joined(separator: ", TZ=")) from the plain run's (TZ=\(plain))")
+        }
+        if !differingLocales.isEmpty {
+            let own = plainLocales.sorted().map { "LC_ALL=\($0)" }.joined(separator: ", ")
+            headlines.append("the program stages' result depends on the locale: it differs under LC_ALL=\(differingLocales.joined(separator: ", LC_ALL=")) from the plain run's (\(own))")
+        }
+        return verdict.result(headline: headlines.joined(separator: "; "))
     }
 
     /// Each folder stage that commits more than once (one transaction per
@@ -84,7 +104,7 @@ extension MigrationRunner {
     /// evenly, then run again from the start as the app would at its next launch
     /// (with `"record"`, the files recorded are skipped), and the later stages.
     private func probeInterruptions(_ path: MigrationPath, reference: ProbeReference, cancellation: Cancellation?) -> CheckResult {
-        var verdict = ProbeVerdict(kind: .interrupted)
+        var verdict = ProbeVerdict(kind: .interrupted, versions: path.versions)
         var stops: [String] = []
         for (index, stage) in path.stages.enumerated() {
             if stage.exec != nil {
@@ -175,6 +195,8 @@ extension MigrationRunner {
 /// The findings of one probe of one path, gathered run by run.
 struct ProbeVerdict {
     let kind: ProbeKind
+    /// The fixtures the path stands for (its source, and ``MigrationPath/alsoFor``): a difference's rows are counted in each.
+    let versions: [String]
     var findings: [CheckResult.Finding] = []
     var error: (any Error)?
 
@@ -186,12 +208,12 @@ struct ProbeVerdict {
         switch outcome {
         case .finished(let copy, let digest):
             guard digest != reference.digest else { return false }
-            var lines: [String]
+            var lines: [ProbeDiff.Line]
             do { lines = try ProbeDiff.findings(probe: try copy.open(), plain: reference.storePath, personal: personal, label: label) } catch {
-                lines = ["the content hashes differ; what differs could not be read: \(error.description)"]
+                lines = [ProbeDiff.Line("the content hashes differ; what differs could not be read: \(error.description)")]
             }
-            if lines.isEmpty { lines = ["the content hashes differ"] }
-            for line in lines { add((place.map { $0 + ": " } ?? "") + line) }
+            if lines.isEmpty { lines = [ProbeDiff.Line("the content hashes differ")] }
+            for line in lines { add((place.map { $0 + ": " } ?? "") + line.text, rows: line.rows) }
             return true
         case .failed(let stage, let message, let failure):
             add(prefix + "stage \(stage.from) -> \(stage.to) fails: " + (message.split(separator: "\n").first.map(String.init) ?? message))
@@ -204,16 +226,30 @@ struct ProbeVerdict {
         }
     }
 
-    private mutating func add(_ message: String) {
-        findings.append(CheckResult.Finding(message: message))
+    /// - Parameter rows: the rows the difference concerns, the same in each of ``versions`` (their content is one).
+    private mutating func add(_ message: String, rows: Int? = nil) {
+        findings.append(CheckResult.Finding(message: message, counts: rows.map { rows in Dictionary(versions.map { ($0, rows) }, uniquingKeysWith: { first, _ in first }) }))
+    }
+
+    /// A finding as the reports' lines say it: with its rows in each fixture, as
+    /// lint's findings say theirs: `notes.title: 6 of 12 rows differ (...) (fixtures: 1.0.0 6 rows)`.
+    func line(_ finding: CheckResult.Finding) -> String {
+        guard let counts = finding.counts else { return finding.message }
+        let each = versions.compactMap { version in counts[version].map { "\(version) \($0) \($0 == 1 ? "row" : "rows")" } }
+        return finding.message + " (fixtures: \(each.joined(separator: ", ")))"
     }
 
     /// The probe's check: passed when no run differed; else `headline` and a line per finding.
     func result(headline: String) -> CheckResult {
         var result = CheckResult(.probe(kind: kind.rawValue), passed: findings.isEmpty, error: error)
         guard !findings.isEmpty else { return result }
-        result.message = ([error == nil ? headline : "could not run"] + findings.map(\.message)).joined(separator: "\n")
+        result.message = ([error == nil ? headline : "could not run"] + findings.map(line)).joined(separator: "\n")
         result.findings = findings
         return result
     }
+}
+
+extension MigrationPath {
+    /// The fixtures the path stands for: its source, and the versions of ``alsoFor``.
+    var versions: [String] { [source] + (alsoFor ?? []) }
 }

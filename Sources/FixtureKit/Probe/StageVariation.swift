@@ -13,6 +13,10 @@ struct StageVariation {
     /// The `TZ` of a program stage. An SQL or Swift stage runs in fixturekit's
     /// own process: its zone is the ``ZoneLease`` the run holds.
     var timeZone: String?
+    /// The `LC_ALL` of a program stage. SQL and Swift stages run in
+    /// fixturekit's own process, whose locale is not changed: SQLite's own
+    /// functions and collations do not read it.
+    var locale: String?
     /// Only the first files of a folder stage: the stage stopped after that
     /// many commits.
     var files: Int?
@@ -27,6 +31,7 @@ struct StageVariation {
         var variables: [String: String] = [:]
         if reverseUnorderedSelects { variables[Self.reverseOrderVariable] = "1" }
         if let timeZone { variables["TZ"] = timeZone }
+        if let locale { variables["LC_ALL"] = locale }
         return variables
     }
 }

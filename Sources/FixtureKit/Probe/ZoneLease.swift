@@ -18,6 +18,13 @@ final class ZoneLease: @unchecked Sendable {
     /// The runs waiting, by the zone they want.
     private var waiting: [String: Int] = [:]
 
+    /// The zone the lease is held in now; `nil` when no run holds it.
+    var heldZone: String? {
+        condition.lock()
+        defer { condition.unlock() }
+        return holders > 0 ? zone : nil
+    }
+
     /// Runs `body` with the process' time zone `zone` (a `TZ` value).
     func with<T>(_ zone: String, _ body: () throws -> T) rethrows -> T {
         condition.lock()

@@ -255,28 +255,31 @@ public enum Upgrade {
                 if failed != nil { break }
             }
         }
-        if result.checks.allSatisfy(\.passed) {
-            do {
-                let migrated = try stages.open()
-                FaultInjection.reached(.phase("checks"), storePath)
-                // A cancellation (SIGINT or SIGTERM) interrupts the checks' statements.
-                let (checked, _) = migrated.withWatchdog(deadline: nil, cancellation: options.cancellation) { () -> [CheckResult] in
-                    var checked = checks(migrated, configuration: configuration, from: version, marker: marker, storePath: storePath)
-                    if options.compareValues, checked.allSatisfy(\.passed), options.cancellation?.isCancelled != true {
-                        FaultInjection.reached(.phase("values"), storePath)
-                        // Values that could not be compared: the check holds the error, it could not run.
-                        let comparison = compareValues(migrated, storePath: storePath, backup: backup.path, configuration: configuration)
-                        checked.append(comparison.check)
-                        result.preservation = comparison.columns
-                        result.preservationSeconds = comparison.seconds
-                        result.valuesCompared = comparison.columns != nil
+        // The checks read the process' zone too (a configured check's `localtime`): the same lease.
+        ZoneLease.shared.with(configuration.processTimeZone) {
+            if result.checks.allSatisfy(\.passed) {
+                do throws(SQLiteError) {
+                    let migrated = try stages.open()
+                    FaultInjection.reached(.phase("checks"), storePath)
+                    // A cancellation (SIGINT or SIGTERM) interrupts the checks' statements.
+                    let (checked, _) = migrated.withWatchdog(deadline: nil, cancellation: options.cancellation) { () -> [CheckResult] in
+                        var checked = checks(migrated, configuration: configuration, from: version, marker: marker, storePath: storePath)
+                        if options.compareValues, checked.allSatisfy(\.passed), options.cancellation?.isCancelled != true {
+                            FaultInjection.reached(.phase("values"), storePath)
+                            // Values that could not be compared: the check holds the error, it could not run.
+                            let comparison = compareValues(migrated, storePath: storePath, backup: backup.path, configuration: configuration)
+                            checked.append(comparison.check)
+                            result.preservation = comparison.columns
+                            result.preservationSeconds = comparison.seconds
+                            result.valuesCompared = comparison.columns != nil
+                        }
+                        return checked
                     }
-                    return checked
+                    if case .success(let checked) = checked { result.checks += checked }
+                } catch {
+                    let why = ExclusiveStore.describe(error, what: what, path: storePath).why
+                    result.checks.append(CheckResult(.lockMigratedStore, passed: false, message: why, error: error))
                 }
-                if case .success(let checked) = checked { result.checks += checked }
-            } catch {
-                let why = ExclusiveStore.describe(error, what: what, path: storePath).why
-                result.checks.append(CheckResult(.lockMigratedStore, passed: false, message: why, error: error))
             }
         }
         var failure = result.checks.first { !$0.passed }

@@ -26,6 +26,18 @@ package enum FaultInjection {
 
     private static let actions = Mutex<[Key: @Sendable () -> Void]>([:])
     private static let failures = Mutex<[Key: Int32]>([:])
+    private static let spaces = Mutex<[String: UInt64]>([:])
+
+    /// The free space a test made a check of room for `path` see, forgotten once given.
+    package static func injectedSpace(_ path: String) -> UInt64? {
+        spaces.withLock { $0.removeValue(forKey: path) }
+    }
+
+    /// Makes the next check of room for `path` (the `size` probe's, for a
+    /// fixture folder) see `bytes` free, whatever the file system has.
+    package static func report(space bytes: UInt64, for path: String) {
+        spaces.withLock { $0[path] = bytes }
+    }
 
     /// The errno a test registered for `step` of `path`, forgotten once given.
     static func injectedFailure(_ step: Step, _ path: String) -> Int32? {

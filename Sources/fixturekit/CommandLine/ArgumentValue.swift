@@ -68,21 +68,7 @@ struct ByteCount: ArgumentValue, Equatable {
     var bytes: UInt64
 
     static func parse(_ word: String) -> ByteCount? {
-        var digits = Substring(word)
-        for suffix in ["ib", "b"] where digits.lowercased().hasSuffix(suffix) {
-            digits = digits.dropLast(suffix.count)
-            break
-        }
-        let units: [Character: Int] = ["K": 10, "M": 20, "G": 30, "T": 40]
-        var shift = 0
-        if let last = digits.last?.uppercased().first, let unit = units[last] {
-            shift = unit
-            digits = digits.dropLast()
-        }
-        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let value = UInt64(digits) else { return nil }
-        let (result, overflow) = value.multipliedReportingOverflow(by: 1 << UInt64(shift))
-        guard !overflow, result > 0 else { return nil }
-        return ByteCount(bytes: result)
+        SizeProbeSettings.bytes(word).map(ByteCount.init(bytes:))
     }
 
     static var expectation: String { "needs a size such as 16G, 500M or 1048576" }

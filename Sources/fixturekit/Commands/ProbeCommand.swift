@@ -5,7 +5,7 @@ extension ProbeKind: ChoiceValue {}
 /// `fixturekit probe`: runs each path's stages once plainly, then again under
 /// the probes (docs/commands/probe.md), on the library's public API alone.
 struct ProbeCommand: Command {
-    static let only = Option<ProbeKind?>("--only", value: "KIND", help: "Run only this probe: order, zones or interrupted.")
+    static let only = Option<ProbeKind?>("--only", value: "KIND", help: "Run only this probe: order, zones, interrupted or size.")
     static let configuration = CommandConfiguration(
         name: "probe",
         abstract: "Run each migration path again under conditions one run never meets, and compare the results.",
@@ -15,11 +15,15 @@ struct ProbeCommand: Command {
             stages again on a fresh copy and compares the result with the plain run's by content hash:
               order        with PRAGMA reverse_unordered_selects = ON (a program stage gets
                            FIXTUREKIT_REVERSE_UNORDERED_SELECTS=1 and must set it on its own connection);
-              zones        in each zone of "probes"."timeZones" (default UTC and Pacific/Auckland);
+              zones        in each zone of "probes"."timeZones" (default UTC and Pacific/Auckland),
+                           and program stages under each LC_ALL of "probes"."locales";
               interrupted  a folder stage stopped after each of its first files, a program killed
                            (SIGKILL) at each of its commits seen in its files (at most "maxPoints",
-                           default 20), then run again from the start, "record" skipping what ran.
-            A difference names the table, the column and up to 5 rows. The configuration's "probes"."run"
+                           default 20), then run again from the start, "record" skipping what ran;
+              size         the tables grown x2, x4, x8 with new keys, each stage's growth exponent
+                           fitted (by SQLite's VM steps; wall time for programs): above 1.3 fails,
+                           as does a time predicted at "probes"."size" beyond its "budget".
+            A difference names the table, the column and up to 5 rows, counted per fixture. "probes"."run"
             chooses the probes (default all); --only runs one. Each probe's time is in every report.
             The migrated copies are not checked (migrate --probes checks them and probes them).
             A stage runs at most its "timeout" (default 600 s); every copy is removed.

@@ -127,8 +127,10 @@ import Testing
         } else {
             #expect(probe.message == """
                 a stage interrupted and run again does not end where it ends uninterrupted: at k=2
-                stage 1.0.0 -> 2.0.0 killed at commit k=2 of 3 and run again: tags: 2 rows only in the interrupted run (rowid 3; rowid 4)
+                stage 1.0.0 -> 2.0.0 killed at commit k=2 of 3 and run again: tags: 2 rows only in the interrupted run (rowid 3; rowid 4) (fixtures: 1.0.0 2 rows)
                 """)
+            // The finding counts the rows per fixture; its message leaves that to its counts.
+            #expect(probe.findings?.map(\.counts) == [["1.0.0": 2]])
         }
     }
 }

@@ -24,11 +24,12 @@ import Testing
         #expect(probe.passed == false)
         #expect(probe.message == """
             the stages' result depends on the order of unordered SELECTs: it differs under reverse_unordered_selects
-            positions.note_id: 6 of 6 rows differ (rowid 1: 2 -> 12; rowid 2: 4 -> 10; rowid 3: 6 -> 8; rowid 4: 8 -> 6; rowid 5: 10 -> 4)
+            positions.note_id: 6 of 6 rows differ (rowid 1: 2 -> 12; rowid 2: 4 -> 10; rowid 3: 6 -> 8; rowid 4: 8 -> 6; rowid 5: 10 -> 4) (fixtures: 1.0.0 6 rows)
             """)
         #expect(probe.findings?.map(\.message) == [
             "positions.note_id: 6 of 6 rows differ (rowid 1: 2 -> 12; rowid 2: 4 -> 10; rowid 3: 6 -> 8; rowid 4: 8 -> 6; rowid 5: 10 -> 4)",
         ])
+        #expect(probe.findings?.map(\.counts) == [["1.0.0": 6]])
         #expect(probe.seconds != nil)
         #expect(probe.error == nil)
     }

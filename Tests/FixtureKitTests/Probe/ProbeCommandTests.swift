@@ -29,10 +29,13 @@ import Testing
         #expect(lines.last == "probe: 0 of 1 passed, 1 failed")
         #expect(lines.contains { $0.hasPrefix("FAIL  1.0.0 -> 2.0.0  1 stage, ") })
         #expect(lines.contains("      probe order: the stages' result depends on the order of unordered SELECTs: it differs under reverse_unordered_selects"))
-        #expect(lines.contains("        positions.note_id: 6 of 6 rows differ (rowid 1: 2 -> 12; rowid 2: 4 -> 10; rowid 3: 6 -> 8; rowid 4: 8 -> 6; rowid 5: 10 -> 4)"))
+        #expect(lines.contains("        positions.note_id: 6 of 6 rows differ (rowid 1: 2 -> 12; rowid 2: 4 -> 10; rowid 3: 6 -> 8; rowid 4: 8 -> 6; rowid 5: 10 -> 4) (fixtures: 1.0.0 6 rows)"))
+        // The size probe passed, and says its exponents all the same, a line each.
+        #expect(lines.contains("      probe size: the stages' time grows with their rows within exponent 1.3"))
+        #expect(lines.contains { $0.hasPrefix("        stage 1.0.0 -> 2.0.0: exponent ") })
         // Each probe's time, in the order they ran.
         let time = try #require(lines.first { $0.hasPrefix("      time: ") })
-        #expect(time.contains(", probe order ") && time.contains(", probe zones ") && time.contains(", probe interrupted "))
+        #expect(time.contains(", probe order ") && time.contains(", probe zones ") && time.contains(", probe interrupted ") && time.contains(", probe size "))
     }
 
     @Test func onlyRunsOneProbe() throws {
@@ -42,9 +45,9 @@ import Testing
         let report = try JSONDecoder().decode(MigrationReport.self, from: Data(zones.standardOutput.utf8))
         #expect(report.paths.first?.checks.map(\.kind) == [.fixtureVerifies(version: "1.0.0"), .stage(from: "1.0.0", to: "2.0.0"), .probe(kind: "zones")])
         #expect(report.paths.first?.checks.last?.seconds != nil)
-        let bad = fixturekit("probe", "--config", corpus.config, "--only", "size")
+        let bad = fixturekit("probe", "--config", corpus.config, "--only", "sizes")
         #expect(bad.status == 64)
-        #expect(bad.standardError.hasPrefix("Error: '--only' must be order, zones or interrupted, not 'size'\n"))
+        #expect(bad.standardError.hasPrefix("Error: '--only' must be order, zones, interrupted or size, not 'sizes'\n"))
     }
 
     /// The configuration's `"run"` chooses the probes; `migrate --probes` checks and probes.
@@ -96,8 +99,9 @@ import Testing
 
     @Test(arguments: [
         (#"{"probes": []}"#, "probes must be an object"),
-        (#"{"probes": {"zones": []}}"#, "probes: unknown key \"zones\" (one of maxPoints, run, timeZones)"),
-        (#"{"probes": {"run": ["order", "size"]}}"#, "probes.run: \"size\" is not one of \"order\", \"zones\", \"interrupted\""),
+        (#"{"probes": {"zones": []}}"#, "probes: unknown key \"zones\" (one of locales, maxPoints, run, size, timeZones)"),
+        (#"{"probes": {"run": ["order", "sizes"]}}"#, "probes.run: \"sizes\" is not one of \"order\", \"zones\", \"interrupted\", \"size\""),
+        (#"{"probes": {"size": []}}"#, "probes.size must be an object"),
         (#"{"probes": {"timeZones": ["Mars/Olympus"]}}"#, "probes.timeZones: \"Mars/Olympus\" is not a time zone this system knows (a name of the tz database: UTC, Pacific/Auckland)"),
         (#"{"probes": {"timeZones": []}}"#, "probes.timeZones is empty: name the zones to compare, or leave it out"),
         (#"{"probes": {"maxPoints": 0}}"#, "probes.maxPoints is 0: it must be at least 1"),

@@ -21,7 +21,7 @@ import Testing
         #expect(probe.passed == false)
         #expect(probe.message == """
             the stages' result depends on the time zone: it differs under TZ=Pacific/Auckland from the plain run's (TZ=UTC)
-            under TZ=Pacific/Auckland: notes.created: 12 of 12 rows differ (rowid 1: 1719921600 -> 1719878400; rowid 2: 1720008000 -> 1719964800; rowid 3: 1720094400 -> 1720051200; rowid 4: 1720180800 -> 1720137600; rowid 5: 1720267200 -> 1720224000)
+            under TZ=Pacific/Auckland: notes.created: 12 of 12 rows differ (rowid 1: 1719921600 -> 1719878400; rowid 2: 1720008000 -> 1719964800; rowid 3: 1720094400 -> 1720051200; rowid 4: 1720180800 -> 1720137600; rowid 5: 1720267200 -> 1720224000) (fixtures: 1.0.0 12 rows)
             """)
     }
 
@@ -94,5 +94,26 @@ import Testing
             let together = try messages(jobs: 4)
             #expect(together == alone, "\(together.filter { !alone.contains($0) })")
         }
+    }
+
+    /// A program that counts characters the locale's way: `wc -m` counts bytes
+    /// under `LC_ALL=C`, characters under `C.UTF-8` (the plain run's): the
+    /// locale variant names it. One that counts bytes (`wc -c`) passes.
+    @Test(arguments: [false, true])
+    func programStageReadingTheLocaleFails(independent: Bool) throws {
+        let corpus = try FoldersCorpus()
+        try corpus.write("stage.sh", """
+            #!/bin/sh
+            length=$(printf '%s' 'déjà vu' | wc -\(independent ? "c" : "m") | tr -d ' ')
+            exec sqlite3 "$FIXTUREKIT_STORE" "CREATE TABLE lengths (id INTEGER PRIMARY KEY, n INTEGER); INSERT INTO lengths (n) VALUES ($length);"
+            """)
+        chmod(corpus.corpus + "/stage.sh", 0o755)
+        try corpus.writeConfig(stage: ["exec": ["./stage.sh"]]) { $0["probes"] = ["timeZones": ["UTC"], "locales": ["C.UTF-8", "C"]] }
+        let probe = try corpus.probe([.zones]).probe(.zones)
+        #expect(probe.passed == independent)
+        #expect(probe.message == (independent ? nil : """
+            the program stages' result depends on the locale: it differs under LC_ALL=C from the plain run's (LC_ALL=C.UTF-8)
+            under LC_ALL=C: lengths.n: 1 of 1 rows differ (rowid 1: 7 -> 9) (fixtures: 1.0.0 1 row)
+            """))
     }
 }
