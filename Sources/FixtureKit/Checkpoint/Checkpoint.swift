@@ -10,15 +10,15 @@ import FixtureKitModels
 public enum Checkpoint {
     /// What a checkpoint of a fixture did.
     public struct FixtureResult: Sendable {
-        public var fixture: String
+        public internal(set) var fixture: String
         /// The sidecars the fixture held before, now folded in and removed.
-        public var removedSidecars: [String]
+        public internal(set) var removedSidecars: [String]
         /// Committed WAL frames folded into the main file.
-        public var foldedFrames: Int
-        public var manifest: Manifest
+        public internal(set) var foldedFrames: Int
+        public internal(set) var manifest: Manifest
         /// The lines of `fixturekit.lock` rewritten (`--force` on a locked fixture):
         /// `sums` changes with the bytes, `content` stays.
-        public var lock: [LockEdit] = []
+        public internal(set) var lock: [LockEdit] = []
     }
 
     /// Folds a fixture's WAL into its main file: the store set is copied into a

@@ -7,11 +7,11 @@ import FixtureKitModels
 
 /// One line a write of `fixturekit.lock` recomputed, and what it held before.
 public struct LockEdit: Sendable, Equatable, Codable {
-    public var fact: CorpusLock.Fact
+    public internal(set) var fact: CorpusLock.Fact
     /// The digest the lock held; `nil` for a line added.
-    public var old: String?
+    public internal(set) var old: String?
     /// The digest it holds now; `nil` for a line removed.
-    public var new: String?
+    public internal(set) var new: String?
 
     /// Whether the line changed (added, removed or another digest).
     public var changed: Bool { old != new }

@@ -9,7 +9,7 @@ import FixtureKitModels
 /// An archive a rewrite of its fixture folder rebuilt, or removed.
 public struct ArchiveRewrite: Sendable, Equatable, Codable {
     /// The archive's path.
-    public var archive: String
+    public internal(set) var archive: String
     /// Its new SHA-256; `nil` when it was removed (a format `pack` does not write).
     public var sha256: String?
 }

@@ -22,16 +22,16 @@ public struct UnpackOptions: Sendable, Equatable {
 /// What an extraction did.
 public struct UnpackResult: Sendable, Equatable {
     /// The destination, as given (without trailing slashes).
-    public var destination: String
-    public var contents: ArchiveContents
+    public internal(set) var destination: String
+    public internal(set) var contents: ArchiveContents
     /// Whether the destination now holds the archive's files: only when
     /// `contents.verification` passed. Otherwise nothing was written.
-    public var extracted: Bool
+    public internal(set) var extracted: Bool
     /// Whether a folder that was at the destination was replaced.
-    public var replaced: Bool
+    public internal(set) var replaced: Bool
     /// The lines of `fixturekit.lock` rewritten, when the folder replaced (with
     /// `replace`) was a fixture that its corpus' lock locks.
-    public var lock: [LockEdit]? = nil
+    public internal(set) var lock: [LockEdit]? = nil
 }
 
 extension FixtureArchive {

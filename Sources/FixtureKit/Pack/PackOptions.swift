@@ -72,25 +72,25 @@ public struct PackOptions: Sendable, Equatable {
 /// What ``FixtureArchive/pack(_:options:)`` wrote.
 public struct PackResult: Sendable, Equatable, Codable {
     /// The fixture folder, as given.
-    public var folder: String
+    public internal(set) var folder: String
     /// The archive written.
-    public var archive: String
+    public internal(set) var archive: String
     /// The detached checksum written beside it: `<archive>.sha256`; `nil` for an
     /// archive streamed on standard output (`-o -`).
-    public var checksumFile: String?
-    public var format: ArchiveFormat
-    public var level: Int
+    public internal(set) var checksumFile: String?
+    public internal(set) var format: ArchiveFormat
+    public internal(set) var level: Int
     /// The archive's SHA-256, as in the checksum file.
     public var sha256: String
     /// The archive's size in bytes.
-    public var size: UInt64
-    public var files: Int
-    public var folders: Int
+    public internal(set) var size: UInt64
+    public internal(set) var files: Int
+    public internal(set) var folders: Int
     /// The bytes of the files packed.
-    public var bytes: UInt64
+    public internal(set) var bytes: UInt64
     /// Whether a file was at the archive's path before.
-    public var replaced: Bool
+    public internal(set) var replaced: Bool
     /// The archive's line in the corpus' `fixturekit.lock`, when the archive was
     /// written into a corpus that has one.
-    public var lock: [LockEdit]?
+    public internal(set) var lock: [LockEdit]?
 }

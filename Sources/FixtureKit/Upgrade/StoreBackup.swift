@@ -9,29 +9,29 @@ import FixtureKitModels
 /// One backup archive of a live store.
 public struct BackupArchive: Codable, Equatable, Sendable {
     /// The archive's path.
-    public var path: String
+    public internal(set) var path: String
     /// The archive's SHA-256, as in its `.sha256` file.
     public var sha256: String
     /// The archive's size in bytes.
-    public var size: UInt64
+    public internal(set) var size: UInt64
     /// The files of the store set it holds, relative to the store's folder, and
     /// their SHA-256.
-    public var files: [String: String]
+    public internal(set) var files: [String: String]
     /// The bytes of those files.
-    public var bytes: UInt64
+    public internal(set) var bytes: UInt64
     /// The store's version, as its manifest records it (`unknown` when no
     /// configuration told it).
-    public var version: String
+    public internal(set) var version: String
     /// How it was taken: `raw` or `snapshot` (see ``StoreBackup``).
-    public var mode: String
+    public internal(set) var mode: String
 }
 
 /// What `fixturekit backup` did.
 public struct BackupResult: Codable, Equatable, Sendable {
-    public var store: String
-    public var archive: BackupArchive
+    public internal(set) var store: String
+    public internal(set) var archive: BackupArchive
     /// Older backups removed to keep the last N.
-    public var removed: [String]
+    public internal(set) var removed: [String]
 }
 
 /// Backups of a live store: fixture archives (`manifest.json` and `SHA256SUMS`

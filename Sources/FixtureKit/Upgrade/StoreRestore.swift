@@ -8,19 +8,19 @@ import FixtureKitModels
 /// What a restore put in place.
 public struct RestoreResult: Codable, Equatable, Sendable {
     /// The store's main file.
-    public var store: String
+    public internal(set) var store: String
     /// The archive restored.
-    public var archive: String
+    public internal(set) var archive: String
     /// The files put in place, relative to the store's folder.
-    public var files: [String]
+    public internal(set) var files: [String]
     /// The replaced set's files that were removed first (`-wal`, `-shm`, `-journal`).
-    public var removed: [String]
+    public internal(set) var removed: [String]
     /// What of the files' owners and modes could not be put back, and why
     /// (`owner 1000:1000 of App.sqlite not restored: operation not permitted`).
-    public var warnings: [String] = []
+    public internal(set) var warnings: [String] = []
     /// The restored store's content hash (`fixturekit hash`), read from a copy of
     /// it; `nil` when SQLite cannot read it.
-    public var contentHash: String? = nil
+    public internal(set) var contentHash: String? = nil
 }
 
 /// Puts a backup archive back in place of a store set.

@@ -39,11 +39,11 @@ public struct CorpusLock: Sendable, Equatable {
 
     /// What one line is about: everything but its digest.
     public struct Fact: Hashable, Sendable, Codable, CustomStringConvertible {
-        public var kind: Kind
-        public var version: String
+        public package(set) var kind: Kind
+        public package(set) var version: String
         /// The archive's or the stage file's path, or the version a declared stage
         /// starts from; `nil` for `sums` and `content`.
-        public var path: String?
+        public package(set) var path: String?
 
         package init(_ kind: Kind, _ version: String, _ path: String? = nil) {
             self.kind = kind
@@ -58,7 +58,7 @@ public struct CorpusLock: Sendable, Equatable {
     }
 
     /// Every fact and its digest.
-    public var digests: [Fact: SHA256Digest]
+    public package(set) var digests: [Fact: SHA256Digest]
 
     package init(digests: [Fact: SHA256Digest] = [:]) {
         self.digests = digests

@@ -14,10 +14,10 @@ import FixtureKitSystem
 public struct BackupOrigin: Codable, Equatable, Sendable {
     /// The store's main file as an absolute path, its folder's symbolic links
     /// resolved: `/srv/app/data/App.sqlite`.
-    public var store: String
+    public package(set) var store: String
     /// Each file and folder of the backed-up set, by its path relative to the
     /// store's folder (`App.sqlite`, `App.sqlite-wal`, `.App_SUPPORT/A1`).
-    public var files: [String: FileOwnership]
+    public package(set) var files: [String: FileOwnership]
 
     package init(store: String, files: [String: FileOwnership]) {
         self.store = store
@@ -27,10 +27,10 @@ public struct BackupOrigin: Codable, Equatable, Sendable {
 
 /// A file's owner, group and permission bits.
 public struct FileOwnership: Codable, Equatable, Sendable {
-    public var uid: UInt32
-    public var gid: UInt32
+    public package(set) var uid: UInt32
+    public package(set) var gid: UInt32
     /// The permission bits in octal, as `chmod` takes them: `"0600"`.
-    public var mode: String
+    public package(set) var mode: String
 
     package init(uid: UInt32, gid: UInt32, mode: mode_t) {
         self.uid = uid

@@ -17,14 +17,14 @@ public struct StoreSet: Sendable, Equatable {
     }
 
     /// The main file, as given.
-    public var storePath: String
+    public package(set) var storePath: String
     /// The folder that holds it.
-    public var folder: String
+    public package(set) var folder: String
     /// The main file's name: `App.sqlite`.
-    public var storeName: String
+    public package(set) var storeName: String
     /// Size of each file present, by sidecar; the support folder's size is the sum of its files.
-    public var present: [Sidecar: UInt64]
-    public var storeSize: UInt64
+    public package(set) var present: [Sidecar: UInt64]
+    public package(set) var storeSize: UInt64
 
     /// Finds the store set of `storePath`.
     /// - Throws: ``StoreError`` when the main file is missing, not a regular file

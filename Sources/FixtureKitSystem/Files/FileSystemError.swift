@@ -9,12 +9,12 @@ import Darwin
 /// A failed system call on a file: the operation, the path and the errno.
 public struct FileSystemError: Error, CustomStringConvertible, Sendable, Equatable {
     /// `open`, `read`, `rename`, ...
-    public var operation: String
-    public var path: String
-    public var errno: Int32
+    public package(set) var operation: String
+    public package(set) var path: String
+    public package(set) var errno: Int32
     /// A reason of the library's own, for failures that have no errno of their
     /// own ("not a regular file").
-    public var message: String?
+    public package(set) var message: String?
 
     package init(_ operation: String, path: String, errno: Int32) {
         self.operation = operation
