@@ -44,33 +44,33 @@ extension Database {
     public func contentHash() throws(SQLiteError) -> SHA256Digest {
         let hasher: ContentHasher
         do { hasher = try ContentHasher() } catch { throw SQLiteError(code: SQLITE_ERROR, message: error.description) }
-        try execute("BEGIN")
-        defer { try? execute("COMMIT") }
-        hasher.append(Self.contentHashPrefix)
-        for pragma in ["PRAGMA user_version", "PRAGMA application_id"] {
-            let statement = try prepare(pragma)
-            _ = try statement.step()
-            hasher.appendValue(of: statement, column: 0)
-        }
-        let excluded = Self.statisticsTables.map { "'\($0)'" }.joined(separator: ", ")
-        try hasher.appendRows(of: prepare("""
-            SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT IN (\(excluded))
-            ORDER BY name COLLATE BINARY, type COLLATE BINARY
-            """), marker: UInt8(ascii: "S"))
-        let tables = try rows("""
-            SELECT name, wr FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'shadow')
-            AND name NOT IN ('sqlite_schema', \(excluded)) ORDER BY name COLLATE BINARY
-            """)
-        for row in tables {
-            guard case .text(let name) = row[0] else { continue }
-            hasher.append([UInt8(ascii: "T")])
-            hasher.appendText(Array(name.utf8))
-            // A scan of the table's b-tree, never of an index that covers it: rowid
-            // order (given explicitly, with an alias no column shadows), or the
-            // primary key's order for a table without rowid.
-            var sql = "SELECT * FROM \(quotedIdentifier(name)) NOT INDEXED"
-            if row[1] == .integer(0), let alias = try rowidAlias(of: name) { sql += " ORDER BY \(alias)" }
-            try hasher.appendRows(of: prepare(sql), marker: UInt8(ascii: "R"))
+        try inTransaction(.deferred) { () throws(SQLiteError) in
+            hasher.append(Self.contentHashPrefix)
+            for pragma in ["PRAGMA user_version", "PRAGMA application_id"] {
+                let statement = try prepare(pragma)
+                _ = try statement.step()
+                hasher.appendValue(of: statement, column: 0)
+            }
+            let excluded = Self.statisticsTables.map { "'\($0)'" }.joined(separator: ", ")
+            try hasher.appendRows(of: prepare("""
+                SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT IN (\(excluded))
+                ORDER BY name COLLATE BINARY, type COLLATE BINARY
+                """), marker: UInt8(ascii: "S"))
+            let tables = try rows("""
+                SELECT name, wr FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'shadow')
+                AND name NOT IN ('sqlite_schema', \(excluded)) ORDER BY name COLLATE BINARY
+                """)
+            for row in tables {
+                guard case .text(let name) = row[0] else { continue }
+                hasher.append([UInt8(ascii: "T")])
+                hasher.appendText(Array(name.utf8))
+                // A scan of the table's b-tree, never of an index that covers it: rowid
+                // order (given explicitly, with an alias no column shadows), or the
+                // primary key's order for a table without rowid.
+                var sql = "SELECT * FROM \(quotedIdentifier(name)) NOT INDEXED"
+                if row[1] == .integer(0), let alias = try rowidAlias(of: name) { sql += " ORDER BY \(alias)" }
+                try hasher.appendRows(of: prepare(sql), marker: UInt8(ascii: "R"))
+            }
         }
         do { return try hasher.finish() } catch { throw SQLiteError(code: SQLITE_ERROR, message: error.description) }
     }
