@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitSQLite
 import FixtureKitModels
@@ -58,7 +55,7 @@ public enum Checkpoint {
                 throw FixtureKitError(what: "checkpoint", path: set.storePath, why: error.description, cause: error)
             }
             // Closing the last connection removes them; a copy that kept them must not.
-            for sidecar in [StoreSet.Sidecar.wal, .shm] { unlink(staging.appendingPath(set.fileName(of: sidecar))) }
+            for sidecar in [StoreSet.Sidecar.wal, .shm] { try? POSIX.unlinkIfPresent(staging.appendingPath(set.fileName(of: sidecar))) }
             try wrap("sync", staged) { () throws(FileSystemError) in try POSIX.fsyncFile(staged) }
             let inspection = try StoreInspection(set: try StoreSet.locate(staged), readContents: true, access: .ownedFileImmutable, hashContent: true)
             var manifest = try Manifest(version: old.version, mode: old.capture.mode, inspection: inspection)

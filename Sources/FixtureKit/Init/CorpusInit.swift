@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import FixtureKitSystem
 import FixtureKitModels
@@ -83,8 +80,8 @@ public enum CorpusInit {
             try AtomicFile.write(Array(configuration.utf8), to: configurationPath, replace: false)
         } catch {
             // The rules without their configuration would stop the next init.
-            if rulesText != nil { unlink(rulesPath) }
-            throw FixtureKitError(what: "init: \(error.operation)", path: configurationPath, why: error.errno == EEXIST ? "the file exists: init never overwrites" : error.reason, cause: error)
+            if rulesText != nil { try? POSIX.removeFile(rulesPath) }
+            throw FixtureKitError(what: "init: \(error.operation)", path: configurationPath, why: error.code == .fileExists ? "the file exists: init never overwrites" : error.reason, cause: error)
         }
         return InitResult(
             configuration: configurationPath, rules: store == nil ? nil : rulesPath, store: storeName, current: version, suggestions: suggestions)

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import FixtureKitSystem
 import FixtureKitCrypto
@@ -22,7 +19,7 @@ public struct PackOptions: Sendable, Equatable {
     public var force: Bool
     /// The mode of the archive and of its checksum file: 0644, or narrower for a
     /// backup of a private store.
-    var fileMode: mode_t = ArchiveWriter.fileMode
+    var fileMode: FileMode = ArchiveWriter.fileMode
     /// zstd's worker threads; `nil` for one per core. The archive's bytes are the
     /// same for any number (see ``ArchiveWriter``): only tests set it, to prove so.
     package var workers: Int?

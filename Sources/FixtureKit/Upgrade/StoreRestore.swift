@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitCrypto
 import FixtureKitModels
@@ -59,11 +56,11 @@ public enum StoreRestore {
         guard storeName.isSafeFileName, storeName != "/" else {
             throw FixtureKitError(what: what, path: storePath, why: "not a store's file name", category: .usage)
         }
-        let existing: stat?
+        let existing: FileStatus?
         do { existing = try POSIX.lstatIfPresent(storePath) } catch {
             throw FixtureKitError(what: "\(what)", failed: error)
         }
-        if let existing, (existing.st_mode & S_IFMT) != S_IFREG {
+        if let existing, existing.kind != .regular {
             throw FixtureKitError(what: what, path: storePath, why: FileKind.describe(existing.st_mode))
         }
         let storeLock = try StoreLock.acquire(store: storePath, command: what, what: what)
@@ -79,7 +76,7 @@ public enum StoreRestore {
             files: extracted.targetDigests(storeName: storeName))
         // Pinned while the marker names it, so that no pruning removes it; a
         // folder this run cannot write to, no run of the same user can prune either.
-        do { try BackupPin.write(archive: archive, store: storePath) } catch where [EACCES, EROFS, EPERM].contains(error.errno) {
+        do { try BackupPin.write(archive: archive, store: storePath) } catch where [.permissionDenied, .readOnlyFileSystem, .notPermitted].contains(error.code) {
         } catch {
             throw FixtureKitError(what: "\(what): pin the backup", failed: error, hint: "nothing was changed")
         }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitCrypto
 
@@ -187,7 +184,7 @@ public struct CorpusLock: Sendable, Equatable {
         do {
             guard let info = try POSIX.lstatIfPresent(path) else { return nil }
             // A FIFO would block the read, a link could name any file: refused.
-            guard (info.st_mode & S_IFMT) == S_IFREG else {
+            guard info.kind == .regular else {
                 throw FormatError(.lock, file: path, expected: FileKind.describe(info.st_mode), remedy: .rewriteLock)
             }
             bytes = try POSIX.readFile(path, limit: 16 << 20)
