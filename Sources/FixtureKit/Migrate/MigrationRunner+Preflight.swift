@@ -39,7 +39,7 @@ extension MigrationRunner {
     public static func checkReportFile(_ path: String, format: MigrationReport.Format) throws(FixtureKitError) {
         let temporary = AtomicFile.temporaryPath(for: path)
         do throws(FileSystemError) {
-            try? FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate, .noFollow]).close()
+            try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate, .noFollow]).closeAfter { _ in }
             try POSIX.unlinkIfPresent(temporary)
         } catch {
             throw FixtureKitError(what: format.writing, failed: error, hint: "nothing was run")
