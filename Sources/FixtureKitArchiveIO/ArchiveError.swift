@@ -6,12 +6,12 @@ import CArchive
 /// Its description reads `libarchive error in archive_read_next_header: Truncated tar archive`.
 public struct ArchiveError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The libarchive function that failed.
-    public var function: String
+    public package(set) var function: String
     /// `archive_errno`: a system errno, or one of libarchive's own codes
     /// (`ARCHIVE_ERRNO_MISC`, `ARCHIVE_ERRNO_FILE_FORMAT`).
-    public var code: Int32
+    public package(set) var code: Int32
     /// libarchive's message, as it wrote it.
-    public var message: String
+    public package(set) var message: String
 
     /// The error libarchive recorded on `handle` for a call to `function`.
     init(_ function: String, handle: OpaquePointer) {

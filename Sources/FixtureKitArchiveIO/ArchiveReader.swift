@@ -19,20 +19,20 @@ public struct ArchiveEntry: Sendable, Equatable {
     }
 
     /// The name exactly as stored (`./a`, `a/`, `../x` included).
-    public var name: [UInt8]
-    public var kind: Kind
+    public package(set) var name: [UInt8]
+    public package(set) var kind: Kind
     /// The size of the entry's data, as its header declares it.
-    public var size: UInt64
+    public package(set) var size: UInt64
     /// The permission bits (`0o644`).
-    public var permissions: UInt32
+    public package(set) var permissions: UInt32
     /// Seconds since 1970, as stored.
-    public var modificationTime: Int64
-    public var uid: Int64
-    public var gid: Int64
+    public package(set) var modificationTime: Int64
+    public package(set) var uid: Int64
+    public package(set) var gid: Int64
     /// Whether the entry is sparse (GNU tar's `-S`, a pax `GNU.sparse` map, what
     /// libarchive writes for a file with holes): its data holds only the parts
     /// that are not holes, and ``ArchiveReader/read(into:)`` gives the holes as zeros.
-    public var isSparse: Bool = false
+    public package(set) var isSparse: Bool = false
 
     /// The name for messages: in quotes, control characters escaped.
     package var quotedName: String { RelativePath(bytes: name).quoted }

@@ -4,9 +4,9 @@ import FixtureKitSystem
 /// A failure inside libcrypto, with OpenSSL's own reason when it gave one.
 public struct CryptoError: Error, CustomStringConvertible, Sendable {
     /// The libcrypto function that failed.
-    public var function: String
+    public package(set) var function: String
     /// OpenSSL's error queue, as text; empty when the queue was empty.
-    public var reason: String
+    public package(set) var reason: String
 
     package init(_ function: String) {
         self.function = function

@@ -8,8 +8,8 @@ import FixtureKitSystem
 
 /// The digest of one file and how many bytes were read to compute it.
 public struct FileDigest: Sendable, Equatable {
-    public var digest: SHA256Digest
-    public var size: UInt64
+    public package(set) var digest: SHA256Digest
+    public package(set) var size: UInt64
 
     package init(digest: SHA256Digest, size: UInt64) {
         self.digest = digest

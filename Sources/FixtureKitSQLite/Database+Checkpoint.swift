@@ -27,9 +27,9 @@ extension Database {
     /// What a checkpoint did.
     public struct CheckpointResult: Sendable, Equatable {
         /// Frames in the WAL when the checkpoint ran.
-        public var logFrames: Int
+        public package(set) var logFrames: Int
         /// Frames copied into the database file (all of them, when it completed).
-        public var checkpointedFrames: Int
+        public package(set) var checkpointedFrames: Int
         /// Frames not yet copied.
         public var framesLeft: Int { logFrames - checkpointedFrames }
 

@@ -13,8 +13,8 @@ public enum QueryValue: Sendable, Equatable {
 
 /// The rows of one statement.
 public struct QueryResult: Sendable, Equatable {
-    public var columns: [String]
-    public var rows: [[QueryValue]]
+    public package(set) var columns: [String]
+    public package(set) var rows: [[QueryValue]]
 }
 
 extension Database {

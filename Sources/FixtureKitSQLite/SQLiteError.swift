@@ -8,11 +8,11 @@ import FixtureKitSystem
 /// executing \`INSERT INTO t VALUES (1)\``.
 public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The extended result code (`SQLITE_BUSY`, `SQLITE_CORRUPT`, ...).
-    public var extendedCode: Int32
+    public package(set) var extendedCode: Int32
     /// SQLite's message: `sqlite3_errmsg`, or `sqlite3_errstr` of the code.
-    public var message: String
+    public package(set) var message: String
     /// The statement that failed, when there was one.
-    public var sql: String?
+    public package(set) var sql: String?
 
     package init(code: Int32, message: String? = nil, sql: String? = nil) {
         self.extendedCode = code

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitSQLite
 import FixtureKitModels
@@ -10,15 +7,15 @@ import FixtureKitModels
 public enum Checkpoint {
     /// What a checkpoint of a fixture did.
     public struct FixtureResult: Sendable {
-        public var fixture: String
+        public internal(set) var fixture: String
         /// The sidecars the fixture held before, now folded in and removed.
-        public var removedSidecars: [String]
+        public internal(set) var removedSidecars: [String]
         /// Committed WAL frames folded into the main file.
-        public var foldedFrames: Int
-        public var manifest: Manifest
+        public internal(set) var foldedFrames: Int
+        public internal(set) var manifest: Manifest
         /// The lines of `fixturekit.lock` rewritten (`--force` on a locked fixture):
         /// `sums` changes with the bytes, `content` stays.
-        public var lock: [LockEdit] = []
+        public internal(set) var lock: [LockEdit] = []
     }
 
     /// Folds a fixture's WAL into its main file: the store set is copied into a
@@ -58,7 +55,7 @@ public enum Checkpoint {
                 throw FixtureKitError(what: "checkpoint", path: set.storePath, why: error.description, cause: error)
             }
             // Closing the last connection removes them; a copy that kept them must not.
-            for sidecar in [StoreSet.Sidecar.wal, .shm] { unlink(staging.appendingPath(set.fileName(of: sidecar))) }
+            for sidecar in [StoreSet.Sidecar.wal, .shm] { try? POSIX.unlinkIfPresent(staging.appendingPath(set.fileName(of: sidecar))) }
             try wrap("sync", staged) { () throws(FileSystemError) in try POSIX.fsyncFile(staged) }
             let inspection = try StoreInspection(set: try StoreSet.locate(staged), readContents: true, access: .ownedFileImmutable, hashContent: true)
             var manifest = try Manifest(version: old.version, mode: old.capture.mode, inspection: inspection)

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitModels
 
@@ -41,7 +38,7 @@ enum FixtureFolder {
     static func prepareStaging(for target: String) throws(FileSystemError) -> String {
         try recover(target)
         let staging = stagingPath(for: target)
-        guard mkdir(staging, 0o755) == 0 else { throw FileSystemError("create folder", path: staging, errno: errno) }
+        try POSIX.createFolder(staging)
         return staging
     }
 
@@ -74,7 +71,7 @@ enum FixtureFolder {
         let parent = AtomicFile.parentFolder(of: target)
         let exists = try POSIX.lstatIfPresent(target) != nil
         if exists {
-            guard replace else { throw FileSystemError("install", path: target, errno: EEXIST) }
+            guard replace else { throw FileSystemError("install", path: target, code: .fileExists) }
             try POSIX.exchange(staging, target)
             try POSIX.fsyncDirectory(parent)
             ScratchFolder.remove(staging)
@@ -90,9 +87,7 @@ enum FixtureFolder {
         var current = path.hasPrefix("/") ? "" : "."
         for component in path.split(separator: "/") {
             current = current.isEmpty ? "/" + component : current + "/" + component
-            if mkdir(current, 0o755) != 0 && errno != EEXIST {
-                throw FileSystemError("create folder", path: current, errno: errno)
-            }
+            try POSIX.createFolder(current, existing: true)
         }
     }
 }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitModels
 
@@ -9,14 +6,14 @@ package enum FixtureLocator {
     /// Whether `path` is a folder (links are not followed).
     package static func isFolder(_ path: String) -> Bool {
         guard let info = try? POSIX.lstatIfPresent(path) else { return false }
-        return (info.st_mode & S_IFMT) == S_IFDIR
+        return info.kind == .folder
     }
 
     /// The fixture folder that holds the store `storePath` when the store is one
     /// of its files (its folder's SHA256SUMS lists it): a store named inside a
     /// fixture is handled as that fixture, verified and copied, never opened in place.
     package static func fixture(holding storePath: String) -> String? {
-        guard let info = try? POSIX.lstatIfPresent(storePath), (info.st_mode & S_IFMT) == S_IFREG else { return nil }
+        guard let info = try? POSIX.lstatIfPresent(storePath), info.kind == .regular else { return nil }
         let folder = AtomicFile.parentFolder(of: storePath)
         let name = RelativePath(String(storePath.split(separator: "/").last ?? Substring(storePath)))
         guard let bytes = try? POSIX.readFile(folder.appendingPath(SHA256Sums.fileName), limit: 64 << 20),
@@ -51,7 +48,7 @@ package enum FixtureLocator {
         }
         let stores = names.map { String(pathBytes: $0) }.sorted().filter { name in
             let path = folder.appendingPath(name)
-            guard let info = try? POSIX.lstat(path), (info.st_mode & S_IFMT) == S_IFREG,
+            guard let info = try? POSIX.lstat(path), info.kind == .regular,
                   let reader = try? SequentialReader(path: path) else { return false }
             var magic = [UInt8](repeating: 0, count: FileFormat.databaseMagic.count)
             return (try? reader.read(into: &magic)) == magic.count && magic == FileFormat.databaseMagic

@@ -3,16 +3,16 @@ import FixtureKitModels
 
 /// What `freeze` did.
 public struct FreezeResult: Sendable, Codable {
-    public var fixture: String
-    public var manifest: Manifest
-    public var archive: PackResult
+    public internal(set) var fixture: String
+    public internal(set) var manifest: Manifest
+    public internal(set) var archive: PackResult
     /// Whether an existing fixture of the version was replaced (`force`).
-    public var replacedExisting: Bool = false
+    public internal(set) var replacedExisting: Bool = false
     /// The lines of `fixturekit.lock` the capture and the pack wrote.
-    public var lock: [LockEdit] = []
+    public internal(set) var lock: [LockEdit] = []
     /// What the configuration does not say of the version: frozen all the same
     /// (a release pipeline may freeze a version before its configuration names it).
-    public var warnings: [String] = []
+    public internal(set) var warnings: [String] = []
 }
 
 /// Capture, anonymization, manifest, sums and pack in one step, for release pipelines.

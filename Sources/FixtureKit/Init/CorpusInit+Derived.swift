@@ -27,18 +27,15 @@ extension CorpusInit {
         let before = reads(all)
         var sources: [String: [String]] = [:]
         for column in generated {
-            do throws(SQLiteError) {
-                try scratch.execute("SAVEPOINT fixturekit_probe")
-                defer { try? scratch.execute("ROLLBACK TO fixturekit_probe; RELEASE fixturekit_probe") }
+            // Dropped in a savepoint that is rolled back: each column is tried on the whole table.
+            sources[column] = try? scratch.inSavepoint("fixturekit_probe", end: .rollback) { () throws(SQLiteError) -> [String]? in
                 try scratch.execute("ALTER TABLE main.\(quotedIdentifier(table)) DROP COLUMN \(quotedIdentifier(column))")
-                guard let reduced = try scratch.scalar("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?1", [.text(table)])?.text else { continue }
+                guard let reduced = try scratch.scalar("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = ?1", [.text(table)])?.text else { return nil }
                 let after = reads(try compiler.columnsRead(compiling: reduced))
                 let read = before.filter { $0.value > (after[$0.key] ?? 0) }.map(\.key)
                 // In the table's column order.
                 let order = (try? scratch.rows("SELECT name FROM pragma_table_xinfo(?1) ORDER BY cid", [.text(table)]).compactMap { $0.first?.text }) ?? []
-                sources[column] = order.filter { name in read.contains { identifierKey($0) == identifierKey(name) } }
-            } catch {
-                continue
+                return order.filter { name in read.contains { identifierKey($0) == identifierKey(name) } }
             }
         }
         return sources

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import FixtureKitSystem
 import FixtureKitModels
@@ -9,22 +6,22 @@ import FixtureKitModels
 public struct InitResult: Sendable, Codable, Equatable {
     /// A column of the store and the rule suggested for it.
     public struct Suggestion: Sendable, Codable, Equatable {
-        public var table: String
-        public var column: String
+        public internal(set) var table: String
+        public internal(set) var column: String
         /// `pseudonym (email)`, `fake (name)`, `keep`, `TODO`; `derived` for a
         /// generated column, which needs no rule.
-        public var rule: String
+        public internal(set) var rule: String
         /// Why, from the column's sampled values (never shown) or its name:
         /// `uuid: 320 of 320 sampled values`, `generated from name, email`.
-        public var reason: String
+        public internal(set) var reason: String
     }
 
-    public var configuration: String
+    public internal(set) var configuration: String
     /// The rules file, when a store was given.
-    public var rules: String?
-    public var store: String
-    public var current: String
-    public var suggestions: [Suggestion]
+    public internal(set) var rules: String?
+    public internal(set) var store: String
+    public internal(set) var current: String
+    public internal(set) var suggestions: [Suggestion]
 
     /// The columns left `TODO`.
     public var undecided: Int { suggestions.count { $0.rule == AnonymizationRules.todoMarker } }
@@ -83,8 +80,8 @@ public enum CorpusInit {
             try AtomicFile.write(Array(configuration.utf8), to: configurationPath, replace: false)
         } catch {
             // The rules without their configuration would stop the next init.
-            if rulesText != nil { unlink(rulesPath) }
-            throw FixtureKitError(what: "init: \(error.operation)", path: configurationPath, why: error.errno == EEXIST ? "the file exists: init never overwrites" : error.reason, cause: error)
+            if rulesText != nil { try? POSIX.removeFile(rulesPath) }
+            throw FixtureKitError(what: "init: \(error.operation)", path: configurationPath, why: error.code == .fileExists ? "the file exists: init never overwrites" : error.reason, cause: error)
         }
         return InitResult(
             configuration: configurationPath, rules: store == nil ? nil : rulesPath, store: storeName, current: version, suggestions: suggestions)

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitCrypto
 import FixtureKitModels
@@ -23,11 +20,7 @@ enum LockCheck {
         return (corpus, name)
     }
 
-    static func realPath(_ path: String) -> String? {
-        guard let resolved = realpath(path, nil) else { return nil }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
+    static func realPath(_ path: String) -> String? { POSIX.realPath(path) }
 
     /// The lock of the corpus that holds `path`, or `nil` when that corpus has none.
     static func lock(around path: String) -> (corpus: String, name: String, lock: Result<CorpusLock, FixtureKitError>)? {

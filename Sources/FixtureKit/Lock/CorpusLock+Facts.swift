@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitCrypto
 import FixtureKitArchiveIO
@@ -136,7 +133,7 @@ extension CorpusConfiguration.Stage {
         guard let argv = exec, let program = argv.first else { return [] }
         var files = program.contains("/") ? [program] : []
         for argument in argv.dropFirst() where !argument.isEmpty && !argument.hasPrefix("-") && !files.contains(argument) {
-            guard let info = try? POSIX.lstatIfPresent(CorpusFacts.resolve(argument, in: corpus)), (info.st_mode & S_IFMT) == S_IFREG else { continue }
+            guard let info = try? POSIX.lstatIfPresent(CorpusFacts.resolve(argument, in: corpus)), info.kind == .regular else { continue }
             files.append(argument)
         }
         return files

@@ -1,17 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitCrypto
 import FixtureKitModels
 
 /// One line a write of `fixturekit.lock` recomputed, and what it held before.
 public struct LockEdit: Sendable, Equatable, Codable {
-    public var fact: CorpusLock.Fact
+    public internal(set) var fact: CorpusLock.Fact
     /// The digest the lock held; `nil` for a line added.
-    public var old: String?
+    public internal(set) var old: String?
     /// The digest it holds now; `nil` for a line removed.
-    public var new: String?
+    public internal(set) var new: String?
 
     /// Whether the line changed (added, removed or another digest).
     public var changed: Bool { old != new }
@@ -89,13 +86,13 @@ extension CorpusLock {
 
     private static func update(corpus: String, versions: Set<String>?, kinds: Set<Kind>, known: [Fact: SHA256Digest]) throws(FixtureKitError) -> [LockEdit] {
         let path = corpus.appendingPath(fileName)
-        let folder: Int32
-        do { folder = try POSIX.open(corpus, O_RDONLY | O_DIRECTORY) } catch {
+        let folder: FileDescriptor
+        do { folder = try FileDescriptor.open(corpus, .readOnly, options: .directory) } catch {
             throw FixtureKitError(what: "write lock", failed: error)
         }
-        defer { close(folder) }
-        while flock(folder, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw FixtureKitError(what: "write lock: flock", path: corpus, why: String(cString: strerror(errno))) }
+        defer { try? folder.close() }
+        do throws(FileSystemError) { try folder.lock(.exclusive) } catch {
+            throw FixtureKitError(what: "write lock: flock", path: corpus, why: error.reason, cause: error)
         }
         var lock = try existing(in: corpus) ?? CorpusLock()
         let configPath = corpus.appendingPath(CorpusConfiguration.fileName)

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitCrypto
 import FixtureKitArchiveIO
@@ -9,7 +6,7 @@ import FixtureKitModels
 /// An archive a rewrite of its fixture folder rebuilt, or removed.
 public struct ArchiveRewrite: Sendable, Equatable, Codable {
     /// The archive's path.
-    public var archive: String
+    public internal(set) var archive: String
     /// Its new SHA-256; `nil` when it was removed (a format `pack` does not write).
     public var sha256: String?
 }
@@ -86,7 +83,7 @@ enum FixtureReplacement {
         var known = known
         do throws(FixtureKitError) {
             ScratchFolder.remove(building)
-            guard mkdir(building, 0o755) == 0 else { throw FixtureKitError(what: what, failed: FileSystemError("create folder", path: building, errno: errno)) }
+            try wrap(what) { () throws(FileSystemError) in try POSIX.createFolder(building) }
             let modificationTime = try PackOptions.modificationTime(sourceDateEpoch: environment["SOURCE_DATE_EPOCH"])
             let version = target.trimmingTrailingSlashes.split(separator: "/").last.map(String.init) ?? target
             for archive in archives(of: target) {
@@ -125,16 +122,14 @@ enum FixtureReplacement {
         let journal = journalPath(for: target)
         ScratchFolder.remove(journal + ".tmp")
         guard (try? POSIX.lstatIfPresent(journal)) != nil else { return [] }
-        let fd: Int32
-        do { fd = try POSIX.open(journal, O_RDONLY | O_DIRECTORY) } catch {
+        let fd: FileDescriptor
+        do { fd = try FileDescriptor.open(journal, .readOnly, options: .directory) } catch {
             // Another run finished it in the meantime.
-            if error.errno == ENOENT { return [] }
+            if error.code == .noSuchFileOrDirectory { return [] }
             throw FixtureKitError(what: what, failed: error)
         }
-        defer { close(fd) }
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw FixtureKitError(what: what, failed: FileSystemError("flock", path: journal, errno: errno)) }
-        }
+        defer { try? fd.close() }
+        do throws(FileSystemError) { try fd.lock(.exclusive) } catch { throw FixtureKitError(what: what, failed: error) }
         // Finished, by the run that held the lock before this one or by one killed as it removed the journal.
         guard let expected = try? POSIX.readFile(journal.appendingPath(SHA256Sums.fileName)) else {
             ScratchFolder.remove(journal)
@@ -157,10 +152,8 @@ enum FixtureReplacement {
             for entry in entries.sorted(by: { $0.count < $1.count || $0.count == $1.count && $0 < $1 }) {
                 if entry.hasSuffix(removalSuffix) {
                     let archive = parent.appendingPath(String(entry.dropLast(removalSuffix.count)))
-                    for path in [archive, archive + FixtureArchive.checksumSuffix] where unlink(path) != 0 && errno != ENOENT {
-                        throw FileSystemError("remove", path: path, errno: errno)
-                    }
-                    unlink(journal.appendingPath(entry))
+                    for path in [archive, archive + FixtureArchive.checksumSuffix] { try POSIX.unlinkIfPresent(path) }
+                    try? POSIX.removeFile(journal.appendingPath(entry))
                 } else {
                     try POSIX.rename(journal.appendingPath(entry), parent.appendingPath(entry))
                 }
@@ -172,7 +165,7 @@ enum FixtureReplacement {
             edits = try CorpusLock.update(lockTarget, kinds: [.sums, .content, .archive], known: known)
         }
         // Done: the SHA256SUMS first, so that a run killed now is seen as finished.
-        unlink(journal.appendingPath(SHA256Sums.fileName))
+        try? POSIX.removeFile(journal.appendingPath(SHA256Sums.fileName))
         ScratchFolder.remove(journal)
         try wrap(what) { () throws(FileSystemError) in try POSIX.fsyncDirectory(parent) }
         return edits

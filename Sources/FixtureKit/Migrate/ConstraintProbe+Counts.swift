@@ -31,9 +31,7 @@ extension ConstraintProbe {
     /// `body` inside a savepoint that is rolled back; `nil` when it throws.
     func probing<T>(_ body: () throws(SQLiteError) -> T) -> T? {
         do {
-            try database.execute("SAVEPOINT \(Self.savepoint)")
-            defer { try? database.execute("ROLLBACK TO \(Self.savepoint); RELEASE \(Self.savepoint)") }
-            return try body()
+            return try database.inSavepoint(Self.savepoint, end: .rollback, body)
         } catch {
             return nil
         }

@@ -32,17 +32,17 @@ struct ConstraintProbe {
         let unique = error.isUniqueViolation
         guard unique || error.isNotNullViolation, let (table, columns) = Self.constraint(error.message) else { return [] }
         do {
-            try database.execute("SAVEPOINT \(Self.savepoint)")
-            defer { try? database.execute("ROLLBACK TO \(Self.savepoint); RELEASE \(Self.savepoint)") }
-            let info = try database.rows("SELECT name, pk FROM pragma_table_info(?1)", [.text(table)])
-            let withoutRowID = try database.scalar("SELECT wr FROM pragma_table_list(?1) WHERE schema = 'main'", [.text(table)])?.integer == 1
-            let primaryKey = info.filter { ($0[1].integer ?? 0) > 0 }.sorted { ($0[1].integer ?? 0) < ($1[1].integer ?? 0) }.compactMap { $0[0].text }
-            let declared = (configuration.keys ?? [:]).first { $0.key.lowercased() == table.lowercased() }?.value
-            let naming = unique ? columns : (declared ?? primaryKey)
-            try capture(table, naming, nullIn: unique ? nil : columns.first, statement: statement, withoutRowID: withoutRowID)
-            // Read only now: a failure is rare, the rules file is read for it alone.
-            let personal = configuration.personalColumns
-            return try unique ? duplicates(table, columns, withoutRowID: withoutRowID, personal: personal) : nulls(table, columns[0], naming, personal: personal)
+            return try database.inSavepoint(Self.savepoint, end: .rollback) { () throws(SQLiteError) in
+                let info = try database.rows("SELECT name, pk FROM pragma_table_info(?1)", [.text(table)])
+                let withoutRowID = try database.scalar("SELECT wr FROM pragma_table_list(?1) WHERE schema = 'main'", [.text(table)])?.integer == 1
+                let primaryKey = info.filter { ($0[1].integer ?? 0) > 0 }.sorted { ($0[1].integer ?? 0) < ($1[1].integer ?? 0) }.compactMap { $0[0].text }
+                let declared = (configuration.keys ?? [:]).first { $0.key.lowercased() == table.lowercased() }?.value
+                let naming = unique ? columns : (declared ?? primaryKey)
+                try capture(table, naming, nullIn: unique ? nil : columns.first, statement: statement, withoutRowID: withoutRowID)
+                // Read only now: a failure is rare, the rules file is read for it alone.
+                let personal = configuration.personalColumns
+                return try unique ? duplicates(table, columns, withoutRowID: withoutRowID, personal: personal) : nulls(table, columns[0], naming, personal: personal)
+            }
         } catch {
             return []
         }

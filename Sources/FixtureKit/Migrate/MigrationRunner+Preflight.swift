@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitModels
 
@@ -19,13 +16,13 @@ extension MigrationRunner {
         do throws(FileSystemError) {
             let scratch = try ScratchFolder()
             let probe = scratch.path.appendingPath("probe")
-            let fd = try POSIX.open(probe, O_WRONLY | O_CREAT | O_EXCL)
-            defer { close(fd) }
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: probeSize, alignment: 16)
-            defer { buffer.deallocate() }
-            buffer.initializeMemory(as: UInt8.self, repeating: 0)
-            try POSIX.writeAll(fd, UnsafeRawBufferPointer(buffer), path: probe)
-            try POSIX.fsync(fd, path: probe)
+            try FileDescriptor.open(probe, .writeOnly, options: .exclusiveCreate).closeAfter { fd throws(FileSystemError) in
+                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: probeSize, alignment: 16)
+                defer { buffer.deallocate() }
+                buffer.initializeMemory(as: UInt8.self, repeating: 0)
+                try fd.writeAll(UnsafeRawBufferPointer(buffer))
+                try fd.sync()
+            }
         } catch {
             throw FixtureKitError(what: "migrate: temporary folder", path: base, why: "\(error.operation): \(error.reason)", hint: hint, cause: error)
         }
@@ -42,8 +39,7 @@ extension MigrationRunner {
     public static func checkReportFile(_ path: String, format: MigrationReport.Format) throws(FixtureKitError) {
         let temporary = AtomicFile.temporaryPath(for: path)
         do throws(FileSystemError) {
-            let fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW)
-            close(fd)
+            try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate, .noFollow]).closeAfter { _ in }
             try POSIX.unlinkIfPresent(temporary)
         } catch {
             throw FixtureKitError(what: format.writing, failed: error, hint: "nothing was run")

@@ -267,11 +267,11 @@ final class StageRunner {
         environment["FIXTUREKIT_FROM"] = stage.from
         environment["FIXTUREKIT_TO"] = stage.to
         let outputPath = logFolder.appendingPath(".stage-\(stage.from)-\(stage.to).log")
-        let output: Int32
-        do { output = try POSIX.open(outputPath, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600) } catch {
+        let output: FileDescriptor
+        do { output = try FileDescriptor.open(outputPath, .writeOnly, options: [.create, .truncate], permissions: 0o600) } catch {
             return Failure(.machine(error), "cannot create \(outputPath): \(error.reason)")
         }
-        defer { Glibc.close(output) }
+        defer { try? output.close() }
         let timeout = stage.timeout.map(Self.duration) ?? self.timeout
         var outcome = StageProcess.Outcome(end: .cannotStart(0), leftRunning: 0)
         let watch = variation.killAtCommit != nil || variation.countsCommits ? CommitWatch(storePath: storePath) : nil
@@ -286,7 +286,7 @@ final class StageRunner {
             do throws(FileSystemError) {
                 // Absolute: the program starts in the corpus folder.
                 outcome = try StageProcess.run(
-                    executable: POSIX.absolutePath(executable), argv: argv, environment: environment, directory: configuration.folder, output: output, timeout: timeout,
+                    executable: POSIX.absolutePath(executable), argv: argv, environment: environment, directory: configuration.folder, output: output.rawValue, timeout: timeout,
                     cancellation: cancellation, killWhen: killWhen)
             } catch {
                 return Failure(.machine(error), "\(argv[0]): cannot start: \(error.reason)", statement: command)

@@ -1,8 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#endif
 import FixtureKitSystem
 import FixtureKitSQLite
 import FixtureKitModels
@@ -54,13 +49,13 @@ struct ChangedPages: Sendable {
     /// changed.
     func changed(_ pages: [Int]) -> Bool {
         guard !Self.hasWAL(migrated) else { return true }
-        let left = POSIX.retrying { open(migrated, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
-        let right = POSIX.retrying { open(source, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+        let left = try? FileDescriptor.open(migrated, .readOnly, options: .noFollow)
+        let right = try? FileDescriptor.open(source, .readOnly, options: .noFollow)
         defer {
-            if left >= 0 { close(left) }
-            if right >= 0 { close(right) }
+            try? left?.close()
+            try? right?.close()
         }
-        guard left >= 0, right >= 0 else { return true }
+        guard let left, let right else { return true }
         let sorted = Array(Set(pages)).sorted()
         guard let first = sorted.first, first >= 1, let last = sorted.last, last <= min(migratedPages, sourcePages) else { return true }
         // Runs of consecutive pages, at most 1 MiB each.
@@ -72,27 +67,18 @@ struct ChangedPages: Sendable {
             var end = index + 1
             while end < sorted.count, end - index < perRead, sorted[end] == sorted[end - 1] + 1 { end += 1 }
             let count = (end - index) * pageSize
-            let offset = off_t(sorted[index] - 1) * off_t(pageSize)
+            let offset = Int64(sorted[index] - 1) * Int64(pageSize)
             let same = a.withUnsafeMutableBytes { x in
                 b.withUnsafeMutableBytes { y in
-                    Self.readFully(left, x.baseAddress!, count, offset) && Self.readFully(right, y.baseAddress!, count, offset)
-                        && memcmp(x.baseAddress!, y.baseAddress!, count) == 0
+                    let (x, y) = (UnsafeMutableRawBufferPointer(rebasing: x[0..<count]), UnsafeMutableRawBufferPointer(rebasing: y[0..<count]))
+                    return (try? left.readFully(fromAbsoluteOffset: offset, into: x)) == count && (try? right.readFully(fromAbsoluteOffset: offset, into: y)) == count
+                        && UnsafeRawBufferPointer(x).hasSameBytes(as: UnsafeRawBufferPointer(y))
                 }
             }
             guard same else { return true }
             index = end
         }
         return false
-    }
-
-    private static func readFully(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int, _ offset: off_t) -> Bool {
-        var done = 0
-        while done < count {
-            let got = POSIX.retrying { pread(fd, buffer + done, count - done, offset + off_t(done)) }
-            guard got > 0 else { return false }
-            done += got
-        }
-        return true
     }
 }
 

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitArchiveIO
 import FixtureKitModels
 import FixtureKitSystem
@@ -12,7 +9,7 @@ extension ArchiveReader {
             return try ArchiveReader(path: archive)
         } catch let error as ArchiveError {
             throw FixtureKitError(what: what, path: archive, why: error.reason, cause: error)
-        } catch let error as FileSystemError where error.errno == ENOENT {
+        } catch let error as FileSystemError where error.code == .noSuchFileOrDirectory {
             throw FixtureKitError(what: what, path: archive, why: "no such file")
         } catch {
             throw FixtureKitError.wrapping(error, what: what, path: archive)

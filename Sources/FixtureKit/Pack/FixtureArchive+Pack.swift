@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import FixtureKitSystem
 import FixtureKitCrypto
@@ -117,11 +114,10 @@ extension FixtureArchive {
         var location = folder
         var version = location.split(separator: "/").last.map(String.init) ?? location
         if version == "." || version == ".." || folder == "/" {
-            guard let resolved = realpath(folder, nil) else {
+            guard let resolved = POSIX.realPath(folder) else {
                 throw FixtureKitError(what: "pack", path: folder, why: "cannot resolve the folder's name")
             }
-            location = String(cString: resolved)
-            free(resolved)
+            location = resolved
             version = location.split(separator: "/").last.map(String.init) ?? ""
         }
         guard !version.isEmpty else {
@@ -161,21 +157,18 @@ extension FixtureArchive {
     /// Refuses an archive inside the folder it packs, and a folder at its path.
     private static func checkOutput(_ output: String, folder: String) throws(FixtureKitError) {
         let parent = AtomicFile.parentFolder(of: output)
-        guard let resolvedParent = realpath(parent, nil) else {
+        guard let outputFolder = POSIX.realPath(parent) else {
             throw FixtureKitError(what: "pack", path: parent, why: "no such folder", hint: "create it first")
         }
-        defer { free(resolvedParent) }
-        guard let resolvedFolder = realpath(folder, nil) else {
+        guard let packed = POSIX.realPath(folder) else {
             throw FixtureKitError(what: "pack", path: folder, why: "no such folder")
         }
-        defer { free(resolvedFolder) }
-        let outputFolder = String(cString: resolvedParent), packed = String(cString: resolvedFolder)
         if outputFolder == packed || outputFolder.hasPrefix(packed.hasSuffix("/") ? packed : packed + "/") {
             throw FixtureKitError(
                 what: "pack", path: output, why: "is inside the folder being packed",
                 hint: "write the archive beside the fixture folder", category: .usage)
         }
-        if let info = try? POSIX.lstatIfPresent(output), (info.st_mode & S_IFMT) == S_IFDIR {
+        if let info = try? POSIX.lstatIfPresent(output), info.kind == .folder {
             throw FixtureKitError(what: "pack", path: output, why: "is a folder")
         }
     }
@@ -191,13 +184,13 @@ extension FixtureArchive {
     /// (`fixturekit pack DIR -o - | fixturekit unpack - DEST`): no checksum file,
     /// no lock line, nothing written under a name; its digest is in the result.
     private static func stream(_ plan: PackPlan, format: ArchiveFormat, level: Int, options: PackOptions, progress: WorkProgress?) throws(FixtureKitError) -> PackResult {
-        guard isatty(STDOUT_FILENO) == 0 else {
+        guard !FileDescriptor.standardOutput.isTerminal else {
             throw FixtureKitError(what: "pack", path: "stdout", why: "is a terminal: an archive is written to a file or a pipe", hint: "redirect it, or name a file with -o", category: .usage)
         }
         let written = try ArchiveLocale.withUTF8 { () throws(FixtureKitError) in
             try progress.step("pack \(plan.folder)", total: plan.fileBytes) { () throws(FixtureKitError) in
                 do {
-                    let writer = try ArchiveWriter(fd: STDOUT_FILENO, path: "stdout", format: format, level: level, workers: options.workers)
+                    let writer = try ArchiveWriter(fd: FileDescriptor.standardOutput.rawValue, path: "stdout", format: format, level: level, workers: options.workers)
                     try writeEntries(plan, into: writer, modificationTime: options.modificationTime, progress: progress)
                     try writer.close()
                     return (digest: try writer.digest(), size: writer.byteCount)
@@ -222,16 +215,17 @@ extension FixtureArchive {
         let temporary = AtomicFile.temporaryPath(for: output)
         let checksumFile = output + checksumSuffix
         let checksumTemporary = AtomicFile.temporaryPath(for: checksumFile)
-        var fd: Int32 = -1
+        var file: FileDescriptor?
         do {
-            fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: fileMode)
-            guard fchmod(fd, fileMode) == 0 else { throw FileSystemError("chmod", path: temporary, errno: errno) }
-            let writer = try ArchiveWriter(fd: fd, path: temporary, format: format, level: level, workers: options.workers)
+            let fd = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate, .noFollow], permissions: fileMode)
+            file = fd
+            try fd.setPermissions(fileMode)
+            let writer = try ArchiveWriter(fd: fd.rawValue, path: temporary, format: format, level: level, workers: options.workers)
             try writeEntries(plan, into: writer, modificationTime: options.modificationTime, progress: progress)
             try writer.close()
-            try POSIX.fsync(fd, path: temporary)
-            close(fd)
-            fd = -1
+            try fd.sync()
+            try? fd.close()
+            file = nil
             let digest = try writer.digest()
             let name = output.split(separator: "/").last.map(String.init) ?? output
             let line = SHA256Sums(entries: [SHA256SumsEntry(path: RelativePath(name), digest: digest)]).rendered()
@@ -241,9 +235,9 @@ extension FixtureArchive {
             try POSIX.fsyncDirectory(AtomicFile.parentFolder(of: output))
             return (digest, writer.byteCount)
         } catch {
-            if fd >= 0 { close(fd) }
-            unlink(temporary)
-            unlink(checksumTemporary)
+            try? file?.close()
+            try? POSIX.removeFile(temporary)
+            try? POSIX.removeFile(checksumTemporary)
             if let error = error as? FixtureKitError { throw error }
             throw FixtureKitError.wrapping(error, what: "pack", path: output)
         }
@@ -280,15 +274,14 @@ extension FixtureArchive {
         let path = plan.folder.appendingPath(file.path.description)
         FaultInjection.reached(.willOpen, path)
         let input = try open(path, of: plan)
-        defer { close(input) }
-        var info = stat()
-        guard fstat(input, &info) == 0 else { throw FileSystemError("stat", path: path, errno: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else { throw plan.failedCheck() }
-        _ = posix_fadvise(input, 0, 0, POSIX_FADV_SEQUENTIAL)
+        defer { try? input.close() }
+        let info = try input.status()
+        guard info.kind == .regular else { throw plan.failedCheck() }
+        input.adviseSequential()
         FaultInjection.reached(.opened, path)
         let size = UInt64(info.st_size)
         try writer.beginFile(file.path, size: size, modificationTime: modificationTime)
-        let reader = ChunkReader(fd: input, path: path, hasher: hasher)
+        let reader = ChunkReader(fd: input, hasher: hasher)
         stage.start { try reader.read(into: buffers[0]) }
         var current = 0
         var total: UInt64 = 0
@@ -316,51 +309,40 @@ extension FixtureArchive {
 
     /// Opens a file of the plan to pack it. One that is gone, or a link now, since
     /// the plan was made fails the check as it would have before.
-    private static func open(_ path: String, of plan: PackPlan) throws -> Int32 {
+    private static func open(_ path: String, of plan: PackPlan) throws -> FileDescriptor {
         do {
-            return try POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+            return try FileDescriptor.open(path, .readOnly, options: [.noFollow, .nonBlocking])
         } catch {
-            guard [ENOENT, ENOTDIR, ELOOP].contains(error.errno) else { throw error }
+            guard [.noSuchFileOrDirectory, .notDirectory, .tooManySymbolicLinkLevels].contains(error.code) else { throw error }
             throw plan.failedCheck()
         }
     }
 
     /// Writes a small file and flushes it, without renaming it.
-    private static func writeFlushed(_ bytes: [UInt8], to path: String, mode: mode_t) throws(FileSystemError) {
-        let fd = try POSIX.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: mode)
-        defer { close(fd) }
-        guard fchmod(fd, mode) == 0 else { throw FileSystemError("chmod", path: path, errno: errno) }
-        let failure: FileSystemError? = bytes.withUnsafeBytes { buffer in
-            do throws(FileSystemError) {
-                try POSIX.writeAll(fd, buffer, path: path)
-                return nil
-            } catch {
-                return error
-            }
+    private static func writeFlushed(_ bytes: [UInt8], to path: String, mode: FileMode) throws(FileSystemError) {
+        try FileDescriptor.open(path, .writeOnly, options: [.create, .truncate, .noFollow], permissions: mode).closeAfter { fd throws(FileSystemError) in
+            try fd.setPermissions(mode)
+            try fd.writeAll(bytes)
+            try fd.sync()
         }
-        if let failure { throw failure }
-        try POSIX.fsync(fd, path: path)
     }
 }
 
 /// Reads a file chunk by chunk on a pipeline's second thread, hashing each chunk
 /// as it arrives; ``count`` is read by the first thread after waiting on the stage.
 private final class ChunkReader {
-    let fd: Int32
-    let path: String
+    let fd: FileDescriptor
     let hasher: SHA256
     /// The bytes the last ``read(into:)`` got: 0 at the end of the file.
     private(set) var count = 0
 
-    init(fd: Int32, path: String, hasher: SHA256) {
+    init(fd: FileDescriptor, hasher: SHA256) {
         self.fd = fd
-        self.path = path
         self.hasher = hasher
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws {
-        let result = POSIX.retrying { Glibc.read(fd, buffer.baseAddress, buffer.count) }
-        guard result >= 0 else { throw FileSystemError("read", path: path, errno: errno) }
+        let result = try fd.read(into: buffer)
         count = result
         try hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<result]))
     }

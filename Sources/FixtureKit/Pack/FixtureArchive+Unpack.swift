@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitCrypto
 import FixtureKitArchiveIO
@@ -22,16 +19,16 @@ public struct UnpackOptions: Sendable, Equatable {
 /// What an extraction did.
 public struct UnpackResult: Sendable, Equatable {
     /// The destination, as given (without trailing slashes).
-    public var destination: String
-    public var contents: ArchiveContents
+    public internal(set) var destination: String
+    public internal(set) var contents: ArchiveContents
     /// Whether the destination now holds the archive's files: only when
     /// `contents.verification` passed. Otherwise nothing was written.
-    public var extracted: Bool
+    public internal(set) var extracted: Bool
     /// Whether a folder that was at the destination was replaced.
-    public var replaced: Bool
+    public internal(set) var replaced: Bool
     /// The lines of `fixturekit.lock` rewritten, when the folder replaced (with
     /// `replace`) was a fixture that its corpus' lock locks.
-    public var lock: [LockEdit]? = nil
+    public internal(set) var lock: [LockEdit]? = nil
 }
 
 extension FixtureArchive {
@@ -102,14 +99,14 @@ extension FixtureArchive {
         }
         let parent = AtomicFile.parentFolder(of: destination)
         do {
-            guard let info = try POSIX.lstatIfPresent(parent), (info.st_mode & S_IFMT) == S_IFDIR else {
+            guard let info = try POSIX.lstatIfPresent(parent), info.kind == .folder else {
                 throw FixtureKitError(what: what, path: parent, why: "no such folder", hint: "create it first")
             }
             guard let info = try POSIX.lstatIfPresent(destination) else { return false }
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR where replace:
+            switch info.kind {
+            case .folder where replace:
                 return true
-            case S_IFDIR:
+            case .folder:
                 throw FixtureKitError(
                     what: what, path: destination, why: "already exists",
                     remedy: .unpackIntoNewFolder)
@@ -131,13 +128,19 @@ final class FolderWriter: ArchiveScanSink {
     /// The folders made, outermost first.
     private var created: [RelativePath] = []
     private var existing: Set<RelativePath> = []
-    private var fd: Int32 = -1
+    private var fd: FileDescriptor?
     private var currentPath = ""
     private var writeback = WritebackTracker()
 
     init(root: String) { self.root = root }
 
-    deinit { if fd >= 0 { close(fd) } }
+    deinit { try? fd?.close() }
+
+    /// The file being written (`EBADF` between files).
+    private func current(_ operation: String) throws(FileSystemError) -> FileDescriptor {
+        guard let fd else { throw FileSystemError(operation, path: currentPath, code: .badFileDescriptor) }
+        return fd
+    }
 
     func beginFile(_ path: RelativePath) throws {
         for folder in path.ancestors where !existing.contains(folder) {
@@ -147,20 +150,22 @@ final class FolderWriter: ArchiveScanSink {
         }
         currentPath = root.appendingPath(path.description)
         // O_EXCL and O_NOFOLLOW: never through something that was already there.
-        fd = try POSIX.open(currentPath, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: ArchiveWriter.fileMode)
-        guard fchmod(fd, ArchiveWriter.fileMode) == 0 else { throw FileSystemError("chmod", path: currentPath, errno: errno) }
+        let file = try FileDescriptor.open(currentPath, .writeOnly, options: [.exclusiveCreate, .noFollow], permissions: ArchiveWriter.fileMode)
+        fd = file
+        try file.setPermissions(ArchiveWriter.fileMode)
         writeback = WritebackTracker()
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {
-        try POSIX.writeAll(fd, bytes, path: currentPath)
-        writeback.wrote(bytes.count, to: fd)
+        let fd = try current("write")
+        try fd.writeAll(bytes)
+        writeback.wrote(bytes.count, to: fd.rawValue)
     }
 
     func endFile() throws {
-        try POSIX.fsync(fd, path: currentPath)
-        close(fd)
-        fd = -1
+        try current("fsync").sync()
+        try? fd?.close()
+        fd = nil
     }
 
     /// Flushes every folder made, innermost first: their entries are on disk.
@@ -177,40 +182,44 @@ final class FolderWriter: ArchiveScanSink {
 /// the lock has been tried for half a second: ``POSIX/lock(_:_:grace:)``).
 final class StagingFolder {
     let path: String
-    private var fd: Int32
+    private var fd: FileDescriptor?
 
     /// The mode while it is written: only its owner sees half-written files.
-    static let stagingMode: mode_t = 0o700
+    static let stagingMode: FileMode = 0o700
 
     init(for destination: String) throws(FileSystemError) {
         path = AtomicFile.temporaryPath(for: destination)
-        let fresh = mkdir(path, Self.stagingMode) == 0
+        var fresh = true
+        do throws(FileSystemError) { try POSIX.createFolder(path, mode: Self.stagingMode) } catch where error.code == .fileExists { fresh = false }
         if !fresh {
-            guard errno == EEXIST else { throw FileSystemError("create folder", path: path, errno: errno) }
             let info = try POSIX.lstat(path)
-            guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            guard info.kind == .folder else {
                 throw FileSystemError("create folder", path: path, message: "exists and " + FileKind.describe(info.st_mode).replacingOccurrences(of: "regular file", with: "folder"))
             }
         }
-        fd = try POSIX.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW)
-        guard POSIX.lock(fd, LOCK_EX) else {
-            close(fd)
+        let fd = try FileDescriptor.open(path, .readOnly, options: [.directory, .noFollow])
+        guard (try? fd.tryLock(.exclusive)) == true else {
+            try? fd.close()
             throw FileSystemError("lock", path: path, message: "another unpack is writing there")
         }
-        guard !fresh else { return }
+        guard !fresh else {
+            self.fd = fd
+            return
+        }
         // Left by a run that was killed: start from an empty folder.
         do throws(FileSystemError) {
             for name in try POSIX.listDirectory(path) {
                 try POSIX.removeTree(path.appendingPath(String(pathBytes: name)))
             }
-            guard fchmod(fd, Self.stagingMode) == 0 else { throw FileSystemError("chmod", path: path, errno: errno) }
+            try fd.setPermissions(Self.stagingMode)
         } catch {
-            close(fd)
+            try? fd.close()
             throw error
         }
+        self.fd = fd
     }
 
-    deinit { if fd >= 0 { close(fd) } }
+    deinit { try? fd?.close() }
 
     /// Renames the folder to `destination` and flushes the parent folder.
     ///
@@ -220,8 +229,9 @@ final class StagingFolder {
     /// swap is undone and whatever was already removed is linked back, so the
     /// destination is exactly as before, files, modes and all.
     func publish(as destination: String, replacing: Bool) throws(FileSystemError) {
-        guard fchmod(fd, ArchiveWriter.folderMode) == 0 else { throw FileSystemError("chmod", path: path, errno: errno) }
-        try POSIX.fsync(fd, path: path)
+        guard let fd else { throw FileSystemError("chmod", path: path, code: .badFileDescriptor) }
+        try fd.setPermissions(ArchiveWriter.folderMode)
+        try fd.sync()
         let parent = AtomicFile.parentFolder(of: destination)
         if replacing {
             let keep = Self.keptPath(for: destination)
@@ -252,8 +262,8 @@ final class StagingFolder {
             try POSIX.renameNoReplace(path, destination)
         }
         try POSIX.fsyncDirectory(parent)
-        close(fd)
-        fd = -1
+        try? fd.close()
+        self.fd = nil
     }
 
     /// The tree of hard links that keeps the replaced destination's files until it is gone.
@@ -265,8 +275,8 @@ final class StagingFolder {
     /// Removes the folder and what is in it; for failure paths, so it reports nothing.
     func remove() {
         try? POSIX.removeTree(path)
-        if fd >= 0 { close(fd) }
-        fd = -1
+        try? fd?.close()
+        fd = nil
     }
 }
 

@@ -46,28 +46,28 @@ public struct ArchiveContents: Sendable, Equatable, Codable {
     public struct Entry: Sendable, Equatable, Codable {
         public enum Kind: String, Sendable, Codable { case file, folder }
         /// The path below the fixture folder (`./` and a trailing `/` removed).
-        public var path: String
-        public var kind: Kind
-        public var size: UInt64
+        public internal(set) var path: String
+        public internal(set) var kind: Kind
+        public internal(set) var size: UInt64
         /// The digest of the bytes read, for a file that was hashed (every file
         /// but an unlisted one).
         public var sha256: String?
     }
 
     /// The archive, as given.
-    public var path: String
+    public internal(set) var path: String
     /// libarchive's name for the tar dialect: `POSIX pax interchange format`, `GNU tar format`.
-    public var format: String
+    public internal(set) var format: String
     /// `zstd`, `gzip`, `xz` or `none`.
-    public var compression: String
+    public internal(set) var compression: String
     /// The archive file's size in bytes.
-    public var compressedSize: UInt64
+    public internal(set) var compressedSize: UInt64
     /// The bytes the entries hold in all.
-    public var expandedSize: UInt64
-    public var entries: [Entry]
+    public internal(set) var expandedSize: UInt64
+    public internal(set) var entries: [Entry]
     /// The check against the archive's own `SHA256SUMS`, with the same problem
     /// kinds as a folder's: changed, missing, unlisted, unreadable, malformed.
-    public var verification: FolderVerification
+    public internal(set) var verification: FolderVerification
 }
 
 extension FixtureArchive {

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import FixtureKitSystem
 import FixtureKitCrypto
@@ -22,7 +19,7 @@ public struct PackOptions: Sendable, Equatable {
     public var force: Bool
     /// The mode of the archive and of its checksum file: 0644, or narrower for a
     /// backup of a private store.
-    var fileMode: mode_t = ArchiveWriter.fileMode
+    var fileMode: FileMode = ArchiveWriter.fileMode
     /// zstd's worker threads; `nil` for one per core. The archive's bytes are the
     /// same for any number (see ``ArchiveWriter``): only tests set it, to prove so.
     package var workers: Int?
@@ -72,25 +69,25 @@ public struct PackOptions: Sendable, Equatable {
 /// What ``FixtureArchive/pack(_:options:)`` wrote.
 public struct PackResult: Sendable, Equatable, Codable {
     /// The fixture folder, as given.
-    public var folder: String
+    public internal(set) var folder: String
     /// The archive written.
-    public var archive: String
+    public internal(set) var archive: String
     /// The detached checksum written beside it: `<archive>.sha256`; `nil` for an
     /// archive streamed on standard output (`-o -`).
-    public var checksumFile: String?
-    public var format: ArchiveFormat
-    public var level: Int
+    public internal(set) var checksumFile: String?
+    public internal(set) var format: ArchiveFormat
+    public internal(set) var level: Int
     /// The archive's SHA-256, as in the checksum file.
     public var sha256: String
     /// The archive's size in bytes.
-    public var size: UInt64
-    public var files: Int
-    public var folders: Int
+    public internal(set) var size: UInt64
+    public internal(set) var files: Int
+    public internal(set) var folders: Int
     /// The bytes of the files packed.
-    public var bytes: UInt64
+    public internal(set) var bytes: UInt64
     /// Whether a file was at the archive's path before.
-    public var replaced: Bool
+    public internal(set) var replaced: Bool
     /// The archive's line in the corpus' `fixturekit.lock`, when the archive was
     /// written into a corpus that has one.
-    public var lock: [LockEdit]?
+    public internal(set) var lock: [LockEdit]?
 }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import FixtureKitSystem
 import FixtureKitCrypto
@@ -43,7 +40,7 @@ struct PackPlan {
         let info: stat?
         do { info = try POSIX.lstatIfPresent(folder) } catch { throw FixtureKitError.wrapping(error, what: "pack") }
         guard let info else { throw FixtureKitError(what: "pack", path: folder, why: "no such folder") }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+        guard info.kind == .folder else {
             throw FixtureKitError(what: "pack", path: folder, why: "not a fixture folder", hint: "pack a folder holding SHA256SUMS")
         }
         let sumsBytes: [UInt8]

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitCrypto
 import FixtureKitModels
@@ -99,13 +96,13 @@ extension Checksums {
     private static func movedFile(_ error: any Error, path: String) -> FixtureKitError? {
         guard let error = error as? FileSystemError else { return nil }
         let rerun = "run sums again when nothing writes to the folder"
-        switch (error.message, error.errno) {
-        case (nil, ENOENT), (nil, ENOTDIR):
+        switch (error.message, error.code) {
+        case (nil, .noSuchFileOrDirectory), (nil, .notDirectory):
             return FixtureKitError(what: "hash", path: path, why: "vanished while the folder was hashed", hint: rerun)
         case (FileHasher.changedWhileRead, _):
             return FixtureKitError(what: "hash", path: path, why: FileHasher.changedWhileRead, hint: rerun)
-        case (nil, ELOOP):
-            return FixtureKitError(what: "hash", path: path, why: FileKind.describe(S_IFLNK), hint: notRegularHint)
+        case (nil, .tooManySymbolicLinkLevels):
+            return FixtureKitError(what: "hash", path: path, why: FileKind.symbolicLink.notRegular, hint: notRegularHint)
         case (let message?, _) where error.operation == "read":
             return FixtureKitError(what: "hash", path: path, why: message, hint: notRegularHint)
         default:

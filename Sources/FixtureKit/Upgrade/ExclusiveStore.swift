@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitSQLite
 import FixtureKitModels
@@ -79,7 +76,7 @@ final class ExclusiveStore {
         let wal = storePath + StoreSet.Sidecar.wal.rawValue
         if !walExisted, let info = try? POSIX.lstatIfPresent(wal), info.st_size == 0 {
             // Still under the lock: no other connection can be using this log.
-            unlink(wal)
+            try? POSIX.removeFile(wal)
         }
         try? database.close()
     }

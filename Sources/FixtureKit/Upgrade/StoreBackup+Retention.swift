@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import FixtureKitSystem
 import FixtureKitCrypto
@@ -180,17 +177,13 @@ struct BackupName: Comparable {
 
     /// The name of a backup taken now, with `sequence` when it is above 1.
     static func make(store: String, sequence: Int) -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var seconds = now.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
+        let now = UTCTime.now
         func pad(_ value: Int, _ width: Int) -> String {
             let digits = String(value)
             return String(repeating: "0", count: max(0, width - digits.count)) + digits
         }
-        let time = pad(Int(parts.tm_year) + 1900, 4) + pad(Int(parts.tm_mon) + 1, 2) + pad(Int(parts.tm_mday), 2) + "T"
-            + pad(Int(parts.tm_hour), 2) + pad(Int(parts.tm_min), 2) + pad(Int(parts.tm_sec), 2) + "." + pad(Int(now.tv_nsec) / 1000, 6) + "Z"
+        let time = pad(now.year, 4) + pad(now.month, 2) + pad(now.day, 2) + "T"
+            + pad(now.hour, 2) + pad(now.minute, 2) + pad(now.second, 2) + "." + pad(now.microsecond, 6) + "Z"
         return store + StoreBackup.nameInfix + time + (sequence > 1 ? "-\(sequence)" : "") + StoreBackup.format.suffix
     }
 }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitCrypto
 import FixtureKitArchiveIO
@@ -9,29 +6,29 @@ import FixtureKitModels
 /// One backup archive of a live store.
 public struct BackupArchive: Codable, Equatable, Sendable {
     /// The archive's path.
-    public var path: String
+    public internal(set) var path: String
     /// The archive's SHA-256, as in its `.sha256` file.
     public var sha256: String
     /// The archive's size in bytes.
-    public var size: UInt64
+    public internal(set) var size: UInt64
     /// The files of the store set it holds, relative to the store's folder, and
     /// their SHA-256.
-    public var files: [String: String]
+    public internal(set) var files: [String: String]
     /// The bytes of those files.
-    public var bytes: UInt64
+    public internal(set) var bytes: UInt64
     /// The store's version, as its manifest records it (`unknown` when no
     /// configuration told it).
-    public var version: String
+    public internal(set) var version: String
     /// How it was taken: `raw` or `snapshot` (see ``StoreBackup``).
-    public var mode: String
+    public internal(set) var mode: String
 }
 
 /// What `fixturekit backup` did.
 public struct BackupResult: Codable, Equatable, Sendable {
-    public var store: String
-    public var archive: BackupArchive
+    public internal(set) var store: String
+    public internal(set) var archive: BackupArchive
     /// Older backups removed to keep the last N.
-    public var removed: [String]
+    public internal(set) var removed: [String]
 }
 
 /// Backups of a live store: fixture archives (`manifest.json` and `SHA256SUMS`
@@ -62,7 +59,7 @@ public enum StoreBackup {
     /// Backups are zstd archives.
     static let format = ArchiveFormat.tarZstd
     /// The backup folder is private: it holds the user's data.
-    static let folderMode: mode_t = 0o700
+    static let folderMode: FileMode = 0o700
 
     /// `<store's folder>/.fixturekit-backups`.
     static func defaultFolder(forStore storePath: String) -> String {
@@ -178,8 +175,8 @@ public enum StoreBackup {
         let what = "verify backup"
         let archive = packed.archive
         func refuse(_ why: String) -> FixtureKitError {
-            unlink(archive)
-            unlink(archive + FixtureArchive.checksumSuffix)
+            try? POSIX.removeFile(archive)
+            try? POSIX.removeFile(archive + FixtureArchive.checksumSuffix)
             return FixtureKitError(what: what, path: archive, why: why)
         }
         let contents: ArchiveContents
@@ -218,7 +215,7 @@ public enum StoreBackup {
 
     /// A backup's mode: 0600, and never wider than the store's main file (a store
     /// readable by its owner alone stays so in its backup).
-    static func archiveMode(forStore mode: mode_t) -> mode_t {
+    static func archiveMode(forStore mode: FileMode) -> FileMode {
         0o600 & (mode | 0o400)
     }
 
@@ -264,7 +261,7 @@ public enum StoreBackup {
 final class BackupFolderLock {
     let folder: String
     let store: String
-    private var fd: Int32
+    private var fd: FileDescriptor?
 
     init(folder: String, store: String) throws(FixtureKitError) {
         self.folder = folder
@@ -273,16 +270,14 @@ final class BackupFolderLock {
         do throws(FileSystemError) {
             if try POSIX.lstatIfPresent(folder) == nil {
                 try FixtureFolder.createFolders(AtomicFile.parentFolder(of: folder))
-                if mkdir(folder, StoreBackup.folderMode) != 0 && errno != EEXIST {
-                    throw FileSystemError("create folder", path: folder, errno: errno)
-                }
+                try POSIX.createFolder(folder, mode: StoreBackup.folderMode, existing: true)
             }
-            fd = try POSIX.open(path, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
+            fd = try FileDescriptor.open(path, .readWrite, options: [.create, .noFollow], permissions: 0o600)
         } catch {
             throw FixtureKitError(failed: error)
         }
-        guard POSIX.lock(fd, LOCK_EX) else {
-            close(fd)
+        guard (try? fd?.tryLock(.exclusive)) == true else {
+            release()
             throw FixtureKitError(what: "lock", path: folder, why: "another backup of \(store) is being written there", hint: "wait for it, then try again")
         }
     }
@@ -290,8 +285,8 @@ final class BackupFolderLock {
     deinit { release() }
 
     func release() {
-        if fd >= 0 { close(fd) }
-        fd = -1
+        try? fd?.close()
+        fd = nil
     }
 
     /// A name for a new backup that is not taken, and its staging folder.

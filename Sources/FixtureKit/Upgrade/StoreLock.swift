@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitModels
 
@@ -26,7 +23,7 @@ final class StoreLock {
     static let suffix = ".fixturekit-lock"
 
     let path: String
-    private var fd: Int32
+    private var fd: FileDescriptor?
 
     /// `.App.sqlite.fixturekit-lock` beside the store.
     static func path(forStore storePath: String) -> String {
@@ -34,7 +31,7 @@ final class StoreLock {
         return AtomicFile.parentFolder(of: storePath).appendingPath("." + name + suffix)
     }
 
-    private init(path: String, fd: Int32) {
+    private init(path: String, fd: FileDescriptor) {
         self.path = path
         self.fd = fd
     }
@@ -52,39 +49,37 @@ final class StoreLock {
     static func acquire(store storePath: String, command: String, what: String, required: Bool = true) throws(FixtureKitError) -> StoreLock? {
         let path = path(forStore: storePath)
         for _ in 0..<Self.attempts {
-            var fd = Glibc.open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            if fd < 0, errno == EACCES || errno == EROFS || errno == EPERM {
-                let denied = errno
-                fd = Glibc.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-                if fd < 0 {
+            let fd: FileDescriptor
+            do throws(FileSystemError) {
+                fd = try FileDescriptor.open(path, .readWrite, options: [.create, .noFollow], permissions: 0o600)
+            } catch where [.permissionDenied, .readOnlyFileSystem, .notPermitted].contains(error.code) {
+                do { fd = try FileDescriptor.open(path, .readOnly, options: .noFollow) } catch _ {
                     if !required { return nil }
-                    throw FixtureKitError(what: "\(what): lock", path: path, why: FileSystemError("open", path: path, errno: denied).reason)
+                    throw FixtureKitError(what: "\(what): lock", path: path, why: error.reason, cause: error)
                 }
+            } catch {
+                throw FixtureKitError(what: "\(what): lock", path: path, why: error.reason, cause: error)
             }
-            guard fd >= 0 else {
-                throw FixtureKitError(what: "\(what): lock", path: path, why: FileSystemError("open", path: path, errno: errno).reason)
+            let locked: Bool
+            do throws(FileSystemError) { locked = try fd.tryLock(.exclusive) } catch {
+                try? fd.close()
+                throw FixtureKitError(what: "\(what): lock", path: path, why: error.reason, cause: error)
             }
-            guard POSIX.lock(fd, LOCK_EX) else {
-                let code = errno
-                let holder = code == EWOULDBLOCK ? Self.holder(fd) : nil
-                close(fd)
-                guard code == EWOULDBLOCK else {
-                    throw FixtureKitError(what: "\(what): lock", path: path, why: FileSystemError("flock", path: path, errno: code).reason)
-                }
+            guard locked else {
+                let holder = Self.holder(fd)
+                try? fd.close()
                 let running = holder.map { "another fixturekit \($0.command) of \(storePath) is running (pid \($0.pid))" }
                     ?? "another fixturekit run holds \(storePath)"
                 throw FixtureKitError(what: what, path: storePath, why: running, hint: "wait for it to finish, then try again", code: .storeBusy)
             }
             // The file may have been removed (by the holder that just finished) or
             // replaced between open and flock: then this lock guards nothing.
-            var held = stat(), named = stat()
-            guard fstat(fd, &held) == 0, lstat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino else {
-                close(fd)
+            guard fd.isStill(at: path) else {
+                try? fd.close()
                 continue
             }
-            let line = Array("\(getpid()) \(command)\n".utf8)
-            if ftruncate(fd, 0) == 0 {
-                _ = line.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+            if (try? fd.truncate(to: 0)) != nil {
+                try? fd.writeAll(toAbsoluteOffset: 0, Array("\(POSIX.processID) \(command)\n".utf8))
             }
             return StoreLock(path: path, fd: fd)
         }
@@ -93,25 +88,20 @@ final class StoreLock {
 
     /// Whether a run holds the lock of `storePath` now.
     static func isHeld(store storePath: String) -> Bool {
-        let fd = Glibc.open(path(forStore: storePath), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        if flock(fd, LOCK_SH | LOCK_NB) == 0 {
-            flock(fd, LOCK_UN)
-            return false
+        guard let fd = try? FileDescriptor.open(path(forStore: storePath), .readOnly, options: .noFollow) else { return false }
+        return fd.closeAfter { fd in
+            guard let locked = try? fd.tryLock(.shared, grace: .zero) else { return false }
+            if locked { fd.unlock() }
+            return !locked
         }
-        return errno == EWOULDBLOCK
     }
 
     /// Removes the file (while the lock is still held) and gives the lock up.
     func release() {
-        guard fd >= 0 else { return }
-        var held = stat(), named = stat()
-        if fstat(fd, &held) == 0, lstat(path, &named) == 0, held.st_dev == named.st_dev, held.st_ino == named.st_ino {
-            unlink(path)
-        }
-        close(fd)
-        fd = -1
+        guard let fd else { return }
+        if fd.isStill(at: path) { try? POSIX.removeFile(path) }
+        try? fd.close()
+        self.fd = nil
     }
 
     /// How many times a lock file replaced under a run is opened again.
@@ -119,15 +109,13 @@ final class StoreLock {
 
     /// The holder's pid and command, as it wrote them: it writes them just after
     /// it takes the lock, so an empty file is read again for a moment.
-    private static func holder(_ fd: Int32) -> (pid: Int32, command: String)? {
+    private static func holder(_ fd: FileDescriptor) -> (pid: Int32, command: String)? {
         for _ in 0..<20 {
-            var buffer = [UInt8](repeating: 0, count: 128)
-            let count = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
-            if count > 0 {
-                let words = String(decoding: buffer[0..<count], as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
+            if let buffer = try? fd.read(fromAbsoluteOffset: 0, upTo: 128), !buffer.isEmpty {
+                let words = String(decoding: buffer, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
                 if words.count >= 2, let pid = Int32(words[0]) { return (pid, String(words[1])) }
             }
-            usleep(10_000)
+            POSIX.pause(microseconds: 10_000)
         }
         return nil
     }

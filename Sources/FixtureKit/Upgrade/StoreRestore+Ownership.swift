@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import FixtureKitSystem
 import FixtureKitModels
@@ -52,17 +49,18 @@ extension StoreRestore {
             }
             let extractedPath = extracted.folder.appendingPath(path)
             guard let current = (try? POSIX.lstatIfPresent(extractedPath)).flatMap({ $0 }) else { continue }
-            let isFolder = (current.st_mode & S_IFMT) == S_IFDIR
-            if current.st_uid != wanted.uid || current.st_gid != wanted.gid, lchown(extractedPath, wanted.uid, wanted.gid) != 0 {
-                let why = FileSystemError("chown", path: extractedPath, errno: errno).reason
-                warnings.append("owner \(wanted.uid):\(wanted.gid) of \(target) not restored: \(why) (it is \(current.st_uid):\(current.st_gid))")
+            let isFolder = current.kind == .folder
+            if current.st_uid != wanted.uid || current.st_gid != wanted.gid {
+                do throws(FileSystemError) { try POSIX.setOwner(extractedPath, user: wanted.uid, group: wanted.gid) } catch {
+                    warnings.append("owner \(wanted.uid):\(wanted.gid) of \(target) not restored: \(error.reason) (it is \(current.st_uid):\(current.st_gid))")
+                }
             }
             guard var mode = wanted.permissions else { continue }
             // A folder its owner cannot enter cannot be restored into; a file its
             // owner cannot read cannot be verified.
             mode |= isFolder ? 0o700 : 0o400
-            if chmod(extractedPath, mode) != 0 {
-                warnings.append("mode \(wanted.mode) of \(target) not restored: \(FileSystemError("chmod", path: extractedPath, errno: errno).reason)")
+            do throws(FileSystemError) { try POSIX.setPermissions(extractedPath, mode) } catch {
+                warnings.append("mode \(wanted.mode) of \(target) not restored: \(error.reason)")
             }
         }
         return warnings.sorted()

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitCrypto
 import FixtureKitModels
@@ -8,19 +5,19 @@ import FixtureKitModels
 /// What a restore put in place.
 public struct RestoreResult: Codable, Equatable, Sendable {
     /// The store's main file.
-    public var store: String
+    public internal(set) var store: String
     /// The archive restored.
-    public var archive: String
+    public internal(set) var archive: String
     /// The files put in place, relative to the store's folder.
-    public var files: [String]
+    public internal(set) var files: [String]
     /// The replaced set's files that were removed first (`-wal`, `-shm`, `-journal`).
-    public var removed: [String]
+    public internal(set) var removed: [String]
     /// What of the files' owners and modes could not be put back, and why
     /// (`owner 1000:1000 of App.sqlite not restored: operation not permitted`).
-    public var warnings: [String] = []
+    public internal(set) var warnings: [String] = []
     /// The restored store's content hash (`fixturekit hash`), read from a copy of
     /// it; `nil` when SQLite cannot read it.
-    public var contentHash: String? = nil
+    public internal(set) var contentHash: String? = nil
 }
 
 /// Puts a backup archive back in place of a store set.
@@ -59,11 +56,11 @@ public enum StoreRestore {
         guard storeName.isSafeFileName, storeName != "/" else {
             throw FixtureKitError(what: what, path: storePath, why: "not a store's file name", category: .usage)
         }
-        let existing: stat?
+        let existing: FileStatus?
         do { existing = try POSIX.lstatIfPresent(storePath) } catch {
             throw FixtureKitError(what: "\(what)", failed: error)
         }
-        if let existing, (existing.st_mode & S_IFMT) != S_IFREG {
+        if let existing, existing.kind != .regular {
             throw FixtureKitError(what: what, path: storePath, why: FileKind.describe(existing.st_mode))
         }
         let storeLock = try StoreLock.acquire(store: storePath, command: what, what: what)
@@ -79,7 +76,7 @@ public enum StoreRestore {
             files: extracted.targetDigests(storeName: storeName))
         // Pinned while the marker names it, so that no pruning removes it; a
         // folder this run cannot write to, no run of the same user can prune either.
-        do { try BackupPin.write(archive: archive, store: storePath) } catch where [EACCES, EROFS, EPERM].contains(error.errno) {
+        do { try BackupPin.write(archive: archive, store: storePath) } catch where [.permissionDenied, .readOnlyFileSystem, .notPermitted].contains(error.code) {
         } catch {
             throw FixtureKitError(what: "\(what): pin the backup", failed: error, hint: "nothing was changed")
         }

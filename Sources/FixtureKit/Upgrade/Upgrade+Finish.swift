@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitModels
 
@@ -25,7 +22,7 @@ extension Upgrade {
             // under the lock, so no other connection can be using the log.
             let wal = storePath + StoreSet.Sidecar.wal.rawValue
             if backup.files[marker.store + StoreSet.Sidecar.wal.rawValue] == nil, let info = try? POSIX.lstatIfPresent(wal), info.st_size == 0 {
-                unlink(wal)
+                try? POSIX.removeFile(wal)
             }
         }
         stages.close()

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitSQLite
 import FixtureKitModels
@@ -54,45 +51,45 @@ public struct UpgradeResult: Codable, Equatable, Sendable {
     }
 
     /// The store's main file, as given.
-    public var store: String
-    public var outcome: Outcome
+    public internal(set) var store: String
+    public internal(set) var outcome: Outcome
     /// The version the store was at.
-    public var from: String?
+    public internal(set) var from: String?
     /// The current version.
-    public var to: String
+    public internal(set) var to: String
     /// The stages of the chain, `2.0.0 -> 3.0.0` each.
-    public var stages: [String]
+    public internal(set) var stages: [String]
     /// The backup taken before the store was touched.
-    public var backup: BackupArchive?
+    public internal(set) var backup: BackupArchive?
     /// Every stage and check, passed or not, in order.
-    public var checks: [CheckResult]
+    public internal(set) var checks: [CheckResult]
     /// The one that failed, when the backup was restored.
-    public var failure: CheckResult?
+    public internal(set) var failure: CheckResult?
     /// The restore of the backup, when there was one.
-    public var restore: RestoreResult?
+    public internal(set) var restore: RestoreResult?
     /// What was done about an upgrade a killed run left, before this one.
-    public var recovery: PendingRecovery?
+    public internal(set) var recovery: PendingRecovery?
     /// Older backups removed to keep the last N.
-    public var removedBackups: [String]
+    public internal(set) var removedBackups: [String]
     /// Whether the migrated store's values were compared with the backup's
     /// (not with `--no-data-diff`, nor when a stage or check failed first).
-    public var valuesCompared: Bool = false
+    public internal(set) var valuesCompared: Bool = false
     /// The value-level comparison, per table and column, when it ran.
-    public var preservation: [ColumnPreservation]?
+    public internal(set) var preservation: [ColumnPreservation]?
     /// What the comparison took, in seconds.
-    public var preservationSeconds: Double?
+    public internal(set) var preservationSeconds: Double?
     /// `SIGTERM` when fixturekit received that signal during the migration,
     /// `cancelled` when the caller cancelled it (``UpgradeOptions/cancellation``):
     /// the backup was then restored.
-    public var interrupted: String?
+    public internal(set) var interrupted: String?
     /// What went wrong after the outcome was settled (old backups that could
     /// not be removed).
-    public var warnings: [String] = []
+    public internal(set) var warnings: [String] = []
     /// `true` when the step that failed could not run for want of the machine
     /// (the store's disk full, an I/O error, the values that could not be
     /// compared), not because the migration failed it: exit status 2, never 1.
     /// The store set was restored all the same (``outcome`` `.restored`).
-    public var couldNotRun: Bool?
+    public internal(set) var couldNotRun: Bool?
 }
 
 /// What was done about an interrupted upgrade or restore (a marker left beside the store).
@@ -104,16 +101,16 @@ public struct PendingRecovery: Codable, Equatable, Sendable {
         case confirmed
     }
 
-    public var outcome: Outcome
+    public internal(set) var outcome: Outcome
     /// The phase the marker recorded: `migrating`, `migrated`, `restoring`.
-    public var phase: String
+    public internal(set) var phase: String
     /// The backup archive the marker named.
-    public var backup: String
-    public var from: String?
-    public var to: String?
+    public internal(set) var backup: String
+    public internal(set) var from: String?
+    public internal(set) var to: String?
     /// Why the migration was not kept, when the backup was restored.
-    public var reason: String?
-    public var restore: RestoreResult?
+    public internal(set) var reason: String?
+    public internal(set) var restore: RestoreResult?
 }
 
 /// `fixturekit upgrade`: backup-before-migrate on a live store.

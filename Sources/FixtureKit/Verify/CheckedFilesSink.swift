@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitModels
 
@@ -18,7 +15,7 @@ final class CheckedFilesSink: ArchiveScanSink {
 
     let root: String
     private let whole: Bool
-    private var fd: Int32 = -1
+    private var fd: FileDescriptor?
     private var current = ""
     private var keepsAll = false
     private var size: UInt64 = 0
@@ -32,7 +29,13 @@ final class CheckedFilesSink: ArchiveScanSink {
         try POSIX.makeFolder(root, mode: 0o700)
     }
 
-    deinit { if fd >= 0 { close(fd) } }
+    deinit { try? fd?.close() }
+
+    /// The file being written (`EBADF` between files).
+    private func file(_ operation: String) throws(FileSystemError) -> FileDescriptor {
+        guard let fd else { throw FileSystemError(operation, path: current, code: .badFileDescriptor) }
+        return fd
+    }
 
     func beginFile(_ path: RelativePath) throws {
         for ancestor in path.ancestors {
@@ -40,22 +43,22 @@ final class CheckedFilesSink: ArchiveScanSink {
             if try POSIX.lstatIfPresent(folder) == nil { try POSIX.makeFolder(folder, mode: 0o700) }
         }
         current = root.appendingPath(path.description)
-        fd = try POSIX.open(current, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
+        fd = try FileDescriptor.open(current, .writeOnly, options: [.exclusiveCreate, .noFollow], permissions: 0o600)
         keepsAll = whole || path.description.hasSuffix(StoreSet.Sidecar.wal.rawValue)
         size = 0
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         let kept = keepsAll ? bytes.count : max(0, min(bytes.count, Self.prefixSize - Int(min(size, UInt64(Self.prefixSize)))))
-        if kept > 0 { try POSIX.writeAll(fd, UnsafeRawBufferPointer(rebasing: bytes[0..<kept]), path: current) }
+        if kept > 0 { try file("write").writeAll(UnsafeRawBufferPointer(rebasing: bytes[0..<kept])) }
         size += UInt64(bytes.count)
     }
 
     func endFile() throws {
         defer {
-            close(fd)
-            fd = -1
+            try? fd?.close()
+            fd = nil
         }
-        guard ftruncate(fd, off_t(size)) == 0 else { throw FileSystemError("truncate", path: current, errno: errno) }
+        try file("truncate").truncate(to: Int64(size))
     }
 }

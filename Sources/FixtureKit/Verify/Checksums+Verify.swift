@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitCrypto
 import FixtureKitModels
@@ -134,7 +131,7 @@ extension Checksums {
         do {
             sums = SHA256Sums(parsing: try POSIX.readFile(sumsPath))
         } catch {
-            let kind: VerificationProblem.Kind = error.errno == ENOENT ? .missing : .unreadable
+            let kind: VerificationProblem.Kind = error.code == .noSuchFileOrDirectory ? .missing : .unreadable
             result.problems.append(VerificationProblem(kind: kind, file: SHA256Sums.fileName, detail: kind == .missing ? nil : error.reason))
             return result
         }
@@ -164,12 +161,12 @@ extension Checksums {
                 result.verifiedBytes += digest.size
             case .success(let digest):
                 fileProblems.append(VerificationProblem(kind: .changed, file: file, expected: entry.digest.hex, actual: digest.digest.hex))
-            case .failure(let error as FileSystemError) where error.message == nil && (error.errno == ENOENT || error.errno == ENOTDIR):
+            case .failure(let error as FileSystemError) where error.message == nil && (error.code == .noSuchFileOrDirectory || error.code == .notDirectory):
                 fileProblems.append(VerificationProblem(kind: .missing, file: file))
             case .failure(let error as FileSystemError) where error.message == FileHasher.changedWhileRead:
                 fileProblems.append(VerificationProblem(kind: .changed, file: file, expected: entry.digest.hex))
             case .failure(let error as FileSystemError):
-                fileProblems.append(VerificationProblem(kind: .unreadable, file: file, detail: error.errno == ELOOP ? "is a symbolic link, not a regular file" : error.reason))
+                fileProblems.append(VerificationProblem(kind: .unreadable, file: file, detail: error.code == .tooManySymbolicLinkLevels ? "is a symbolic link, not a regular file" : error.reason))
             case .failure(let error):
                 fileProblems.append(VerificationProblem(kind: .unreadable, file: file, detail: String(describing: error)))
             }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitCrypto
 import FixtureKitArchiveIO
@@ -29,7 +26,7 @@ public enum Verifier {
     public static func verify(_ path: String, deep: Bool = false, threads: Int? = nil, progress: WorkProgress? = nil) throws(FixtureKitError) -> [FolderVerification] {
         // `-`: an archive streamed on standard input.
         if path == ArchiveReader.standardInput { return [try verifyArchive(path, deep: deep, progress: progress)] }
-        let found: stat?
+        let found: FileStatus?
         do {
             found = try POSIX.lstatIfPresent(path)
         } catch {
@@ -38,8 +35,8 @@ public enum Verifier {
         guard let info = found else {
             throw FixtureKitError(what: "verify", path: path, why: "no such file or folder")
         }
-        switch info.st_mode & S_IFMT {
-        case S_IFDIR:
+        switch info.kind {
+        case .folder:
             if (try? POSIX.lstatIfPresent(path.appendingPath(SHA256Sums.fileName))) != nil {
                 return [try verifyFixture(path, deep: deep, threads: threads, progress: progress)]
             }
@@ -76,13 +73,13 @@ public enum Verifier {
             // was checked against its own lines above).
             if let lock { results.append(lock) }
             return results
-        case S_IFREG where path.split(separator: "/").last == Substring(SHA256Sums.fileName):
+        case .regular where path.split(separator: "/").last == Substring(SHA256Sums.fileName):
             return [try verifyFixture(AtomicFile.parentFolder(of: path), deep: deep, threads: threads, progress: progress)]
-        case S_IFREG where ArchiveFormat(fileName: path) != nil:
+        case .regular where ArchiveFormat(fileName: path) != nil:
             return [try verifyArchive(path, deep: deep, progress: progress)]
-        case S_IFREG, S_IFDIR:
+        case .regular:
             throw FixtureKitError(what: "verify", path: path, why: "not a fixture folder, a corpus folder, a SHA256SUMS file or an archive")
-        case S_IFLNK:
+        case .symbolicLink:
             // Links are never followed: a fixture's bytes are those of the files named.
             let target = (try? POSIX.statFollowingLinks(path)).map { FileKind(mode: $0.st_mode) }
             let what = target == .folder ? "a folder" : target == .regular ? "a file" : "nothing that can be read"
@@ -165,7 +162,7 @@ public enum Verifier {
         return names.filter { name in
             guard !name.hasPrefix("."), ArchiveFormat(fileName: name) != nil,
                   let info = try? POSIX.lstat(corpus.appendingPath(name)) else { return false }
-            return (info.st_mode & S_IFMT) == S_IFREG
+            return info.kind == .regular
         }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
@@ -177,7 +174,7 @@ public enum Verifier {
         return names.filter { name in
             guard name.hasPrefix("."), name.hasSuffix(".tmp") || name.hasSuffix(".old") || name.hasSuffix(FixtureReplacement.journalSuffix), name.count > 5,
                   let info = try? POSIX.lstat(corpus.appendingPath(name)) else { return false }
-            return (info.st_mode & S_IFMT) == S_IFDIR
+            return info.kind == .folder
         }.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
@@ -196,7 +193,7 @@ public enum Verifier {
             // Hidden folders are work in progress (`.1.0.0.tmp`) or leftovers (`.1.0.0.old`).
             guard !name.hasPrefix(".") else { continue }
             let folder = corpus.appendingPath(name)
-            guard let info = try? POSIX.lstat(folder), (info.st_mode & S_IFMT) == S_IFDIR else { continue }
+            guard let info = try? POSIX.lstat(folder), info.kind == .folder else { continue }
             let hasSums = (try? POSIX.lstatIfPresent(folder.appendingPath(SHA256Sums.fileName))) != nil
             if hasSums || Version(name) != nil { fixtures.append(name) }
         }

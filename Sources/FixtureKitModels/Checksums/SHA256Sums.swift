@@ -3,10 +3,10 @@ import FixtureKitCrypto
 
 /// One line of a SHA256SUMS file: a file and its digest.
 public struct SHA256SumsEntry: Sendable, Equatable {
-    public var path: RelativePath
-    public var digest: SHA256Digest
+    public package(set) var path: RelativePath
+    public package(set) var digest: SHA256Digest
     /// The line it was read from (1-based); 0 for entries built in code.
-    public var line: Int
+    public package(set) var line: Int
 
     package init(path: RelativePath, digest: SHA256Digest, line: Int = 0) {
         self.path = path
@@ -18,8 +18,8 @@ public struct SHA256SumsEntry: Sendable, Equatable {
 /// A line of a SHA256SUMS file that is not a checksum line.
 public struct SHA256SumsLineProblem: Sendable, Equatable, CustomStringConvertible {
     /// 1-based, as editors count.
-    public var line: Int
-    public var reason: String
+    public package(set) var line: Int
+    public package(set) var reason: String
 
     public var description: String { "line \(line): \(reason)" }
 }
@@ -39,9 +39,9 @@ public struct SHA256Sums: Sendable, Equatable {
     /// The file's name inside a fixture.
     package static let fileName = "SHA256SUMS"
 
-    public var entries: [SHA256SumsEntry]
+    public package(set) var entries: [SHA256SumsEntry]
     /// Lines that could not be read, in order.
-    public var problems: [SHA256SumsLineProblem]
+    public package(set) var problems: [SHA256SumsLineProblem]
 
     package init(entries: [SHA256SumsEntry], problems: [SHA256SumsLineProblem] = []) {
         self.entries = entries

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import FixtureKitSystem
 
@@ -163,7 +160,7 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
     package static func read(_ path: String) throws(FormatError) -> CorpusConfiguration {
         let bytes: [UInt8]
         do { bytes = try POSIX.readFile(path, limit: 16 << 20) } catch {
-            let missing = error.errno == ENOENT
+            let missing = error.code == .noSuchFileOrDirectory
             throw FormatError(.configuration, file: path, expected: missing ? "no such file" : error.reason, remedy: missing ? .initCorpus : nil, cause: error)
         }
         return try parse(bytes, path: path)

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitCrypto
 
@@ -39,11 +36,11 @@ public struct CorpusLock: Sendable, Equatable {
 
     /// What one line is about: everything but its digest.
     public struct Fact: Hashable, Sendable, Codable, CustomStringConvertible {
-        public var kind: Kind
-        public var version: String
+        public package(set) var kind: Kind
+        public package(set) var version: String
         /// The archive's or the stage file's path, or the version a declared stage
         /// starts from; `nil` for `sums` and `content`.
-        public var path: String?
+        public package(set) var path: String?
 
         package init(_ kind: Kind, _ version: String, _ path: String? = nil) {
             self.kind = kind
@@ -58,7 +55,7 @@ public struct CorpusLock: Sendable, Equatable {
     }
 
     /// Every fact and its digest.
-    public var digests: [Fact: SHA256Digest]
+    public package(set) var digests: [Fact: SHA256Digest]
 
     package init(digests: [Fact: SHA256Digest] = [:]) {
         self.digests = digests
@@ -187,7 +184,7 @@ public struct CorpusLock: Sendable, Equatable {
         do {
             guard let info = try POSIX.lstatIfPresent(path) else { return nil }
             // A FIFO would block the read, a link could name any file: refused.
-            guard (info.st_mode & S_IFMT) == S_IFREG else {
+            guard info.kind == .regular else {
                 throw FormatError(.lock, file: path, expected: FileKind.describe(info.st_mode), remedy: .rewriteLock)
             }
             bytes = try POSIX.readFile(path, limit: 16 << 20)

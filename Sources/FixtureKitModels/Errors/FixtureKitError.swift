@@ -46,25 +46,25 @@ public struct FixtureKitError: FixtureKitFailure, Equatable {
     }
 
     /// The operation, with its context: `verify`, `sums: write SHA256SUMS`.
-    public var what: String
+    public package(set) var what: String
     /// The file or folder concerned, as the user named it; `nil` when none is.
-    public var path: String?
+    public package(set) var path: String?
     /// Why it failed, in lower case.
-    public var why: String
+    public package(set) var why: String
     /// What the user can do about it, when something helps, in words.
-    public var hint: String?
+    public package(set) var hint: String?
     /// What the user can do about it, as a value (replace the file, finish a
     /// pending restore, ...): worded by the front end. A ``hint`` comes first.
-    public var remedy: Remedy?
-    public var category: Category
+    public package(set) var remedy: Remedy?
+    public package(set) var category: Category
     /// Which check failed, when a caller may want to tell it apart; `nil` otherwise.
-    public var code: Code?
+    public package(set) var code: Code?
     /// The command's full report as JSON, when it failed with one to tell
     /// (`anonymize`'s leak scan: every hit): `--json` prints it on stdout.
-    public var report: [UInt8]?
+    public package(set) var report: [UInt8]?
     /// The error this one explains, when it wraps one: ``SQLiteError``,
     /// ``FileSystemError``, ``ArchiveError``, ``CryptoError``, ``FixtureKitError``.
-    public var cause: (any Error)?
+    public package(set) var cause: (any Error)?
 
     package init(what: String, path: String? = nil, why: String, hint: String? = nil, remedy: Remedy? = nil, category: Category = .couldNotWork, code: Code? = nil, cause: (any Error)? = nil) {
         self.what = what

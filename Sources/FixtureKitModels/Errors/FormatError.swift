@@ -12,21 +12,21 @@ public struct FormatError: FixtureKitFailure, Equatable {
         case coreDataMetadata
     }
 
-    public var format: Format
+    public package(set) var format: Format
     /// The file, as the user named it.
-    public var file: String
+    public package(set) var file: String
     /// The line (1-based) that breaks the format; `nil` for the file as a whole.
-    public var line: Int?
+    public package(set) var line: Int?
     /// The column (1-based) in ``line``, when the parser knows it.
-    public var column: Int?
+    public package(set) var column: Int?
     /// What the format expects there, or what is wrong with what was found:
     /// `not a SHA-256 (64 lower-case hexadecimal digits) at the end`.
-    public var expected: String
+    public package(set) var expected: String
     /// What helps, in words, when no ``remedy`` says it: what the file may name.
-    public var hint: String?
-    public var remedy: FixtureKitError.Remedy?
+    public package(set) var hint: String?
+    public package(set) var remedy: FixtureKitError.Remedy?
     /// The error that kept the file from being read, when one did.
-    public var cause: (any Error)?
+    public package(set) var cause: (any Error)?
 
     public init(_ format: Format, file: String, line: Int? = nil, column: Int? = nil, expected: String, hint: String? = nil, remedy: FixtureKitError.Remedy? = nil, cause: (any Error)? = nil) {
         self.format = format

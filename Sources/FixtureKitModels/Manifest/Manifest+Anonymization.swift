@@ -12,17 +12,17 @@ extension Manifest {
         package static let optedOutMode = "opted-out"
 
         /// `rules` or `opted-out`.
-        public var mode: String
+        public package(set) var mode: String
         /// SHA-256 of the rules file's bytes.
-        public var rules: String?
+        public package(set) var rules: String?
         /// The first 8 bytes of HMAC-SHA-256("fixturekit key check v1") under the
         /// key, in hex: fixtures anonymized with one key can be told from others.
-        public var keyCheck: String?
+        public package(set) var keyCheck: String?
         /// The strategy of each column with a rule: `{"users.email": "pseudonym"}`.
-        public var columns: [String: String]?
+        public package(set) var columns: [String: String]?
         /// What the rules kept of the data, in counts (see ``DataProfile``);
         /// absent in manifests written before fixturekit measured it.
-        public var profile: DataProfile?
+        public package(set) var profile: DataProfile?
 
         package init(mode: String, rules: String? = nil, keyCheck: String? = nil, columns: [String: String]? = nil, profile: DataProfile? = nil) {
             self.mode = mode

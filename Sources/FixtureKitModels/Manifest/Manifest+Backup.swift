@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 
 /// What a backup of a live store records about where it came from, in its
@@ -14,10 +11,10 @@ import FixtureKitSystem
 public struct BackupOrigin: Codable, Equatable, Sendable {
     /// The store's main file as an absolute path, its folder's symbolic links
     /// resolved: `/srv/app/data/App.sqlite`.
-    public var store: String
+    public package(set) var store: String
     /// Each file and folder of the backed-up set, by its path relative to the
     /// store's folder (`App.sqlite`, `App.sqlite-wal`, `.App_SUPPORT/A1`).
-    public var files: [String: FileOwnership]
+    public package(set) var files: [String: FileOwnership]
 
     package init(store: String, files: [String: FileOwnership]) {
         self.store = store
@@ -27,12 +24,12 @@ public struct BackupOrigin: Codable, Equatable, Sendable {
 
 /// A file's owner, group and permission bits.
 public struct FileOwnership: Codable, Equatable, Sendable {
-    public var uid: UInt32
-    public var gid: UInt32
+    public package(set) var uid: UInt32
+    public package(set) var gid: UInt32
     /// The permission bits in octal, as `chmod` takes them: `"0600"`.
-    public var mode: String
+    public package(set) var mode: String
 
-    package init(uid: UInt32, gid: UInt32, mode: mode_t) {
+    package init(uid: UInt32, gid: UInt32, mode: FileMode) {
         self.uid = uid
         self.gid = gid
         let digits = String(mode & 0o7777, radix: 8)
@@ -40,13 +37,13 @@ public struct FileOwnership: Codable, Equatable, Sendable {
     }
 
     /// What `lstat` says of a file.
-    package init(_ info: stat) {
+    package init(_ info: FileStatus) {
         self.init(uid: info.st_uid, gid: info.st_gid, mode: info.st_mode)
     }
 
     /// The permission bits; `nil` when the text is not octal or holds more than them.
-    package var permissions: mode_t? {
-        guard let value = mode_t(mode, radix: 8), value & ~0o7777 == 0 else { return nil }
+    package var permissions: FileMode? {
+        guard let value = FileMode(mode, radix: 8), value & ~0o7777 == 0 else { return nil }
         return value
     }
 }
@@ -57,8 +54,7 @@ extension BackupOrigin {
     package static func identity(ofStore storePath: String) -> String {
         let name = storePath.split(separator: "/").last.map(String.init) ?? storePath
         let folder = AtomicFile.parentFolder(of: storePath)
-        guard let resolved = realpath(folder, nil) else { return POSIX.absolutePath(storePath) }
-        defer { free(resolved) }
-        return String(cString: resolved).appendingPath(name)
+        guard let resolved = POSIX.realPath(folder) else { return POSIX.absolutePath(storePath) }
+        return resolved.appendingPath(name)
     }
 }

@@ -8,9 +8,9 @@ extension Manifest {
     public struct DataProfile: Codable, Equatable, Sendable {
         /// Per column a rule rewrites, and per column of their tables that a
         /// UNIQUE constraint or an index covers: `users.email`.
-        public var columns: [String: ColumnProfile]
+        public package(set) var columns: [String: ColumnProfile]
         /// Per index of those tables on several columns or on expressions, by name.
-        public var indexes: [String: IndexProfile]
+        public package(set) var indexes: [String: IndexProfile]
 
         public init(columns: [String: ColumnProfile] = [:], indexes: [String: IndexProfile] = [:]) {
             self.columns = columns
@@ -20,33 +20,33 @@ extension Manifest {
 
     /// A column's values, counted.
     public struct ProfileCounts: Codable, Equatable, Sendable {
-        public var nulls = 0
+        public package(set) var nulls = 0
         /// `''` and zero-length blobs.
-        public var empty = 0
+        public package(set) var empty = 0
         /// Values of each storage class.
-        public var integer = 0
-        public var real = 0
-        public var text = 0
-        public var blob = 0
+        public package(set) var integer = 0
+        public package(set) var real = 0
+        public package(set) var text = 0
+        public package(set) var blob = 0
         /// The shortest and longest text (in characters, as `length()` counts)
         /// or blob (in bytes); absent without one.
-        public var minLength: Int?
-        public var maxLength: Int?
+        public package(set) var minLength: Int?
+        public package(set) var maxLength: Int?
         /// Distinct values under each comparison that applies to the column:
         /// `BINARY`, and `NOCASE` or `RTRIM` when its declaration or an index on it uses them.
-        public var distinct: [String: Int] = [:]
+        public package(set) var distinct: [String: Int] = [:]
         /// Values held by two rows or more, under each of those comparisons.
-        public var duplicateGroups: [String: Int] = [:]
+        public package(set) var duplicateGroups: [String: Int] = [:]
 
         public init() {}
     }
 
     /// A column's counts after anonymizing, and before it when they differ.
     public struct ColumnProfile: Codable, Equatable, Sendable {
-        public var counts: ProfileCounts
+        public package(set) var counts: ProfileCounts
         /// The counts before the rules ran, when the rules changed any (a
         /// `mask`, `null` or `value` does so by design); absent when equal.
-        public var before: ProfileCounts?
+        public package(set) var before: ProfileCounts?
 
         public init(counts: ProfileCounts, before: ProfileCounts? = nil) {
             self.counts = counts
@@ -70,11 +70,11 @@ extension Manifest {
     /// An index's keys, counted, under the index's own collations and expressions.
     public struct IndexCounts: Codable, Equatable, Sendable {
         /// Rows the index holds (a partial index: those its condition selects).
-        public var rows = 0
+        public package(set) var rows = 0
         /// Distinct keys.
-        public var distinct = 0
+        public package(set) var distinct = 0
         /// Keys held by two rows or more (NULLs equal to each other, as `ORDER BY` groups them).
-        public var duplicateGroups = 0
+        public package(set) var duplicateGroups = 0
 
         public init(rows: Int = 0, distinct: Int = 0, duplicateGroups: Int = 0) {
             self.rows = rows
@@ -85,9 +85,9 @@ extension Manifest {
 
     /// An index's counts after anonymizing, and before it when they differ.
     public struct IndexProfile: Codable, Equatable, Sendable {
-        public var table: String
-        public var counts: IndexCounts
-        public var before: IndexCounts?
+        public package(set) var table: String
+        public package(set) var counts: IndexCounts
+        public package(set) var before: IndexCounts?
 
         public init(table: String, counts: IndexCounts, before: IndexCounts? = nil) {
             self.table = table

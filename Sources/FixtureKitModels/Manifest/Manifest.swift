@@ -12,65 +12,65 @@ public struct Manifest: Codable, Equatable, Sendable {
 
     public struct Capture: Codable, Equatable, Sendable {
         /// `snapshot`, `checkpoint` or `raw`.
-        public var mode: String
+        public package(set) var mode: String
         /// `fixturekit 0.1.0`.
-        public var tool: String
+        public package(set) var tool: String
     }
 
     public struct SQLiteFacts: Codable, Equatable, Sendable {
-        public var pageSize: Int
+        public package(set) var pageSize: Int
         /// Pages in the main file, as its header says.
-        public var pageCount: UInt32
-        public var freelistPages: UInt32
+        public package(set) var pageCount: UInt32
+        public package(set) var freelistPages: UInt32
         /// `wal` or `rollback`, as the header says.
-        public var journalMode: String
-        public var userVersion: Int32
-        public var applicationID: Int32
-        public var textEncoding: String
+        public package(set) var journalMode: String
+        public package(set) var userVersion: Int32
+        public package(set) var applicationID: Int32
+        public package(set) var textEncoding: String
         /// The SQLite library that last wrote the main file: `3.40.1`.
-        public var writtenBy: String
+        public package(set) var writtenBy: String
     }
 
     public struct WALFacts: Codable, Equatable, Sendable {
         /// Whole frames in the `-wal`.
-        public var frames: Int
+        public package(set) var frames: Int
         /// Committed transactions SQLite replays from it.
-        public var commits: Int
+        public package(set) var commits: Int
         /// Committed frames not yet copied into the main file.
-        public var framesNotInMainFile: Int
+        public package(set) var framesNotInMainFile: Int
     }
 
     public struct SchemaFacts: Codable, Equatable, Sendable {
         /// SHA-256 of the structural schema (see ``SchemaSnapshot``).
-        public var hash: String
-        public var objects: Int
+        public package(set) var hash: String
+        public package(set) var objects: Int
         /// Rows that violate a foreign key, as captured (stores from the field have some).
-        public var foreignKeyViolations: Int?
+        public package(set) var foreignKeyViolations: Int?
     }
 
-    public var format: Int
+    public package(set) var format: Int
     /// The shipped version's label: `1.0.0`.
-    public var version: String
+    public package(set) var version: String
     /// The main file's name: `App.sqlite`.
-    public var store: String
+    public package(set) var store: String
     /// The sidecars captured with it: `App.sqlite-wal`, `App.sqlite-shm`, `.App_SUPPORT`.
-    public var sidecars: [String]
-    public var capture: Capture
-    public var sqlite: SQLiteFacts
-    public var wal: WALFacts?
-    public var schema: SchemaFacts
+    public package(set) var sidecars: [String]
+    public package(set) var capture: Capture
+    public package(set) var sqlite: SQLiteFacts
+    public package(set) var wal: WALFacts?
+    public package(set) var schema: SchemaFacts
     /// The content hash of the store (`fixturekit hash`): its schema and rows,
     /// independent of page layout. Absent in manifests written before it existed.
-    public var contentHash: String? = nil
+    public package(set) var contentHash: String? = nil
     /// The Core Data or SwiftData model identity, when the store has `Z_METADATA`.
-    public var model: CoreDataModel?
+    public package(set) var model: CoreDataModel?
     /// The row count of every table: the expected record counts.
-    public var tables: [String: Int]
+    public package(set) var tables: [String: Int]
     /// Whether and how the store was anonymized (see Manifest+Anonymization.swift); absent when not.
-    public var anonymization: Anonymization? = nil
+    public package(set) var anonymization: Anonymization? = nil
     /// Only in a backup of a live store: which store it is of, and its files'
     /// owners and modes (see Manifest+Backup.swift); absent in a fixture.
-    public var backup: BackupOrigin? = nil
+    public package(set) var backup: BackupOrigin? = nil
 
     /// The manifest of an inspected store set.
     /// - Throws: ``StoreError`` (``StoreError/Problem/contentsUnread(_:)``) when the

@@ -6,15 +6,15 @@ import FixtureKitSQLite
 /// property list Core Data keeps in `Z_METADATA.Z_PLIST`.
 public struct CoreDataModel: Codable, Equatable, Sendable {
     /// `NSStoreModelVersionIdentifiers`: the model versions' identifiers, often `[""]`.
-    public var versionIdentifiers: [String]
+    public package(set) var versionIdentifiers: [String]
     /// `NSStoreModelVersionChecksumKey`: Core Data's checksum of the whole model.
-    public var versionChecksum: String?
+    public package(set) var versionChecksum: String?
     /// `NSStoreModelVersionHashes`: each entity's version hash, base64.
-    public var entityVersionHashes: [String: String]
+    public package(set) var entityVersionHashes: [String: String]
     /// `NSStoreModelVersionHashesVersion`.
-    public var hashesVersion: Int?
+    public package(set) var hashesVersion: Int?
     /// `NSStoreType`: `SQLite`.
-    public var storeType: String?
+    public package(set) var storeType: String?
 
     /// The identity read from `database`, or `nil` when it is not a Core Data store.
     /// - Throws: ``FormatError`` when `Z_METADATA` exists but cannot be read (its

@@ -7,65 +7,65 @@ import FixtureKitCrypto
 /// them (not the text of the CREATE statements, whose spacing and quoting vary).
 public struct SchemaSnapshot: Codable, Equatable, Sendable {
     public struct Column: Codable, Equatable, Sendable {
-        public var name: String
+        public package(set) var name: String
         /// The declared type as SQLite reports it, upper-cased: `INTEGER`, `VARCHAR(20)`.
-        public var type: String
-        public var notNull: Bool
-        public var defaultValue: String?
+        public package(set) var type: String
+        public package(set) var notNull: Bool
+        public package(set) var defaultValue: String?
         /// 1-based position in the primary key; 0 when not part of it.
-        public var primaryKey: Int
+        public package(set) var primaryKey: Int
         /// 0 ordinary, 1 hidden (virtual tables), 2 and 3 generated columns.
-        public var hidden: Int
+        public package(set) var hidden: Int
     }
 
     public struct ForeignKey: Codable, Equatable, Sendable {
-        public var table: String
-        public var from: [String]
-        public var to: [String?]
-        public var onUpdate: String
-        public var onDelete: String
+        public package(set) var table: String
+        public package(set) var from: [String]
+        public package(set) var to: [String?]
+        public package(set) var onUpdate: String
+        public package(set) var onDelete: String
     }
 
     public struct Table: Codable, Equatable, Sendable {
-        public var name: String
+        public package(set) var name: String
         /// `table` or `virtual`.
-        public var kind: String
-        public var withoutRowID: Bool
-        public var strict: Bool
-        public var columns: [Column]
-        public var foreignKeys: [ForeignKey]
+        public package(set) var kind: String
+        public package(set) var withoutRowID: Bool
+        public package(set) var strict: Bool
+        public package(set) var columns: [Column]
+        public package(set) var foreignKeys: [ForeignKey]
     }
 
     public struct IndexColumn: Codable, Equatable, Sendable {
         /// The column, or `nil` for an expression.
-        public var name: String?
-        public var descending: Bool
-        public var collation: String
+        public package(set) var name: String?
+        public package(set) var descending: Bool
+        public package(set) var collation: String
     }
 
     public struct Index: Codable, Equatable, Sendable {
-        public var name: String
-        public var table: String
-        public var unique: Bool
+        public package(set) var name: String
+        public package(set) var table: String
+        public package(set) var unique: Bool
         /// `c` CREATE INDEX, `u` UNIQUE constraint, `pk` PRIMARY KEY.
-        public var origin: String
-        public var partial: Bool
-        public var columns: [IndexColumn]
+        public package(set) var origin: String
+        public package(set) var partial: Bool
+        public package(set) var columns: [IndexColumn]
         /// The CREATE INDEX statement with its spacing normalised, for expressions and WHERE clauses.
-        public var sql: String?
+        public package(set) var sql: String?
     }
 
     /// A view or a trigger, compared by its statement with the spacing normalised.
     public struct Statement: Codable, Equatable, Sendable {
-        public var name: String
-        public var table: String
-        public var sql: String
+        public package(set) var name: String
+        public package(set) var table: String
+        public package(set) var sql: String
     }
 
-    public var tables: [Table]
-    public var indexes: [Index]
-    public var views: [Statement]
-    public var triggers: [Statement]
+    public package(set) var tables: [Table]
+    public package(set) var indexes: [Index]
+    public package(set) var views: [Statement]
+    public package(set) var triggers: [Statement]
 
     /// Schema objects: tables, indexes (automatic ones included), views, triggers.
     public var objectCount: Int { tables.count + indexes.count + views.count + triggers.count }

@@ -4,19 +4,19 @@ import FixtureKitSQLite
 /// What is inside a store, read through SQLite from a copy: schema, row counts,
 /// model identity.
 public struct StoreContents: Codable, Equatable, Sendable {
-    public var schemaHash: String
-    public var objectCount: Int
+    public package(set) var schemaHash: String
+    public package(set) var objectCount: Int
     /// Row count of every table (internal `sqlite_` tables and virtual tables aside).
-    public var tables: [String: Int]
-    public var model: CoreDataModel?
-    public var userVersion: Int
+    public package(set) var tables: [String: Int]
+    public package(set) var model: CoreDataModel?
+    public package(set) var userVersion: Int
     /// Rows that violate a foreign key (`PRAGMA foreign_key_check`): stores from
     /// the field often have some, and a fixture keeps them as they were.
-    public var foreignKeyViolations: Int
+    public package(set) var foreignKeyViolations: Int
     /// The full structure, for comparisons; not part of the JSON reports.
-    public var schema: SchemaSnapshot
+    public package(set) var schema: SchemaSnapshot
     /// The content hash (``Database/contentHash()``), when it was asked for.
-    public var contentHash: String?
+    public package(set) var contentHash: String?
 
     enum CodingKeys: String, CodingKey { case schemaHash, objectCount, tables, model, userVersion, foreignKeyViolations, contentHash }
 

@@ -60,13 +60,13 @@ public struct StoreError: FixtureKitFailure, Equatable {
     }
 
     /// The store's main file, as given.
-    public var store: String
-    public var problem: Problem
+    public package(set) var store: String
+    public package(set) var problem: Problem
     /// The operation the model was doing with the store, when it names one
     /// (`inspect`, `hash`, `write manifest`): told instead of the problem's own
     /// (`read store`), or before the system call on another file than the store
     /// that failed (`inspect: copy open`).
-    public var operation: String?
+    public package(set) var operation: String?
 
     public init(store: String, problem: Problem, operation: String? = nil) {
         self.store = store

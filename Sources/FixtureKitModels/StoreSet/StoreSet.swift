@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitCrypto
 
@@ -17,14 +14,14 @@ public struct StoreSet: Sendable, Equatable {
     }
 
     /// The main file, as given.
-    public var storePath: String
+    public package(set) var storePath: String
     /// The folder that holds it.
-    public var folder: String
+    public package(set) var folder: String
     /// The main file's name: `App.sqlite`.
-    public var storeName: String
+    public package(set) var storeName: String
     /// Size of each file present, by sidecar; the support folder's size is the sum of its files.
-    public var present: [Sidecar: UInt64]
-    public var storeSize: UInt64
+    public package(set) var present: [Sidecar: UInt64]
+    public package(set) var storeSize: UInt64
 
     /// Finds the store set of `storePath`.
     /// - Throws: ``StoreError`` when the main file is missing, not a regular file
@@ -33,7 +30,7 @@ public struct StoreSet: Sendable, Equatable {
         self.storePath = storePath
         self.folder = AtomicFile.parentFolder(of: storePath)
         self.storeName = String(storePath.split(separator: "/", omittingEmptySubsequences: true).last ?? Substring(storePath))
-        let info: stat?
+        let info: FileStatus?
         do { info = try POSIX.lstatIfPresent(storePath) } catch {
             throw StoreError(store: storePath, problem: .unreadable(error))
         }
@@ -45,8 +42,8 @@ public struct StoreSet: Sendable, Equatable {
         for sidecar in Sidecar.allCases {
             let path = self.path(of: sidecar)
             guard let sidecarInfo = try? POSIX.lstatIfPresent(path) else { continue }
-            switch (sidecar, sidecarInfo.st_mode & S_IFMT) {
-            case (.support, S_IFDIR):
+            switch (sidecar, sidecarInfo.kind) {
+            case (.support, .folder):
                 let items = (try? FolderListing.items(below: path)) ?? []
                 present[sidecar] = items.reduce(0) { total, item in
                     if case .file(let size) = item.kind { return total + size }
@@ -54,7 +51,7 @@ public struct StoreSet: Sendable, Equatable {
                 }
             case (.support, _):
                 continue
-            case (_, S_IFREG):
+            case (_, .regular):
                 present[sidecar] = UInt64(sidecarInfo.st_size)
             default:
                 continue

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// Writes files so that they are never seen half-written under their final name.
 package enum AtomicFile {
     /// The temporary name a file is written under before it is renamed: `name.tmp`
@@ -13,27 +9,20 @@ package enum AtomicFile {
     /// folder. On any error the temporary file is removed and `path` is as before.
     /// - Parameter replace: `false` refuses a file already at `path` (`EEXIST`), even
     ///   one that appears while this one is written.
-    package static func write(_ bytes: [UInt8], to path: String, mode: mode_t = 0o644, replace: Bool = true) throws(FileSystemError) {
+    package static func write(_ bytes: [UInt8], to path: String, mode: FileMode = 0o644, replace: Bool = true) throws(FileSystemError) {
         let temporary = temporaryPath(for: path)
-        let fd = try POSIX.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: mode)
+        let fd = try FileDescriptor.open(temporary, .writeOnly, options: [.create, .truncate, .noFollow], permissions: mode)
         do throws(FileSystemError) {
-            let failure: FileSystemError? = bytes.withUnsafeBytes { buffer in
-                do throws(FileSystemError) {
-                    try POSIX.writeAll(fd, buffer, path: temporary)
-                    return nil
-                } catch {
-                    return error
-                }
+            // Closed before the rename, and only once, whatever fails.
+            try fd.closeAfter { fd throws(FileSystemError) in
+                try fd.writeAll(bytes)
+                // The umask may have narrowed the mode given to open.
+                try fd.setPermissions(mode)
+                try fd.sync()
             }
-            if let failure { throw failure }
-            // The umask may have narrowed the mode given to open.
-            guard fchmod(fd, mode) == 0 else { throw FileSystemError("chmod", path: temporary, errno: errno) }
-            try POSIX.fsync(fd, path: temporary)
-            close(fd)
             if replace { try POSIX.rename(temporary, path) } else { try POSIX.renameNoReplace(temporary, path) }
         } catch {
-            close(fd)
-            unlink(temporary)
+            try? POSIX.removeFile(temporary)
             throw error
         }
         try POSIX.fsyncDirectory(parentFolder(of: path))

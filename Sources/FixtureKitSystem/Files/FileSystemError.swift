@@ -1,20 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A failed system call on a file: the operation, the path and the errno.
 public struct FileSystemError: Error, CustomStringConvertible, Sendable, Equatable {
     /// `open`, `read`, `rename`, ...
-    public var operation: String
-    public var path: String
-    public var errno: Int32
+    public package(set) var operation: String
+    public package(set) var path: String
+    public package(set) var errno: Int32
     /// A reason of the library's own, for failures that have no errno of their
     /// own ("not a regular file").
-    public var message: String?
+    public package(set) var message: String?
 
     package init(_ operation: String, path: String, errno: Int32) {
         self.operation = operation
@@ -31,10 +23,7 @@ public struct FileSystemError: Error, CustomStringConvertible, Sendable, Equatab
 
     /// `strerror`'s text in lower case, as the rest of the tool's messages.
     public var reason: String {
-        if let message { return message }
-        guard let text = strerror(errno) else { return "errno \(errno)" }
-        let message = String(cString: text)
-        return message.prefix(1).lowercased() + message.dropFirst()
+        message ?? Errno(rawValue: errno).description
     }
 
     public var description: String { "\(operation): \(path): \(reason)" }

@@ -14,21 +14,21 @@ public final class WorkProgress: Sendable {
 
     /// The step under way.
     public struct Snapshot: Sendable, Equatable {
-        public var step: String
-        public var done: UInt64
+        public package(set) var step: String
+        public package(set) var done: UInt64
         /// `nil` when the step's size is not known in advance.
-        public var total: UInt64?
-        public var unit: Unit
+        public package(set) var total: UInt64?
+        public package(set) var unit: Unit
         /// How long the step has run.
-        public var seconds: Double = 0
+        public package(set) var seconds: Double = 0
     }
 
     /// A step that ended: its name, its count, how long it took.
     public struct FinishedStep: Sendable, Equatable {
-        public var step: String
-        public var done: UInt64
-        public var unit: Unit
-        public var seconds: Double
+        public package(set) var step: String
+        public package(set) var done: UInt64
+        public package(set) var unit: Unit
+        public package(set) var seconds: Double
     }
 
     private struct Current {
