@@ -16,12 +16,15 @@ import FixtureKitModels
 /// - a copy of the files, or a main file read `immutable=1`: nothing else
 ///   writes what either connection reads;
 /// - a store read in place in rollback mode: the first connection's shared
-///   lock keeps every writer from committing until the second has begun;
-/// - a store read in place in WAL mode: the `-shm`'s index header (which every
-///   commit changes, its change counter and last frame) is the same before the
-///   first connection began as after the second one had.
+///   lock keeps every writer from committing until the second has begun.
 ///
-/// Otherwise (a writer committed in between, a pending writer kept the second
+/// Never for a WAL store read in place: telling that the two snapshots are one
+/// would mean reading the `-shm` beside SQLite, and closing any descriptor of a
+/// file drops every POSIX lock the process holds on it, the first connection's
+/// read lock included (a checkpoint of another process could then overwrite
+/// pages of the snapshot the backup is still copying).
+///
+/// Otherwise (a WAL store read in place, a pending writer kept the second
 /// connection out, SQLite could not read the contents), ``contents()`` answers
 /// `nil` and the capture reads the copy afterwards as before: the manifest and
 /// the content hash are the same either way, only slower.
@@ -42,19 +45,9 @@ final class SnapshotContentsReader {
     /// the second one out until the copy is done.
     static let busyTimeout: Int32 = 100
 
-    /// The bytes of the `-shm`'s first index header (``FileFormat/shmIndexHeaderSize``);
-    /// nil when there is no `-shm` or it is shorter.
-    static func indexHeader(_ set: StoreSet) -> [UInt8]? {
-        guard let reader = try? SequentialReader(path: set.path(of: .shm)) else { return nil }
-        var bytes = [UInt8](repeating: 0, count: FileFormat.shmIndexHeaderSize)
-        guard let count = try? reader.read(into: &bytes), count == bytes.count else { return nil }
-        return bytes
-    }
-
     /// Starts the read. Call it while the first connection is in its read
-    /// transaction; `indexHeaderBefore` is ``indexHeader(_:)`` taken before
-    /// that transaction began.
-    init(_ opener: Capture.SourceOpener, indexHeaderBefore: [UInt8]?) {
+    /// transaction.
+    init(_ opener: Capture.SourceOpener) {
         let slot = self.slot
         let begun = self.begun
         stage.start {
@@ -65,9 +58,7 @@ final class SnapshotContentsReader {
             try database.inTransaction { () throws(SQLiteError) in
                 _ = try database.scalar("PRAGMA page_count")
                 var same = true
-                if opener.read == .inPlace, try database.scalar("PRAGMA journal_mode")?.text == "wal" {
-                    same = Self.indexHeader(opener.set).map { $0 == indexHeaderBefore } ?? false
-                }
+                if opener.read == .inPlace { same = try database.scalar("PRAGMA journal_mode")?.text != "wal" }
                 signalled = true
                 begun.signal()
                 guard same else { return }

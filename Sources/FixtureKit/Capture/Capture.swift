@@ -201,9 +201,6 @@ public enum Capture {
         }
         let firstPage = SourceFirstPage()
         return try readingSource(set, firstPage: firstPage, failure: failure) { (source, opener) throws(FixtureKitError) -> SnapshotCopyFacts in
-            // The -shm's index header before the snapshot is taken, to tell that the
-            // second connection's snapshot is the same (a store read in place).
-            let indexHeader = readingContents && opener.read == .inPlace ? SnapshotContentsReader.indexHeader(opener.set) : nil
             var reader: SnapshotContentsReader?
             defer { reader?.drain() }
             let digest: FileDigest?
@@ -217,7 +214,7 @@ public enum Capture {
                 // before the copy is written: the backup copies that same snapshot.
                 digest = try source.inTransaction { () throws(SQLiteError) -> FileDigest? in
                     let pageCount = try source.scalar("PRAGMA page_count")?.integer ?? 0
-                    if readingContents { reader = SnapshotContentsReader(opener, indexHeaderBefore: indexHeader) }
+                    if readingContents { reader = SnapshotContentsReader(opener) }
                     let expected = firstPage.firstPage.flatMap { SnapshotCopy.firstPage(of: $0, pageCount: pageCount) }
                     let sink = expected.flatMap { try? HashedWrites(firstPage: $0) }
                     let sinkID = sink.map { CaptureVFS.register($0) }

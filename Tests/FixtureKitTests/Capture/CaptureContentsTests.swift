@@ -35,6 +35,11 @@ import Testing
         let folder = try TemporaryFolder()
         let (path, held) = try CaptureOnePassTests.store(source, pageSize: pageSize, in: folder)
         let copied = try Capture.snapshot(try StoreSet.locate(path), to: folder.url("copy.sqlite"), readingContents: true)
+        // A WAL store read in place (another connection holds it) is read from the copy.
+        guard source != .heldWAL else {
+            #expect(copied.contents == nil)
+            return withExtendedLifetime(held) {}
+        }
         let contents = try #require(copied.contents, "the contents were not read alongside the copy")
         let database = try ScratchStore.openImmutable(folder.url("copy.sqlite"))
         #expect(contents == (try StoreContents(reading: database)).with(contentHash: try database.contentHash().hex))
@@ -42,29 +47,28 @@ import Testing
         withExtendedLifetime(held) {}
     }
 
-    /// A commit between the first connection's snapshot and the second one's (the
-    /// `-shm`'s index header changed), or a writer that keeps the second one out,
-    /// leaves the contents to be read from the copy.
+    /// A WAL store read in place is never read on a second connection: telling
+    /// that its snapshot is the first one's would mean reading the `-shm` beside
+    /// SQLite, and closing that descriptor would drop the first connection's read
+    /// lock (POSIX locks are the process'). A writer that keeps the second
+    /// connection out of a rollback store leaves the contents to be read from the copy.
     @Test func aSecondConnectionThatMayReadAnotherSnapshotIsNotUsed() throws {
         let folder = try TemporaryFolder()
         let (path, held) = try CaptureOnePassTests.store(.heldWAL, pageSize: 4096, in: folder)
         let store = try #require(held)
-        let set = try StoreSet.locate(path)
-        let opener = Capture.SourceOpener(set: set, read: .inPlace, scratch: nil)
-        let before = SnapshotContentsReader.indexHeader(set)
-        #expect(before != nil)
+        let opener = Capture.SourceOpener(set: try StoreSet.locate(path), read: .inPlace, scratch: nil)
+        #expect(SnapshotContentsReader(opener).contents() == nil)
         try store.insert(1)
-        #expect(SnapshotContentsReader(opener, indexHeaderBefore: before).contents() == nil)
-        #expect(SnapshotContentsReader(opener, indexHeaderBefore: SnapshotContentsReader.indexHeader(set)).contents() != nil)
+        #expect(SnapshotContentsReader(opener).contents() == nil)
 
         let other = try TemporaryFolder()
         let (rollback, _) = try CaptureOnePassTests.store(.rollback, pageSize: 4096, in: other)
         let writer = try Database(path: rollback)
         try writer.execute("BEGIN EXCLUSIVE")
         let kept = Capture.SourceOpener(set: try StoreSet.locate(rollback), read: .inPlace, scratch: nil)
-        #expect(SnapshotContentsReader(kept, indexHeaderBefore: nil).contents() == nil)
+        #expect(SnapshotContentsReader(kept).contents() == nil)
         try writer.execute("COMMIT")
-        #expect(SnapshotContentsReader(kept, indexHeaderBefore: nil).contents() != nil)
+        #expect(SnapshotContentsReader(kept).contents() != nil)
     }
 
     /// Every journal mode SQLite has, a foreign key that some rows violate, a
