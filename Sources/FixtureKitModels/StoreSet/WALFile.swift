@@ -124,7 +124,10 @@ public struct WALFile: Sendable, Equatable, Codable {
 
     /// Reads a WAL of `size` bytes front to back: `read` fills a buffer as far
     /// as the log goes and says how many bytes it got.
-    private init<Failure: Error>(size: UInt64, read: (inout [UInt8]) throws(Failure) -> Int) throws(Failure) {
+    ///
+    /// A log that grows while it is read (a live `-wal`) is read as it was at
+    /// `size`: bytes past it do not count.
+    init<Failure: Error>(size: UInt64, read: (inout [UInt8]) throws(Failure) -> Int) throws(Failure) {
         fileSize = size
         frameCount = 0
         committedFrames = 0
@@ -134,7 +137,7 @@ public struct WALFile: Sendable, Equatable, Codable {
         commitsAfterInvalid = 0
         tornTailBytes = 0
         var headerBytes = [UInt8](repeating: 0, count: FileFormat.walHeaderSize)
-        let got = try read(&headerBytes)
+        let got = min(try read(&headerBytes), Int(clamping: size))
         guard got == FileFormat.walHeaderSize else {
             if got > 0 { problem = .partialHeader(bytes: got) }
             return

@@ -272,3 +272,22 @@ import Testing
         #expect(sum == WALChecksum(first: bytes.uint32BigEndian(at: 24), second: bytes.uint32BigEndian(at: 28)))
     }
 }
+
+/// A live `-wal` grows between the size taken and the bytes read: the log is read
+/// as it was at its size, never past it (a size under the header's once crashed
+/// the reader with an arithmetic overflow).
+@Suite struct GrowingWALTests {
+    @Test(arguments: [0, 1, 31])
+    func bytesPastTheSizeDoNotCount(size: Int) throws {
+        // A WAL header's magic, format version and page size (4096), then zeros.
+        let header: [UInt8] = [0x37, 0x7f, 0x06, 0x82, 0x00, 0x2d, 0xe2, 0x18, 0x00, 0x00, 0x10, 0x00] + [UInt8](repeating: 0, count: 20)
+        // Every read hands the whole header, whatever the size was.
+        let log = WALFile(size: UInt64(size)) { (buffer: inout [UInt8]) -> Int in
+            let count = min(buffer.count, header.count)
+            buffer.replaceSubrange(0..<count, with: header[0..<count])
+            return count
+        }
+        #expect(log.frameCount == 0)
+        #expect(log.problem == (size == 0 ? nil : .partialHeader(bytes: size)))
+    }
+}
