@@ -207,10 +207,10 @@ extension LintWatcher {
         var broken: [(String, String)] = []
         for trigger in triggers {
             do {
-                try database.execute("SAVEPOINT \(savepoint)")
-                defer { try? database.execute("ROLLBACK TO \(savepoint); RELEASE \(savepoint)") }
-                for other in others where other.lowercased() != trigger.lowercased() { try database.execute("DROP TRIGGER main.\(quotedIdentifier(other))") }
-                _ = try database.references(compiling: sql)
+                try database.inSavepoint(savepoint, end: .rollback) { () throws(SQLiteError) in
+                    for other in others where other.lowercased() != trigger.lowercased() { try database.execute("DROP TRIGGER main.\(quotedIdentifier(other))") }
+                    _ = try database.references(compiling: sql)
+                }
             } catch {
                 broken.append((trigger, error.message))
             }

@@ -33,11 +33,10 @@ extension LintWatcher {
 
     /// Runs `statement` to its end inside a savepoint, and rolls it back.
     private func runRolledBack(_ statement: Statement) throws(SQLiteError) {
-        let savepoint = "fixturekit_lint_quotes"
-        try database.execute("SAVEPOINT \(savepoint)")
-        defer { try? database.execute("ROLLBACK TO \(savepoint); RELEASE \(savepoint)") }
-        defer { statement.reset() }
-        while try statement.step() {}
+        try database.inSavepoint("fixturekit_lint_quotes", end: .rollback) { () throws(SQLiteError) in
+            defer { statement.reset() }
+            while try statement.step() {}
+        }
     }
 
     /// X001: notes that the statement at `place` needs a collation or function the

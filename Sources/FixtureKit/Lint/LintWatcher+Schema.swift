@@ -45,14 +45,14 @@ extension LintWatcher {
         guard let created = statement.actions.createsIndex.first, created.table.lowercased() == table.lowercased() else { return nil }
         let savepoint = "fixturekit_lint_index"
         do {
-            try database.execute("SAVEPOINT \(savepoint)")
-            defer { try? database.execute("ROLLBACK TO \(savepoint); RELEASE \(savepoint)") }
-            try database.execute("DELETE FROM main.\(quotedIdentifier(table))")
-            let again = try database.prepare(statement.statement.sql)
-            while try again.step() {}
-            let keys = try database.rows("SELECT name, coll FROM pragma_index_xinfo(?1, 'main') WHERE key = 1 ORDER BY seqno", [.text(created.index)])
-            guard keys.compactMap({ $0[0].text?.lowercased() }) == columns.map({ $0.lowercased() }) else { return nil }
-            return keys.map { $0[1].text ?? "BINARY" }
+            return try database.inSavepoint(savepoint, end: .rollback) { () throws(SQLiteError) -> [String]? in
+                try database.execute("DELETE FROM main.\(quotedIdentifier(table))")
+                let again = try database.prepare(statement.statement.sql)
+                while try again.step() {}
+                let keys = try database.rows("SELECT name, coll FROM pragma_index_xinfo(?1, 'main') WHERE key = 1 ORDER BY seqno", [.text(created.index)])
+                guard keys.compactMap({ $0[0].text?.lowercased() }) == columns.map({ $0.lowercased() }) else { return nil }
+                return keys.map { $0[1].text ?? "BINARY" }
+            }
         } catch {
             return nil
         }

@@ -55,15 +55,7 @@ struct StoreGrowth {
         let enforced = try database.scalar("PRAGMA foreign_keys")?.integer == 1
         try database.execute("PRAGMA foreign_keys = OFF")
         defer { if enforced { try? database.execute("PRAGMA foreign_keys = ON") } }
-        try database.execute("BEGIN IMMEDIATE")
-        do {
-            let outcome = try growTables(database, factor: factor)
-            try database.execute("COMMIT")
-            return outcome
-        } catch {
-            try? database.execute("ROLLBACK")
-            throw error
-        }
+        return try database.inTransaction(.immediate) { () throws(SQLiteError) in try growTables(database, factor: factor) }
     }
 
     private static func growTables(_ database: Database, factor: Int) throws(SQLiteError) -> Outcome {
