@@ -5,6 +5,7 @@ SWIFT_FLAGS ?=
 RELEASE_BIN = .build/release/fixturekit
 FUZZ_SECONDS ?= 150
 FUZZ_SECONDS_IN_TEST ?= 5
+TEST_SHARDS ?= 4
 # The project's own targets build without a warning: a new one fails `make build`,
 # `make test` and `make torture` (WARNINGS= lets one through while you work).
 WARNINGS ?= -Xswiftc -warnings-as-errors
@@ -26,10 +27,10 @@ release: bootstrap
 # (the soaks and long kill loops briefly: `make torture` runs them at length).
 test: bootstrap
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS) $(WARNINGS)
-	@# The fuzz binary builds meanwhile, on the core the tests leave idle while they
-	@# wait on processes and files; its own step below waits for it and reports.
+	@# The tests in TEST_SHARDS processes at once (scripts/test.sh says why). The fuzz
+	@# binary builds meanwhile; its own step below waits for it and reports.
 	@scripts/fuzz.sh --build-only > /dev/null 2>&1 & fuzz=$$!; \
-	  $(SWIFT) test --skip-build $(SWIFT_FLAGS) $(WARNINGS); status=$$?; \
+	  SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" scripts/test.sh $(TEST_SHARDS); status=$$?; \
 	  wait $$fuzz; exit $$status
 	@# The suite must leave the example corpus exactly as committed.
 	@for fixture in MigrationFixtures/*/SHA256SUMS; do (cd "$$(dirname "$$fixture")" && sha256sum --quiet --strict -c SHA256SUMS) || exit 1; done
@@ -54,11 +55,13 @@ bench: release
 # (TORTURE_RUNS captures of each mode; the suite 10); TORTURE_RUNS pairs of concurrent
 # upgrades of one store and TORTURE_RUNS SIGTERMs during an upgrade's stage (the suite 4 and 4).
 # The scale tests of the data diff on their full sizes (200,000 and 50,000 rows; the suite 40,000 and 10,000).
+# The random stores of the anonymizer's accelerations at 1,500 rows (the suite 250), and
+# the store the anonymize kill tests anonymize at 6,000 people (the suite 1,500).
 TORTURE_RUNS ?= 100
 TORTURE_KILLS ?= 500
 torture: bootstrap
 	$(SWIFT) build $(SWIFT_FLAGS) $(WARNINGS)
-	FIXTUREKIT_TORTURE_RUNS=$(TORTURE_RUNS) FIXTUREKIT_TORTURE=$(TORTURE_KILLS) $(SWIFT) test $(SWIFT_FLAGS) $(WARNINGS) --filter 'TortureTests|ConcurrencyTests|UpgradeKillTests|UpgradeConcurrencyTests|UpgradeSignalTests|MigrateScaleTests|RowPairingTests'
+	FIXTUREKIT_TORTURE_RUNS=$(TORTURE_RUNS) FIXTUREKIT_TORTURE=$(TORTURE_KILLS) $(SWIFT) test $(SWIFT_FLAGS) $(WARNINGS) --filter 'TortureTests|AnonymizationAccelerationTests|ConcurrencyTests|UpgradeKillTests|UpgradeConcurrencyTests|UpgradeSignalTests|MigrateScaleTests|RowPairingTests'
 
 # Every parser of outside bytes under libFuzzer, FUZZ_SECONDS each.
 fuzz: bootstrap

@@ -8,6 +8,8 @@ import Testing
 /// rules: the same output bytes, the same counts, the same leak scan.
 struct AnonymizationAccelerationTests {
     static let environment = ["FIXTUREKIT_ANON_KEY": "a-test-key-that-is-long-enough-0123456789"]
+    /// Rows of each random store: every kind of value many times over; `make torture` six times as many.
+    static let rows = tortureSize(250, torture: 1500)
 
     /// A deterministic generator, so that a failing seed can be run again.
     struct Generator: RandomNumberGenerator {
@@ -62,7 +64,7 @@ struct AnonymizationAccelerationTests {
         try database.execute("CREATE TABLE others (x TEXT, y BLOB)")
         var pool: [SQLiteValue] = [.text("repeated"), .text("Ünïcode repeated"), .integer(7)]
         try database.execute("BEGIN")
-        for id in 1...1500 {
+        for id in 1...Self.rows {
             var row: [SQLiteValue] = [.integer(Int64(id))]
             for _ in columns {
                 let value = Self.randomValue(&random, pool: pool)

@@ -71,16 +71,21 @@ import Testing
         try folder.write("out.tmp/stray/file", "x")
         let locker = Process()
         locker.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        locker.arguments = ["--exclusive", folder.url("out.tmp"), "sleep", "30"]
+        // flock becomes `sleep` (--no-fork): killing it frees the lock. SIGKILL, since
+        // Foundation starts a child with every other signal blocked.
+        locker.arguments = ["--exclusive", "--no-fork", folder.url("out.tmp"), "sleep", "30"]
         try locker.run()
-        defer { locker.terminate() }
+        defer { if locker.isRunning { kill(locker.processIdentifier, SIGKILL) } }
         // Wait until the lock is held.
-        for _ in 0..<100 where try run(["flock", "--nonblock", folder.url("out.tmp"), "true"]).status == 0 { usleep(20_000) }
+        for _ in 0..<100 {
+            guard try run(["flock", "--nonblock", folder.url("out.tmp"), "true"]).status == 0 else { break }
+            usleep(20_000)
+        }
         let busy = fixturekit("unpack", archive, folder.url("out"))
         #expect(busy.status == 2)
         #expect(busy.standardError == "fixturekit: unpack: lock: \(folder.url("out.tmp")): another unpack is writing there\n")
         #expect(!FileManager.default.fileExists(atPath: folder.url("out")))
-        locker.terminate()
+        kill(locker.processIdentifier, SIGKILL)
         locker.waitUntilExit()
         let result = fixturekit("unpack", archive, folder.url("out"))
         #expect(result.status == 0, "\(result.standardError)")
