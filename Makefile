@@ -4,7 +4,6 @@ SWIFT ?= swift
 SWIFT_FLAGS ?=
 RELEASE_BIN = .build/release/fixturekit
 FUZZ_SECONDS ?= 150
-FUZZ_SECONDS_IN_TEST ?= 5
 TEST_SHARDS ?= 4
 # The project's own targets build without a warning: a new one fails `make build`,
 # `make test` and `make torture` (WARNINGS= lets one through while you work).
@@ -24,22 +23,20 @@ release: bootstrap
 	$(SWIFT) build -c release $(SWIFT_FLAGS)
 
 # The whole suite, on a clean clone: installs what is missing, builds, runs every test
-# (the soaks and long kill loops briefly: `make torture` runs them at length).
+# (the soaks and long kill loops briefly: `make torture` runs them at length; the kept
+# fuzz inputs and mutations of the corpus' files are replayed by FuzzRegressionTests,
+# while libFuzzer itself, whose instrumented build alone takes longer than the whole
+# suite on 2 cores, runs under `make fuzz`).
 test: bootstrap
 	$(SWIFT) build --build-tests $(SWIFT_FLAGS) $(WARNINGS)
-	@# The tests in TEST_SHARDS processes at once (scripts/test.sh says why). The fuzz
-	@# binary builds meanwhile; its own step below waits for it and reports.
-	@scripts/fuzz.sh --build-only > /dev/null 2>&1 & fuzz=$$!; \
-	  SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" scripts/test.sh $(TEST_SHARDS); status=$$?; \
-	  wait $$fuzz; exit $$status
+	@# The tests in TEST_SHARDS processes at once (scripts/test.sh says why).
+	@SWIFT="$(SWIFT)" SWIFT_FLAGS="$(SWIFT_FLAGS)" scripts/test.sh $(TEST_SHARDS)
 	@# The suite must leave the example corpus exactly as committed.
 	@for fixture in MigrationFixtures/*/SHA256SUMS; do (cd "$$(dirname "$$fixture")" && sha256sum --quiet --strict -c SHA256SUMS) || exit 1; done
 	@echo "example corpus: SHA256SUMS intact"
 	@# And its shipped history: every fixture, archive and shipped stage as fixturekit.lock records it.
 	@test -f MigrationFixtures/fixturekit.lock && "$$($(SWIFT) build $(SWIFT_FLAGS) $(WARNINGS) --show-bin-path)/fixturekit" verify --quiet MigrationFixtures
 	@echo "example corpus: fixturekit.lock intact"
-	@# Each fuzz target briefly; `make fuzz` runs them for longer.
-	@scripts/fuzz.sh $(FUZZ_SECONDS_IN_TEST)
 
 # The main job on the example corpus.
 demo: release

@@ -2,15 +2,15 @@
 # Runs the whole test suite, built beforehand (`swift build --build-tests`), in
 # several processes at once: what `make test` runs after its build.
 #
-#   scripts/test.sh [SHARDS]      SHARDS processes, default 4 (FIXTUREKIT_TEST_SHARDS)
+#   scripts/test.sh [PROCESSES]      default 4 (FIXTUREKIT_TEST_SHARDS)
 #
 # Swift Testing runs a process' tests on as many threads as the machine has cores,
 # and a test that waits (for a program it started, a lock, a timeout) holds its
-# thread meanwhile: on 2 cores, one process kept them about half busy. Each shard
-# is the test binary run on some of the suites (every suite in exactly one shard,
-# the slowest ones first, one per shard in turn), so that another shard's tests use
-# a core while one waits. Each shard's output goes to .build/test-logs/shard-N.log;
-# the script prints every failure and each shard's last line.
+# thread meanwhile: on 2 cores, one process kept them about half busy. Here
+# PROCESSES workers each run the test binary on a batch of suites, then on the next
+# one (the slowest suites first, one at a time), so that another worker's tests use
+# a core while one waits, and every suite runs exactly once. Each worker's output
+# goes to .build/test-logs/shard-N.log; the script prints every failure and a total.
 #
 # Exit status: 0 every test passed, 1 a test failed, 2 could not run.
 set -euo pipefail
@@ -27,7 +27,7 @@ bin="$(${SWIFT:-swift} build ${SWIFT_FLAGS:-} --show-bin-path)/fixturekitPackage
 [[ -x $bin ]] || { echo "test.sh: $bin: not built (run swift build --build-tests)" >&2; exit 2; }
 logs=.build/test-logs
 mkdir -p "$logs"
-rm -f "$logs"/shard-*.log
+rm -f "$logs"/shard-*.log "$logs"/queue*
 
 # The suites that take longest (seconds of one core, measured on the debug build),
 # placed first: a suite missing here (new, renamed) is placed after them.
@@ -44,33 +44,46 @@ ordered=()
 for suite in "${slow[@]}"; do
   for known in "${all[@]}"; do [[ $known == "$suite" ]] && ordered+=("$suite"); done
 done
+alone=${#ordered[@]}
 for suite in "${all[@]}"; do
   [[ " ${slow[*]} " == *" $suite "* ]] || ordered+=("$suite")
 done
 
-# Suite i goes to shard i mod SHARDS; each shard filters on its suites' names.
-declare -a filters
+# The queue: each slow suite alone, then the others in batches of 8. Each worker
+# process takes the next batch when it is done with one (flock on the queue file).
+queue=$logs/queue
+: >"$queue"
 for i in "${!ordered[@]}"; do
-  shard=$((i % shards))
-  filters[shard]+=" --filter ^${ordered[i]//./\\.}(/|\$)"
-done
+  filter="--filter ^${ordered[i]//./\\.}(/|\$)"
+  if ((i < alone)); then echo "$filter"; else printf '%s ' "$filter"; (((i - alone) % 8 == 7)) && echo; fi
+done >>"$queue"
+echo >>"$queue"
+next() { # prints the next batch and removes it from the queue, or fails when none is left
+  flock "$queue.lock" bash -c 'line=$(grep -m 1 . "$1") || exit 1; sed -i "0,/[^[:space:]]/{/[^[:space:]]/d}" "$1"; echo "$line"' _ "$queue"
+}
+worker() { # runs batches until the queue is empty; fails when a batch failed
+  local failed=0 batch
+  while batch=$(next); do
+    # shellcheck disable=SC2086 # the filters are words on purpose
+    "$bin" --testing-library swift-testing $batch || failed=1
+  done
+  return "$failed"
+}
 
 pids=()
 trap 'kill -- $(printf -- "-%s " "${pids[@]}") 2>/dev/null; exit 130' INT TERM
 for ((shard = 0; shard < shards; shard++)); do
-  [[ -n ${filters[shard]:-} ]] || continue
-  # shellcheck disable=SC2086 # the filters are words on purpose
-  "$bin" --testing-library swift-testing ${filters[shard]} >"$logs/shard-$shard.log" 2>&1 &
+  worker >"$logs/shard-$shard.log" 2>&1 &
   pids[shard]=$!
 done
 status=0
 for shard in "${!pids[@]}"; do
   wait "${pids[shard]}" || status=1
 done
-for shard in "${!pids[@]}"; do
-  log=$logs/shard-$shard.log
-  grep -a '✘' "$log" || true
-  echo "shard $shard: $(grep -a -E 'Test run with|error' "$log" | tail -n 1)"
-done
-[[ $status -eq 0 ]] || echo "test.sh: a shard failed; the whole output is in $logs/" >&2
+grep -a -h '✘' "$logs"/shard-*.log || true
+# Every batch's last line: "Test run with T tests in S suites passed after X seconds[ with N known issues]."
+grep -a -h -E 'Test run with [0-9]+ tests? in' "$logs"/shard-*.log | awk -v shards="$shards" '
+  { tests += $5; suites += $8; if ($0 ~ /failed/) failed++; if (match($0, /with [0-9]+ known issue/)) known += substr($0, RSTART + 5, RLENGTH - 17) }
+  END { printf "%d tests in %d suites, %d processes: %s%s\n", tests, suites, shards, failed ? failed " batches failed" : "passed", known ? ", " known " known issue" (known > 1 ? "s" : "") : "" }'
+[[ $status -eq 0 ]] || echo "test.sh: a test failed; the whole output is in $logs/" >&2
 exit "$status"
