@@ -38,8 +38,9 @@ slow=(
   FixtureKitTests.AnonymizeHistoryTests FixtureKitTests.SparseEntryTests FixtureKitModelsTests.ProfileTallyTests
   FixtureKitTests.MigrateTests FixtureKitToolTests.HTMLFoldingTests FixtureKitTests.StreamTests
 )
-mapfile -t all < <("$bin" --testing-library swift-testing --list-tests 2>/dev/null | sed 's|/.*||' | sort -u)
-[[ ${#all[@]} -gt 0 ]] || { echo "test.sh: $bin lists no test" >&2; exit 2; }
+listed=$("$bin" --testing-library swift-testing --list-tests 2>/dev/null) || { echo "test.sh: $bin could not list its tests" >&2; exit 2; }
+mapfile -t all < <(sed 's|/.*||' <<<"$listed" | sort -u)
+[[ -n $listed && ${#all[@]} -gt 0 ]] || { echo "test.sh: $bin lists no test" >&2; exit 2; }
 ordered=()
 for suite in "${slow[@]}"; do
   for known in "${all[@]}"; do [[ $known == "$suite" ]] && ordered+=("$suite"); done
@@ -82,8 +83,12 @@ for shard in "${!pids[@]}"; do
 done
 grep -a -h '✘' "$logs"/shard-*.log || true
 # Every batch's last line: "Test run with T tests in S suites passed after X seconds[ with N known issues]."
-grep -a -h -E 'Test run with [0-9]+ tests? in' "$logs"/shard-*.log | awk -v shards="$shards" '
+# Their tests add up to those the binary lists, or some ran twice or not at all.
+grep -a -h -E 'Test run with [0-9]+ tests? in' "$logs"/shard-*.log | awk -v shards="$shards" -v listed="$(wc -l <<<"$listed")" '
   { tests += $5; suites += $8; if ($0 ~ /failed/) failed++; if (match($0, /with [0-9]+ known issue/)) known += substr($0, RSTART + 5, RLENGTH - 17) }
-  END { printf "%d tests in %d suites, %d processes: %s%s\n", tests, suites, shards, failed ? failed " batches failed" : "passed", known ? ", " known " known issue" (known > 1 ? "s" : "") : "" }'
+  END {
+    printf "%d tests in %d suites, %d processes: %s%s\n", tests, suites, shards, failed ? failed " batches failed" : "passed", known ? ", " known " known issue" (known > 1 ? "s" : "") : ""
+    if (tests != listed) { printf "test.sh: %d tests ran, the binary lists %d\n", tests, listed > "/dev/stderr"; exit 1 }
+  }' || status=1
 [[ $status -eq 0 ]] || echo "test.sh: a test failed; the whole output is in $logs/" >&2
 exit "$status"
