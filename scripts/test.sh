@@ -11,6 +11,8 @@
 # one (the slowest suites first, one at a time), so that another worker's tests use
 # a core while one waits, and every suite runs exactly once. Each worker's output
 # goes to .build/test-logs/shard-N.log; the script prints every failure and a total.
+# The tests write their files in memory (/dev/shm) unless FIXTUREKIT_TEST_TMPDIR names
+# another folder (FIXTUREKIT_TEST_TMPDIR=/tmp runs them on the disk).
 #
 # Exit status: 0 every test passed, 1 a test failed, 2 could not run.
 set -euo pipefail
@@ -27,6 +29,17 @@ bin="$(${SWIFT:-swift} build ${SWIFT_FLAGS:-} --show-bin-path)/fixturekitPackage
 [[ -x $bin ]] || { echo "test.sh: $bin: not built (run swift build --build-tests)" >&2; exit 2; }
 logs=.build/test-logs
 mkdir -p "$logs"
+# The tests' scratch folders: FIXTUREKIT_TEST_TMPDIR, else a fresh folder in /dev/shm
+# (memory: nothing the tests write waits on the disk; a third of the suite's time was
+# the kernel's writeback), else TMPDIR. Removed at the end, whatever a test left.
+scratch_parent=${FIXTUREKIT_TEST_TMPDIR:-}
+if [[ -z $scratch_parent && -d /dev/shm && -w /dev/shm ]]; then scratch_parent=/dev/shm; fi
+scratch_parent=${scratch_parent:-${TMPDIR:-/tmp}}
+scratch=$(mktemp -d "$scratch_parent/fixturekit-tests.XXXXXX") || { echo "test.sh: $scratch_parent: cannot create a folder" >&2; exit 2; }
+# As /tmp is: tests that run the tool as another user reach their folders through it.
+chmod 1777 "$scratch"
+export TMPDIR=$scratch
+trap 'rm -rf -- "$scratch"' EXIT
 rm -f "$logs"/shard-*.log "$logs"/queue*
 
 # The suites that take longest (seconds of one core, measured on the debug build),
@@ -72,7 +85,7 @@ worker() { # runs batches until the queue is empty; fails when a batch failed
 }
 
 pids=()
-trap 'kill -- $(printf -- "-%s " "${pids[@]}") 2>/dev/null; exit 130' INT TERM
+trap 'kill -- $(printf -- "-%s " "${pids[@]}") 2>/dev/null; rm -rf -- "$scratch"; exit 130' INT TERM
 for ((shard = 0; shard < shards; shard++)); do
   worker >"$logs/shard-$shard.log" 2>&1 &
   pids[shard]=$!

@@ -125,7 +125,8 @@ func makeFixture(in folder: TemporaryFolder, _ name: String = "1.0.0", order: [I
 /// Everything below `path` with its type, size and mode (`find -printf`): what a
 /// test compares before and after a command that must change nothing.
 func snapshot(_ path: String) throws -> String {
-    try run(["sh", "-c", "find . -printf '%y %s %m %p\\n' | LC_ALL=C sort"], in: path).standardOutput
+    // A folder's size is its file system's (4096 on ext4, other on tmpfs or btrfs): `-`.
+    try run(["sh", "-c", "find . \\( -type d -printf '%y - %m %p\\n' \\) -o -printf '%y %s %m %p\\n' | LC_ALL=C sort"], in: path).standardOutput
 }
 
 /// The SHA-256 of a file, in hex.

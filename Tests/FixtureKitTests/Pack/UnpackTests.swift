@@ -19,10 +19,10 @@ import Testing
         #expect(try run(["diff", "-r", fixture, folder.url("out")]).status == 0)
         // Modes 0644 and 0755, whatever the umask; nothing else beside DEST.
         #expect(try snapshot(folder.url("out")) == """
-            d 4096 755 .
-            d 4096 755 ./.App_SUPPORT
-            d 4096 755 ./.App_SUPPORT/_EXTERNAL_DATA
-            d 4096 755 ./notes
+            d - 755 .
+            d - 755 ./.App_SUPPORT
+            d - 755 ./.App_SUPPORT/_EXTERNAL_DATA
+            d - 755 ./notes
             f 15 644 ./notes/é and spaces.txt
             f 3016 644 ./App.sqlite
             f 346 644 ./SHA256SUMS
