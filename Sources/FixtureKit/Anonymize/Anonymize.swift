@@ -10,33 +10,33 @@ import FixtureKitModels
 /// What `anonymize` did.
 public struct AnonymizationReport: Codable, Equatable, Sendable {
     public struct ColumnChange: Codable, Equatable, Sendable {
-        public var table: String
-        public var column: String
-        public var strategy: String
+        public internal(set) var table: String
+        public internal(set) var column: String
+        public internal(set) var strategy: String
         /// Rows whose value the rule changed (NULLs and values it leaves as they were aside).
-        public var rowsChanged: Int
+        public internal(set) var rowsChanged: Int
     }
 
     /// The store or fixture given.
-    public var input: String
+    public internal(set) var input: String
     /// The file or folder written.
-    public var output: String
-    public var rules: String
-    public var rulesSHA256: String
+    public internal(set) var output: String
+    public internal(set) var rules: String
+    public internal(set) var rulesSHA256: String
     /// Tells keys apart (see ``Manifest/Anonymization/keyCheck``); not the key.
-    public var keyCheck: String
-    public var columns: [ColumnChange]
+    public internal(set) var keyCheck: String
+    public internal(set) var columns: [ColumnChange]
     /// `table.column` the rules name that the store does not have (a column of a later version).
-    public var absentColumns: [String]
+    public internal(set) var absentColumns: [String]
     /// FTS tables rebuilt from the anonymized text.
-    public var rebuiltIndexes: [String]
-    public var leakScan: LeakScanReport
+    public internal(set) var rebuiltIndexes: [String]
+    public internal(set) var leakScan: LeakScanReport
     /// The lines of `fixturekit.lock` rewritten (`--force` on a locked fixture).
-    public var lock: [LockEdit]? = nil
+    public internal(set) var lock: [LockEdit]? = nil
     /// What the rules kept of the data, in counts (see ``Manifest/DataProfile``).
-    public var profile: Manifest.DataProfile? = nil
+    public internal(set) var profile: Manifest.DataProfile? = nil
     /// The archives of the fixture's version rebuilt from it (or removed), when it had some.
-    public var archives: [ArchiveRewrite]? = nil
+    public internal(set) var archives: [ArchiveRewrite]? = nil
 }
 
 /// `fixturekit anonymize`: a store into a new file, or a fixture folder in place,

@@ -5,22 +5,22 @@ import FixtureKitModels
 /// concerns in each fixture the stage ran on.
 public struct LintFinding: Codable, Equatable, Sendable {
     /// The rule's code, `U001` (``LintRule``).
-    public var rule: String
+    public internal(set) var rule: String
     /// Its severity in this corpus (`lint.rules`, else the rule's default).
-    public var severity: LintSeverity
+    public internal(set) var severity: LintSeverity
     /// The stage file, as the configuration names it, and the statement's line in it from 1.
-    public var file: String?
-    public var line: Int?
+    public internal(set) var file: String?
+    public internal(set) var line: Int?
     /// What was found, on one line.
-    public var message: String
+    public internal(set) var message: String
     /// The fixtures the place ran on, in version order.
-    public var fixtures: [String]
+    public internal(set) var fixtures: [String]
     /// What it concerns in each of ``fixtures``, by version (0 where the statement ran harmlessly); `nil` when the rule counts nothing.
-    public var counts: [String: Int]?
+    public internal(set) var counts: [String: Int]?
     /// What the counts count: `keys`, `rows`, `ids`.
-    public var unit: String?
+    public internal(set) var unit: String?
     /// Why the finding may stand, when the configuration's `lint.ignore` says so: it does not fail the lint.
-    public var ignored: String?
+    public internal(set) var ignored: String?
 
     /// `migrations/a.sql:3`, or the file alone.
     public var place: String? {
@@ -45,9 +45,9 @@ public struct LintFinding: Codable, Equatable, Sendable {
 /// What `fixturekit lint` found: each finding, and the fixtures it could not use.
 public struct LintReport: Codable, Equatable, Sendable {
     /// Every finding, ignored ones included, by file, line and rule.
-    public var findings: [LintFinding]
+    public internal(set) var findings: [LintFinding]
     /// The fixtures the lint could not run on, and why: `1.0.0: ...`.
-    public var problems: [String]
+    public internal(set) var problems: [String]
 
     /// The findings that count: not ignored, not of a rule turned off.
     public var standing: [LintFinding] { findings.filter { $0.ignored == nil } }

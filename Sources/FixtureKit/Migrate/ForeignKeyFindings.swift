@@ -9,22 +9,22 @@ import FixtureKitModels
 /// the first few with their rowid, parent table and foreign key, and how many
 /// there are in all.
 public struct ForeignKeyViolations: Codable, Equatable, Sendable {
-    public var table: String
+    public internal(set) var table: String
     /// Rows of ``table`` that violate a foreign key.
-    public var count: Int
+    public internal(set) var count: Int
     /// The first ``ForeignKeyFindings/shownPerTable`` of them, in the pragma's order.
-    public var rows: [Row]
+    public internal(set) var rows: [Row]
 
     public struct Row: Codable, Equatable, Sendable {
         /// `nil` in a WITHOUT ROWID table.
-        public var rowid: Int64?
+        public internal(set) var rowid: Int64?
         /// The table the foreign key refers to.
-        public var parent: String
+        public internal(set) var parent: String
         /// The foreign key's index in `PRAGMA foreign_key_list` of ``ForeignKeyViolations/table``.
-        public var foreignKey: Int
+        public internal(set) var foreignKey: Int
         /// Its columns in the child table, and those they refer to (`nil`: the parent's primary key).
-        public var columns: [String]
-        public var parentColumns: [String?]
+        public internal(set) var columns: [String]
+        public internal(set) var parentColumns: [String?]
     }
 }
 

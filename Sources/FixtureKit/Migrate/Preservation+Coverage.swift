@@ -24,13 +24,13 @@ public struct UncheckedValues: Codable, Equatable, Sendable {
         case declared
     }
 
-    public var table: String
+    public internal(set) var table: String
     /// The column; `nil` for the whole table (each of its columns unseen for the same reason).
-    public var column: String?
-    public var reason: Reason
+    public internal(set) var column: String?
+    public internal(set) var reason: Reason
     /// In plain words: `not in 1.0.0`, `no rows in 1.0.0 (as tags)`,
     /// `NULL in every row of 1.0.0 (as contacts.phone)`, `declared "excluded"`.
-    public var why: String
+    public internal(set) var why: String
 
     /// `notes.color: not in 1.0.0`: how every report lists it.
     public var line: String { "\(column.map { "\(table).\($0)" } ?? table): \(why)" }

@@ -13,39 +13,39 @@ import FixtureKitModels
 /// INTEGER, `'01234'` does not; 3.0 equals 3; date text equals the same instant
 /// in INTEGER seconds.
 public struct ColumnPreservation: Codable, Equatable, Sendable {
-    public var table: String
+    public internal(set) var table: String
     /// The column, or `nil` for the table's rows as a whole.
-    public var column: String?
+    public internal(set) var column: String?
     /// Rows matched by key in both stores.
-    public var compared: Int
-    public var equal: Int
+    public internal(set) var compared: Int
+    public internal(set) var equal: Int
     /// Source rows with no row of the same key after the migration.
-    public var lost: Int
+    public internal(set) var lost: Int
     /// Values that became NULL, became empty, were cut short, or differ otherwise.
     /// (A column or a table that went away counts its values or rows as
     /// ``dropped``, not here.)
-    public var nulled: Int
-    public var emptied: Int
-    public var truncated: Int
-    public var changed: Int
+    public internal(set) var nulled: Int
+    public internal(set) var emptied: Int
+    public internal(set) var truncated: Int
+    public internal(set) var changed: Int
     /// The first keys of rows that were lost or changed.
-    public var exampleKeys: [String]
+    public internal(set) var exampleKeys: [String]
     /// For a column declared moved: `table.column` its values went to, and
     /// how many arrived there (``equal`` counts them too).
-    public var movedTo: String? = nil
-    public var moved: Int? = nil
-    public var passed: Bool
+    public internal(set) var movedTo: String? = nil
+    public internal(set) var moved: Int? = nil
+    public internal(set) var passed: Bool
     /// Why it failed, in plain words.
-    public var finding: String?
+    public internal(set) var finding: String?
     /// `true` when the table's pages were byte-identical to the source's, so
     /// its rows were known equal without a join (``UnchangedTables``).
-    public var identicalPages: Bool?
+    public internal(set) var identicalPages: Bool?
     /// For a column or a table no longer there: its non-NULL values, or its
     /// rows, that went away with it (declared `dropped` or not).
-    public var dropped: Int? = nil
+    public internal(set) var dropped: Int? = nil
     /// For a column whose values differ: the first rows' values before and
     /// after, as the finding shows them (`(personal)` for a personal column's).
-    public var exampleValues: [ValueChange]? = nil
+    public internal(set) var exampleValues: [ValueChange]? = nil
 }
 
 struct PreservationCheck {
