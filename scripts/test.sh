@@ -40,7 +40,7 @@ scratch=$(mktemp -d "$scratch_parent/fixturekit-tests.XXXXXX") || { echo "test.s
 chmod 1777 "$scratch"
 export TMPDIR=$scratch
 trap 'rm -rf -- "$scratch"' EXIT
-rm -f "$logs"/shard-*.log "$logs"/queue*
+rm -f "$logs"/shard-*.log
 
 # The suites that take longest (seconds of one core, measured on the debug build),
 # placed first: a suite missing here (new, renamed) is placed after them.
@@ -65,7 +65,7 @@ done
 
 # The queue: each slow suite alone, then the others in batches of 8. Each worker
 # process takes the next batch when it is done with one (flock on the queue file).
-queue=$logs/queue
+queue=$scratch/queue # the run's own: two runs at once never share it
 : >"$queue"
 for i in "${!ordered[@]}"; do
   filter="--filter ^${ordered[i]//./\\.}(/|\$)"
