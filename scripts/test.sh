@@ -30,7 +30,7 @@ bin="$(${SWIFT:-swift} build ${SWIFT_FLAGS:-} --show-bin-path)/fixturekitPackage
 logs=.build/test-logs
 mkdir -p "$logs"
 # The tests' scratch folders: FIXTUREKIT_TEST_TMPDIR, else a fresh folder in /dev/shm
-# (memory: nothing the tests write waits on the disk; a third of the suite's time was
+# (memory: nothing the tests write waits on the disk; a quarter of the suite's time was
 # the kernel's writeback), else TMPDIR. Removed at the end, whatever a test left.
 scratch_parent=${FIXTUREKIT_TEST_TMPDIR:-}
 if [[ -z $scratch_parent && -d /dev/shm && -w /dev/shm ]]; then scratch_parent=/dev/shm; fi
