@@ -16,16 +16,55 @@ extension Database {
     /// - Throws: ``SQLiteError`` of `BEGIN`, of `body` or of `COMMIT` (after
     ///   which the transaction is rolled back).
     public func inTransaction<T>(_ kind: TransactionKind = .deferred, _ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> T {
-        try execute("BEGIN \(kind.rawValue)")
-        let result: T
-        do {
+        try inTransaction(kind, wrapping: { $0 }, body)
+    }
+
+    /// Runs `body` in a transaction of `kind`, as ``inTransaction(_:_:)``, for a
+    /// body that throws errors of its own type: a failure of `BEGIN` or `COMMIT`
+    /// is thrown as `wrap` makes it.
+    ///
+    /// - Throws: what `body` threw, or `wrap` of the ``SQLiteError`` of `BEGIN`
+    ///   or `COMMIT` (after which the transaction is rolled back).
+    public func inTransaction<T, Failure: Error>(_ kind: TransactionKind = .deferred, wrapping wrap: (SQLiteError) -> Failure, _ body: () throws(Failure) -> T) throws(Failure) -> T {
+        var result: T?
+        try transaction(kind, wrapping: wrap) { () throws(Failure) -> TransactionCompletion in
             result = try body()
-            try execute("COMMIT")
+            return .commit
+        }
+        return result!
+    }
+
+    /// How a transaction ends when its body returns (when the body throws, it
+    /// is always rolled back).
+    public enum TransactionCompletion: Sendable {
+        case commit
+        /// Nothing the body did stays: it found, part-way, that the work must
+        /// run another way (a migration file that holds its own `BEGIN`).
+        case rollback
+    }
+
+    /// Runs `body` in a transaction of `kind` and ends it as `body` says:
+    /// `COMMIT` or `ROLLBACK`; when `body` throws, the transaction is rolled
+    /// back and the error `body` threw is the one thrown.
+    ///
+    /// - Returns: how the transaction ended.
+    /// - Throws: what `body` threw, or `wrap` of the ``SQLiteError`` of `BEGIN`,
+    ///   `COMMIT` (after which the transaction is rolled back) or `ROLLBACK`.
+    @discardableResult
+    public func transaction<Failure: Error>(_ kind: TransactionKind = .deferred, wrapping wrap: (SQLiteError) -> Failure, _ body: () throws(Failure) -> TransactionCompletion) throws(Failure) -> TransactionCompletion {
+        do { try execute("BEGIN \(kind.rawValue)") } catch { throw wrap(error) }
+        let completion: TransactionCompletion
+        do {
+            completion = try body()
         } catch {
             if !isAutocommit { try? execute("ROLLBACK") }
             throw error
         }
-        return result
+        do { try execute(completion == .commit ? "COMMIT" : "ROLLBACK") } catch {
+            if !isAutocommit { try? execute("ROLLBACK") }
+            throw wrap(error)
+        }
+        return completion
     }
 }
 
@@ -69,5 +108,28 @@ extension Database {
             try? execute("ROLLBACK TO \(name); RELEASE \(name)")
         }
         return result
+    }
+
+    /// Tries `body` inside the savepoint `name`, and goes on without it when it
+    /// fails: a failure of `body` (or of the `RELEASE` after it) rolls the
+    /// savepoint back and is returned, not thrown; what fails to undo it is thrown.
+    /// A probe that tries a change SQLite may refuse, and records the refusal.
+    ///
+    /// - Parameter name: an identifier, written into the SQL as it is.
+    /// - Returns: what `body` returned, or the ``SQLiteError`` that made it roll back.
+    /// - Throws: ``SQLiteError`` of `SAVEPOINT`, or of the `ROLLBACK TO` and
+    ///   `RELEASE` after a failure (SQLite may have ended the whole transaction
+    ///   then, after a full disk or an I/O error: the caller cannot go on).
+    public func attemptInSavepoint<T>(_ name: String, _ body: () throws(SQLiteError) -> T) throws(SQLiteError) -> Result<T, SQLiteError> {
+        try execute("SAVEPOINT \(name)")
+        do throws(SQLiteError) {
+            let result = try body()
+            try execute("RELEASE \(name)")
+            return .success(result)
+        } catch {
+            try execute("ROLLBACK TO \(name)")
+            try execute("RELEASE \(name)")
+            return .failure(error)
+        }
     }
 }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKit
 
 /// The process' exit status, as docs/exit-codes.md fixes it.
@@ -36,7 +33,7 @@ enum ExitCode: Int32, Comparable {
 
     /// The status of a run that stopped on `reason`: 143 for SIGTERM, 130 for SIGINT (and any other).
     static func interrupted(by reason: Cancellation.Reason?) -> ExitCode {
-        reason == .signal(SIGTERM) ? .interruptedBySIGTERM : .interruptedBySIGINT
+        reason == .terminated ? .interruptedBySIGTERM : .interruptedBySIGINT
     }
 
     var isInterruption: Bool { self == .interruptedBySIGINT || self == .interruptedBySIGTERM }

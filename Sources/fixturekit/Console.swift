@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import FixtureKit
 
@@ -21,11 +18,11 @@ final class Console: @unchecked Sendable {
     /// The errno of the first write to each stream that failed (a full disk, a
     /// closed pipe, a descriptor that was not open): nothing more is written to
     /// it, and the command ends with ``settle(_:)``.
-    private var writeFailures: [Int32: Int32] = [:]
+    private var writeFailures: [StandardStream: Errno] = [:]
     /// The streams that were closed when the process started: given `/dev/null`
     /// (so that no file the command opens takes their number), and every write
     /// to them fails as a write to a closed descriptor does.
-    private let closedAtStart: Set<Int32>
+    private let closedAtStart: Set<StandardStream>
     private let capturing: Bool
     /// Whether stderr is a terminal: progress and colour only then.
     let isTerminal: Bool
@@ -60,11 +57,11 @@ final class Console: @unchecked Sendable {
 
     init(capturing: Bool = false, environment: [String: String] = [:], standardInput: String? = nil) {
         self.capturing = capturing
-        self.closedAtStart = capturing ? [] : Self.occupyClosedStandardStreams()
+        self.closedAtStart = capturing ? [] : StandardStream.occupyClosed().subtracting([.input])
         self.input = standardInput
         self.environment = environment
-        self.isTerminal = !capturing && isatty(STDERR_FILENO) == 1
-        self.isInteractive = !capturing && isatty(STDIN_FILENO) == 1
+        self.isTerminal = !capturing && StandardStream.error.isTerminal
+        self.isInteractive = !capturing && StandardStream.input.isTerminal
         let noColor = environment["NO_COLOR"].map { !$0.isEmpty } ?? false
         self.usesColor = isTerminal && !noColor && environment["TERM"] != "dumb"
     }
@@ -75,19 +72,14 @@ final class Console: @unchecked Sendable {
 
     /// Writes `text`, and a line feed unless told not to, to stdout.
     func output(_ text: String, terminated: Bool = true) {
-        write(terminated ? text + "\n" : text, to: STDOUT_FILENO)    }
+        write(terminated ? text + "\n" : text, to: .output)
+    }
 
     /// All of stdin, as text.
     func readStandardInput() -> String {
         if capturing { return input ?? "" }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(STDIN_FILENO, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { break }
-            bytes += chunk[0..<count]
-        }
+        // A read that fails ends the input there, as its end would.
+        let bytes = (try? StandardStream.input.readAll()) ?? []
         return String(decoding: bytes, as: UTF8.self)
     }
 
@@ -133,7 +125,7 @@ final class Console: @unchecked Sendable {
         var bytes = progressLine == nil ? "" : "\r\u{1B}[K"
         if let text { bytes += StyledText(plain: text).rendered(color: false) }
         progressLine = text
-        rawWrite(bytes, to: STDERR_FILENO)
+        rawWrite(bytes, to: .error)
     }
 
     private func line(_ rendered: String) {
@@ -142,38 +134,30 @@ final class Console: @unchecked Sendable {
         // A line written under a progress line takes its place, and the progress comes back below.
         let erase = progressLine == nil ? "" : "\r\u{1B}[K"
         let redraw = progressLine ?? ""
-        rawWrite(erase + rendered + "\n" + redraw, to: STDERR_FILENO)
+        rawWrite(erase + rendered + "\n" + redraw, to: .error)
     }
 
-    private func write(_ text: String, to fd: Int32) {
+    private func write(_ text: String, to stream: StandardStream) {
         lock.lock()
         defer { lock.unlock() }
-        rawWrite(text, to: fd)
+        rawWrite(text, to: stream)
     }
 
-    private func rawWrite(_ text: String, to fd: Int32) {
+    private func rawWrite(_ text: String, to stream: StandardStream) {
         if capturing {
-            if fd == STDOUT_FILENO { standardOutput += text } else { standardError += text }
+            if stream == .output { standardOutput += text } else { standardError += text }
             return
         }
         // A stream that failed once gets nothing more: the command ends with the failure.
-        guard writeFailures[fd] == nil, !text.isEmpty else { return }
-        guard !closedAtStart.contains(fd) else {
-            writeFailures[fd] = EBADF
+        guard writeFailures[stream] == nil, !text.isEmpty else { return }
+        guard !closedAtStart.contains(stream) else {
+            writeFailures[stream] = .badFileDescriptor
             return
         }
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 && errno == EINTR { continue }
-                guard written > 0 else {
-                    writeFailures[fd] = written < 0 ? errno : EIO
-                    return
-                }
-                offset += written
-            }
+        do throws(FileSystemError) {
+            try stream.write(Array(text.utf8))
+        } catch {
+            writeFailures[stream] = error.code
         }
     }
 }
@@ -182,15 +166,15 @@ final class Console: @unchecked Sendable {
 
 extension Console {
     /// Whether stdout was closed when the process started (`fixturekit ... >&-`).
-    var standardOutputIsClosed: Bool { closedAtStart.contains(STDOUT_FILENO) }
+    var standardOutputIsClosed: Bool { closedAtStart.contains(.output) }
 
     /// The errno of the failed write to stdout, for a command that reports it
     /// itself (`migrate --json`); ``settle(_:)`` then says nothing more of it.
     /// A reader that closed the pipe (EPIPE) is not a failure to report: `nil`.
-    func takeOutputFailure() -> Int32? {
+    func takeOutputFailure() -> Errno? {
         lock.lock()
         defer { lock.unlock() }
-        guard let code = writeFailures[STDOUT_FILENO], code != EPIPE else { return nil }
+        guard let code = writeFailures[.output], code != .brokenPipe else { return nil }
         handledOutputFailure = true
         return code
     }
@@ -210,7 +194,7 @@ extension Console {
     func outputReport(_ text: String, what: String) throws(OutputFailure) {
         output(text, terminated: false)
         if let code = takeOutputFailure() {
-            throw OutputFailure(what: what, why: FileSystemError("write", path: "stdout", errno: code).reason)
+            throw OutputFailure(what: what, why: FileSystemError("write", path: "stdout", errno: code.rawValue).reason)
         }
     }
 
@@ -223,30 +207,14 @@ extension Console {
     func settle(_ status: ExitCode) -> ExitCode {
         guard !capturing, !status.isInterruption else { return status }
         lock.lock()
-        let (output, errors) = (handledOutputFailure ? nil : writeFailures[STDOUT_FILENO], writeFailures[STDERR_FILENO])
+        let (output, errors) = (handledOutputFailure ? nil : writeFailures[.output], writeFailures[.error])
         lock.unlock()
-        if output == EPIPE || errors == EPIPE { return .brokenPipe }
+        if output == .brokenPipe || errors == .brokenPipe { return .brokenPipe }
         if let output {
-            let reason = output == EBADF ? "not open" : FileSystemError("write", path: "stdout", errno: output).reason
+            let reason = output == .badFileDescriptor ? "not open" : FileSystemError("write", path: "stdout", errno: output.rawValue).reason
             error("write output: stdout: \(reason)")
         }
         return output != nil || errors != nil || handledOutputFailure ? .couldNotWork : status
-    }
-
-    /// Puts `/dev/null` on stdin, stdout or stderr when one is not open, so that
-    /// a file the command opens never gets its number (a report written into a
-    /// store). - Returns: the output streams that were closed.
-    private static func occupyClosedStandardStreams() -> Set<Int32> {
-        var closed: Set<Int32> = []
-        for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(fd, F_GETFD) < 0 && errno == EBADF {
-            let null = open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY)
-            if null >= 0, null != fd {
-                dup2(null, fd)
-                close(null)
-            }
-            if fd != STDIN_FILENO { closed.insert(fd) }
-        }
-        return closed
     }
 }
 

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKit
 
 /// The `fixturekit` command: finds the subcommand and runs it.
@@ -103,7 +100,7 @@ enum Tool {
             progress.finish()
             let error = FixtureKitError(error)
             // `pack -o - | head -c1`: the reader went away, as for any output (``Console/settle(_:)``).
-            if let cause = error.cause as? FileSystemError, cause.errno == EPIPE, cause.path == "stdout" { return .brokenPipe }
+            if let cause = error.cause as? FileSystemError, cause.code == .brokenPipe, cause.path == "stdout" { return .brokenPipe }
             console.error(error.description)
             return ExitCode(error.category)
         } catch {

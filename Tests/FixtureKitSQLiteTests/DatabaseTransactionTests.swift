@@ -92,12 +92,7 @@ import Testing
 
     @Test func aReleaseThatFailsOnADeferredForeignKeyRollsTheSavepointBack() throws {
         let folder = try TemporaryFolder()
-        let database = try Database(path: folder.url("fk.sqlite"), options: .init(create: true))
-        try database.execute("""
-            PRAGMA foreign_keys = ON;
-            CREATE TABLE parent (id INTEGER PRIMARY KEY);
-            CREATE TABLE child (id INTEGER PRIMARY KEY, parent INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
-            """)
+        let database = try childOfNoParent(folder)
         let error = try #require(throws: SQLiteError.self) {
             try database.inSavepoint("outer") { () throws(SQLiteError) in
                 try database.execute("INSERT INTO child VALUES (1, 99)")
@@ -120,5 +115,83 @@ import Testing
             }
         }
         #expect(database.isAutocommit)
+    }
+
+    /// A body's own error type: a failure of COMMIT (a deferred foreign key) is
+    /// thrown as the wrapping makes it, and the transaction is rolled back.
+    struct Wrapped: Error, Equatable { var message: String }
+
+    func childOfNoParent(_ folder: TemporaryFolder) throws -> Database {
+        let database = try Database(path: folder.url("fk.sqlite"), options: .init(create: true))
+        try database.execute("""
+            PRAGMA foreign_keys = ON;
+            CREATE TABLE parent (id INTEGER PRIMARY KEY);
+            CREATE TABLE child (id INTEGER PRIMARY KEY, parent INTEGER REFERENCES parent(id) DEFERRABLE INITIALLY DEFERRED);
+            """)
+        return database
+    }
+
+    @Test func aWrappedTransactionThrowsTheBodysErrorOrTheWrappedFailureOfCommit() throws {
+        let folder = try TemporaryFolder()
+        let database = try childOfNoParent(folder)
+        let wrap = { (error: SQLiteError) in Wrapped(message: "wrapped: \(error.message)") }
+        let failure = try #require(throws: Wrapped.self) {
+            try database.inTransaction(.immediate, wrapping: wrap) { () throws(Wrapped) in
+                do throws(SQLiteError) { try database.execute("INSERT INTO child VALUES (1, 99)") } catch { throw wrap(error) }
+            }
+        }
+        #expect(failure == Wrapped(message: "wrapped: FOREIGN KEY constraint failed"))
+        #expect(database.isAutocommit)
+        #expect(try database.scalar("SELECT count(*) FROM child") == .integer(0))
+        #expect(throws: Wrapped(message: "body")) {
+            try database.inTransaction(wrapping: wrap) { () throws(Wrapped) in
+                do throws(SQLiteError) { try database.execute("INSERT INTO parent VALUES (1)") } catch { throw wrap(error) }
+                throw Wrapped(message: "body")
+            }
+        }
+        #expect(database.isAutocommit)
+        #expect(try database.scalar("SELECT count(*) FROM parent") == .integer(0))
+    }
+
+    @Test(arguments: [Database.TransactionCompletion.commit, .rollback])
+    func aTransactionEndsAsItsBodySays(completion: Database.TransactionCompletion) throws {
+        let folder = try TemporaryFolder()
+        let database = try store(folder, journal: "WAL")
+        let ended = try database.transaction(.immediate, wrapping: { $0 }) { () throws(SQLiteError) in
+            try database.execute("INSERT INTO t VALUES (2)")
+            return completion
+        }
+        #expect(ended == completion)
+        #expect(database.isAutocommit)
+        #expect(try values(database) == (completion == .commit ? [1, 2] : [1]))
+    }
+
+    @Test func anAttemptThatFailsIsRolledBackAndReturnedAndTheTransactionGoesOn() throws {
+        let folder = try TemporaryFolder()
+        let database = try store(folder, journal: "DELETE")
+        try database.inTransaction(.immediate) { () throws(SQLiteError) in
+            let refused = try database.attemptInSavepoint("grow") { () throws(SQLiteError) in
+                try database.execute("INSERT INTO t VALUES (2)")
+                try database.execute("INSERT INTO t VALUES (1)")
+            }
+            guard case .failure(let error) = refused else { Issue.record("not refused"); return }
+            #expect(error.code == 19)
+            let kept = try database.attemptInSavepoint("grow") { () throws(SQLiteError) -> Int in
+                try database.execute("INSERT INTO t VALUES (3)")
+                return 3
+            }
+            #expect(try kept.get() == 3)
+            #expect(!database.isAutocommit)
+        }
+        #expect(try values(database) == [1, 3])
+        // Outside a transaction, a RELEASE that fails on a deferred foreign key is a refusal too.
+        let fk = try childOfNoParent(folder)
+        let refused = try fk.attemptInSavepoint("outer") { () throws(SQLiteError) in
+            try fk.execute("INSERT INTO child VALUES (1, 99)")
+        }
+        guard case .failure(let error) = refused else { Issue.record("not refused"); return }
+        #expect(error.message == "FOREIGN KEY constraint failed")
+        #expect(fk.isAutocommit)
+        #expect(try fk.scalar("SELECT count(*) FROM child") == .integer(0))
     }
 }

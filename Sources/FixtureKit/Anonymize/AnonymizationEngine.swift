@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitSQLite
 import FixtureKitCrypto
@@ -63,8 +60,11 @@ enum AnonymizationEngine {
     /// - Throws: ``FixtureKitError``: exit 2 for rules that do not fit the store.
     static func run(folder: String, storeName: String, output: String, rules: AnonymizationRules, key: AnonymizationKey, spoolFolder: String, display: String, pristine: (folder: String, names: [String])? = nil, acceleration: AnonymizationSession.Acceleration = .all, enforceProfile: Bool = true) throws(FixtureKitError) -> EngineResult {
         let path = folder.appendingPath(storeName)
+        func wrap(_ error: SQLiteError) -> FixtureKitError {
+            FixtureKitError(what: "anonymize", path: display, why: error.description, cause: error)
+        }
         func sqlite(_ body: () throws(SQLiteError) -> Void) throws(FixtureKitError) {
-            do { try body() } catch { throw FixtureKitError(what: "anonymize", path: display, why: error.description, cause: error) }
+            do { try body() } catch { throw wrap(error) }
         }
         let database: Database
         let isWAL: Bool
@@ -108,32 +108,32 @@ enum AnonymizationEngine {
             try sqlite { () throws(SQLiteError) in try session.register(on: database) }
             try sqlite { () throws(SQLiteError) in try profile.measure(before: true, database: database) }
             let violationsBefore = try foreignKeyViolations(database, display: display)
-            try sqlite { () throws(SQLiteError) in try database.execute("BEGIN") }
-            try buildMaps(session, database: database, display: display)
-            try runUpdates(session, database: database, display: display)
-            try sqlite { () throws(SQLiteError) in try profile.measure(before: false, database: database) }
             // The profile's hashes are sorted and counted on another thread while
             // the output is built; its verdict is awaited before anything is kept.
             let counting = BackgroundStage()
             let verdict = ProfileVerdict()
-            counting.start { verdict.result = checkProfile(profile, display: display) }
             defer { counting.drain() }
-            // No value is replaced after this: the leak scan's thread looks for
-            // exemptions while the output is built. A write failure is thrown by the scan.
-            try? spool.finish()
-            session.releaseCache()
-            prefetch?.stop()
-            rebuilt = try rebuildFullText(schema, database: database, display: display)
-            try refreshStatistics(schema, database: database, display: display)
-            let violationsAfter = try foreignKeyViolations(database, display: display)
-            if let (table, count) = violationsAfter.first(where: { $0.value > (violationsBefore[$0.key] ?? 0) }) {
-                throw FixtureKitError(
-                    what: "anonymize", path: display,
-                    why: "the rules break foreign keys: \(count) rows of \(table) no longer find their parent",
-                    hint: "give a foreign key and the key it refers to the same pseudonym domain")
+            try database.inTransaction(wrapping: wrap) { () throws(FixtureKitError) in
+                try buildMaps(session, database: database, display: display)
+                try runUpdates(session, database: database, display: display)
+                try sqlite { () throws(SQLiteError) in try profile.measure(before: false, database: database) }
+                counting.start { verdict.result = checkProfile(profile, display: display) }
+                // No value is replaced after this: the leak scan's thread looks for
+                // exemptions while the output is built. A write failure is thrown by the scan.
+                try? spool.finish()
+                session.releaseCache()
+                prefetch?.stop()
+                rebuilt = try rebuildFullText(schema, database: database, display: display)
+                try refreshStatistics(schema, database: database, display: display)
+                let violationsAfter = try foreignKeyViolations(database, display: display)
+                if let (table, count) = violationsAfter.first(where: { $0.value > (violationsBefore[$0.key] ?? 0) }) {
+                    throw FixtureKitError(
+                        what: "anonymize", path: display,
+                        why: "the rules break foreign keys: \(count) rows of \(table) no longer find their parent",
+                        hint: "give a foreign key and the key it refers to the same pseudonym domain")
+                }
             }
             try sqlite { () throws(SQLiteError) in
-                try database.execute("COMMIT")
                 // VACUUM INTO gives the output the cache size of the store: a small
                 // one, since both files are read and written in order anyway.
                 try database.execute("PRAGMA cache_size = -\(vacuumCacheKiB); PRAGMA shrink_memory")
@@ -145,7 +145,7 @@ enum AnonymizationEngine {
             if let problem = verdict.result?.1, enforceProfile { throw problem }
             measured = verdict.result?.0 ?? measured
         }
-        for suffix in ["", "-wal", "-shm", "-journal"] { unlink(path + suffix) }
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? POSIX.removeFile(path + suffix) }
         if isWAL { try keepWALMode(output, display: display) }
         let columns = bound.map { rule in
             AnonymizationReport.ColumnChange(table: rule.table, column: rule.column, strategy: rule.strategy.name, rowsChanged: session.changed[rule.index])

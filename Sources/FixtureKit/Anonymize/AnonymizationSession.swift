@@ -1,13 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitSQLite
 
-/// Whether two byte sequences are equal, with memcmp.
+/// Whether two byte sequences are equal.
 @inline(__always)
 func equalBytes(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
-    lhs.count == rhs.count && (lhs.count == 0 || memcmp(lhs.baseAddress!, rhs.baseAddress!, lhs.count) == 0)
+    lhs.count == rhs.count && (lhs.count == 0 || Memory.equal(lhs.baseAddress!, rhs.baseAddress!, count: lhs.count))
 }
 
 /// The state of one anonymization: the key, the bound rules, what changed, and

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import FixtureKitSystem
 import FixtureKitModels
@@ -76,7 +73,7 @@ struct CorpusAnonymization {
         guard let rules, let key else { return optedOut ? Manifest.Anonymization(mode: Manifest.Anonymization.optedOutMode) : nil }
         let raw = staging.appendingPath(".fixturekit-raw")
         try wrap("anonymize: stage", staging) { () throws(FileSystemError) in
-            guard mkdir(raw, 0o700) == 0 else { throw FileSystemError("create folder", path: raw, errno: errno) }
+            try POSIX.createFolder(raw, mode: 0o700)
             for suffix in ["", "-wal", "-shm", "-journal"] where try POSIX.lstatIfPresent(staging.appendingPath(storeName + suffix)) != nil {
                 try POSIX.rename(staging.appendingPath(storeName + suffix), raw.appendingPath(storeName + suffix))
             }

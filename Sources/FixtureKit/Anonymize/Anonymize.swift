@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import FixtureKitSystem
 import FixtureKitSQLite
@@ -74,7 +71,7 @@ public enum Anonymizer {
         let work = workFolder(for: output)
         do throws(FileSystemError) {
             try FixtureFolder.recover(output)
-            guard mkdir(work, 0o700) == 0 else { throw FileSystemError("create folder", path: work, errno: errno) }
+            try POSIX.createFolder(work, mode: 0o700)
         } catch {
             throw FixtureKitError(what: "anonymize", failed: error)
         }
@@ -86,7 +83,7 @@ public enum Anonymizer {
         try wrap("anonymize: write", output) { () throws(FileSystemError) in
             // A stale sidecar beside the output would be replayed into it.
             for suffix in StoreSet.Sidecar.allCases.map(\.rawValue) where suffix != StoreSet.Sidecar.support.rawValue {
-                if try POSIX.lstatIfPresent(output + suffix) != nil { unlink(output + suffix) }
+                if try POSIX.lstatIfPresent(output + suffix) != nil { try? POSIX.removeFile(output + suffix) }
             }
             try POSIX.rename(built, output)
             try POSIX.fsyncDirectory(AtomicFile.parentFolder(of: output))
@@ -165,7 +162,7 @@ public enum Anonymizer {
         guard output.isEmpty == false, !output.hasSuffix("/") else {
             return FixtureKitError(what: "anonymize", path: output, why: "not a file name", category: .usage)
         }
-        let existing: stat?
+        let existing: FileStatus?
         do { existing = try POSIX.lstatIfPresent(output) } catch {
             return FixtureKitError(what: "anonymize", failed: error)
         }
@@ -180,7 +177,7 @@ public enum Anonymizer {
                     return FixtureKitError(what: "anonymize", path: output, why: "is a file of the input's store set", remedy: .chooseAnotherOutput)
                 }
             }
-            guard (existing.st_mode & S_IFMT) == S_IFREG else {
+            guard existing.kind == .regular else {
                 return FixtureKitError(what: "anonymize", path: output, why: FileHasher.kindDescription(existing.st_mode))
             }
             guard force else {
@@ -197,7 +194,7 @@ public enum Anonymizer {
     static func anonymizeCopy(of set: StoreSet, into folder: String, rules: AnonymizationRules, key: AnonymizationKey, display: String, names: (String) -> String, keepFailed: (folder: String, name: String)? = nil, copySupport: Bool = true) throws(FixtureKitError) -> AnonymizationReport {
         let raw = folder.appendingPath(".fixturekit-raw")
         try wrap("anonymize: copy", set.storePath) { () throws(FileSystemError) in
-            guard mkdir(raw, 0o700) == 0 else { throw FileSystemError("create folder", path: raw, errno: errno) }
+            try POSIX.createFolder(raw, mode: 0o700)
             for name in set.memberNames where name != set.fileName(of: .support) {
                 try FileCopy.copy(from: set.folder.appendingPath(name), to: raw.appendingPath(name), sync: false)
             }
@@ -275,14 +272,16 @@ public enum Anonymizer {
     /// readable by its owner only, under a temporary name first.
     static func keepRejected(_ store: String, as path: String) throws(FileSystemError) {
         let folder = AtomicFile.parentFolder(of: path)
-        if mkdir(folder, 0o700) != 0 && errno != EEXIST { throw FileSystemError("create folder", path: folder, errno: errno) }
+        try POSIX.createFolder(folder, mode: 0o700, existing: true)
         let temporary = AtomicFile.temporaryPath(for: path)
-        unlink(temporary)
-        if rename(store, temporary) != 0 {
-            guard errno == EXDEV else { throw FileSystemError("rename", path: temporary, errno: errno) }
+        try? POSIX.removeFile(temporary)
+        do throws(FileSystemError) {
+            try POSIX.rename(store, temporary)
+        } catch {
+            guard error.code == .crossDevice else { throw FileSystemError("rename", path: temporary, errno: error.errno) }
             try FileCopy.copy(from: store, to: temporary, sync: false)
         }
-        guard chmod(temporary, 0o600) == 0 else { throw FileSystemError("chmod", path: temporary, errno: errno) }
+        try POSIX.setPermissions(temporary, 0o600)
         try POSIX.fsyncFile(temporary)
         try POSIX.rename(temporary, path)
         try POSIX.fsyncDirectory(folder)

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
 import FixtureKitSystem
 import FixtureKitSQLite
@@ -130,7 +127,7 @@ final class KeyedPrefetch: @unchecked Sendable {
             taken += 1
             guard slotSequence == sequence else { continue }
             let inputCount = Int(slot.load(fromByteOffset: 8, as: Int32.self))
-            if inputCount == input.count, memcmp(slot + 16, input.baseAddress!, inputCount) == 0 {
+            if inputCount == input.count, Memory.equal(slot + 16, input.baseAddress!, count: inputCount) {
                 let outputCount = Int(slot.load(fromByteOffset: 12, as: Int32.self))
                 output.append(contentsOf: UnsafeRawBufferPointer(start: slot + 16 + Self.maximumBytes, count: outputCount))
                 takenCount.pointee += 1
@@ -200,7 +197,7 @@ final class KeyedPrefetch: @unchecked Sendable {
                 // differ from the working copy's and are not taken.
                 database = try Database(path: Database.fileURI(source.appendingPath(storeName)) + "?immutable=1", options: .init(readOnly: true, uri: true, busyTimeout: 0))
             } else {
-                guard mkdir(folder, 0o700) == 0 else { return }
+                try POSIX.createFolder(folder, mode: 0o700)
                 for name in names { _ = try FileCopy.copy(from: source.appendingPath(name), to: folder.appendingPath(name), sync: false) }
                 database = try Database(path: folder.appendingPath(storeName), options: .init(busyTimeout: 0))
             }
@@ -257,7 +254,7 @@ final class KeyedPrefetch: @unchecked Sendable {
                             passed = true
                             break
                         }
-                        usleep(100)
+                        POSIX.pause(microseconds: 100)
                     }
                     guard !passed else { continue }
                     let slot = slots + (ring * Self.capacity + written % Self.capacity) * Self.slotBytes

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitSQLite
 import FixtureKitModels
@@ -72,27 +69,29 @@ extension LeakScan {
 
     /// Reads the store's pages, one at a time (the last one kept), and where bytes lie on them.
     private final class PageReader {
-        let fd: Int32
+        let file: FileDescriptor
         let context: Classification
         private var last: (page: Int, bytes: [UInt8])?
 
         init(_ context: Classification) throws(FixtureKitError) {
             self.context = context
-            do { fd = try POSIX.open(context.target.store, O_RDONLY | O_NOFOLLOW) } catch {
+            do { file = try FileDescriptor.open(context.target.store, .readOnly, options: .noFollow) } catch {
                 throw LeakScan.wrap(error, store: context.file)
             }
         }
 
-        deinit { close(fd) }
+        deinit { try? file.close() }
 
         /// The page, and the bytes after it that a match starting on it may end in.
         func read(_ page: Int) throws(FixtureKitError) -> [UInt8] {
             if let last, last.page == page { return last.bytes }
             let pageSize = context.map.pageSize
-            var bytes = [UInt8](repeating: 0, count: pageSize + context.index.maximumLength)
-            let count = bytes.withUnsafeMutableBytes { raw in POSIX.retrying { pread(fd, raw.baseAddress!, raw.count, off_t((page - 1) * pageSize)) } }
-            guard count >= 0 else { throw LeakScan.wrap(FileSystemError("read", path: context.target.store, errno: errno), store: context.file) }
-            bytes.removeSubrange(count...)
+            let bytes: [UInt8]
+            do {
+                bytes = try file.read(fromAbsoluteOffset: Int64((page - 1) * pageSize), upTo: pageSize + context.index.maximumLength)
+            } catch {
+                throw LeakScan.wrap(error, store: context.file)
+            }
             last = (page, bytes)
             return bytes
         }

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Synchronization
 import FixtureKitSystem
 import FixtureKitSQLite
@@ -62,9 +59,9 @@ final class LeakScan {
     /// Handed between the threads under ``BackgroundStage``'s rule.
     final class Batch: @unchecked Sendable {
         var index = PatternIndex()
-        var offset: off_t
+        var offset: Int64
         var isLast = false
-        init(offset: off_t) { self.offset = offset }
+        init(offset: Int64) { self.offset = offset }
     }
 
     private final class Flag: Sendable {
@@ -158,7 +155,7 @@ final class LeakScan {
         while true {
             // Complete first: everything it covers is then in `available`.
             let complete = !following || spool.progress.isComplete
-            let limit = following ? off_t(spool.progress.available) : .max
+            let limit = following ? Int64(spool.progress.available) : .max
             var full = false
             try spool.originals.records(from: &offset, to: limit, withColumn: true) { column, bytes in
                 if index.arenaBytes + bytes.count > batchBytes && !index.isEmpty {
@@ -204,7 +201,7 @@ final class LeakScan {
                 bytes.withUnsafeBytes { raw in index.search(raw, through: raw.count - 1) { mark($0, $1, in: raw) } }
             }
         }
-        var offset: off_t = 0
+        var offset: Int64 = 0
         try spool.written.records(from: &offset, withColumn: false) { _, bytes in
             index.search(bytes, through: bytes.count - 1) { mark($0, $1, in: bytes) }
             return true
@@ -355,7 +352,13 @@ final class LeakScan {
     /// to ``PatternIndex/runBytes``.
     static func wholeValueBytes(storeBytes: UInt64, values: Int) -> Int {
         let product = Double(max(storeBytes, 1)) * Double(max(values, 1))
-        let digits = Int(log10(product).rounded(.up))
+        // ceil(log10(product)): powers of ten up to 10^22 are exact in a Double.
+        var digits = 0
+        var power = 1.0
+        while power < product {
+            power *= 10
+            digits += 1
+        }
         return min(PatternIndex.runBytes, max(PatternIndex.minimumBytes, digits + 3))
     }
 

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 
 /// The raw pass of the leak scan: every byte of a file, searched for the
@@ -82,9 +79,9 @@ enum LeakScanner {
     ///     in a store, counted by page in ``FileHits/shortPages`` for the caller
     ///     to judge; in another file, a hit only where they stand whole in its bytes.
     static func search(_ path: String, from start: Int = 0, to end: Int = .max, index: PatternIndex, pageSize: Int? = nil, wholeBelow: Int = PatternIndex.minimumBytes) throws(FileSystemError) -> FileHits {
-        let fd = try POSIX.open(path, O_RDONLY | O_NOFOLLOW)
-        defer { close(fd) }
-        _ = posix_fadvise(fd, off_t(start), 0, POSIX_FADV_SEQUENTIAL)
+        let file = try FileDescriptor.open(path, .readOnly, options: .noFollow)
+        defer { try? file.close() }
+        file.adviseSequential()
         let behind = PatternIndex.reach
         let ahead = max(index.maximumLength, PatternIndex.windowBytes) + PatternIndex.reach
         var buffer = [UInt8](repeating: 0, count: behind + readSize + ahead)
@@ -98,10 +95,11 @@ enum LeakScanner {
         let limit = end == .max ? Int.max : end + ahead
         while !atEnd && next < end {
             let wanted = min(buffer.count - filled, limit - (bufferStart + filled))
-            let count = wanted <= 0 ? 0 : buffer.withUnsafeMutableBytes { raw in
-                POSIX.retrying { pread(fd, raw.baseAddress! + filled, wanted, off_t(bufferStart + filled)) }
-            }
-            if count < 0 { throw FileSystemError("read", path: path, errno: errno) }
+            let count = wanted <= 0 ? 0 : try buffer.withUnsafeMutableBytes { raw in
+                Result { () throws(FileSystemError) in
+                    try file.read(fromAbsoluteOffset: Int64(bufferStart + filled), into: UnsafeMutableRawBufferPointer(rebasing: raw[filled..<filled + wanted]))
+                }
+            }.get()
             filled += count
             atEnd = count == 0
             // Positions from which every pattern and its run fit in what was read, before `end`: the rest waits.

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Synchronization
 import FixtureKitSystem
@@ -112,7 +109,7 @@ final class SpoolProgress: Sendable {
 /// One spool file: records of `[column u32][length u32][bytes]` (column omitted in the written spool).
 final class SpoolFile {
     static let bufferSize = 1 << 20
-    let fd: Int32
+    let file: FileDescriptor
     let path: String
     private let progress: SpoolProgress?
     /// Records not written yet: appended with memcpy, no array in between.
@@ -122,9 +119,9 @@ final class SpoolFile {
     private let state: UnsafeMutablePointer<(filled: Int, failure: FileSystemError?)>
 
     init(folder: String, name: String, progress: SpoolProgress?) throws(FileSystemError) {
-        path = folder.appendingPath(".fixturekit-\(name)-\(getpid())")
-        fd = try POSIX.open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
-        unlink(path)
+        path = folder.appendingPath(".fixturekit-\(name)-\(POSIX.processID)")
+        file = try FileDescriptor.open(path, .readWrite, options: [.exclusiveCreate, .noFollow], permissions: 0o600)
+        try? POSIX.removeFile(path)
         self.progress = progress
         buffer = .allocate(byteCount: Self.bufferSize, alignment: 16)
         state = .allocate(capacity: 1)
@@ -132,7 +129,7 @@ final class SpoolFile {
     }
 
     deinit {
-        close(fd)
+        try? file.close()
         buffer.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
@@ -181,7 +178,7 @@ final class SpoolFile {
     private func write(_ bytes: UnsafeRawBufferPointer) {
         guard state.pointee.failure == nil else { return }
         do throws(FileSystemError) {
-            try POSIX.writeAll(fd, bytes, path: path)
+            try file.writeAll(bytes)
             progress?.wrote(bytes.count)
         } catch {
             state.pointee.failure = error
@@ -199,7 +196,7 @@ final class SpoolFile {
     /// Reads the records from `offset` up to `limit` (a record boundary), calling
     /// `body` with each; `body` returns `false` to stop, and `offset` is then
     /// that record's, so that the next call starts with it.
-    func records(from offset: inout off_t, to limit: off_t = .max, withColumn: Bool, _ body: (UInt32, UnsafeRawBufferPointer) -> Bool) throws(FileSystemError) {
+    func records(from offset: inout Int64, to limit: Int64 = .max, withColumn: Bool, _ body: (UInt32, UnsafeRawBufferPointer) -> Bool) throws(FileSystemError) {
         var chunk = [UInt8](repeating: 0, count: Self.bufferSize)
         var filled = 0
         var consumed = 0
@@ -214,12 +211,13 @@ final class SpoolFile {
                 filled -= consumed
                 consumed = 0
             }
-            let wanted = Int(min(off_t(chunk.count - filled), limit - position))
-            let count = wanted <= 0 ? 0 : chunk.withUnsafeMutableBytes { raw in
-                POSIX.retrying { pread(fd, raw.baseAddress! + filled, wanted, position) }
-            }
-            if count < 0 { throw FileSystemError("read", path: path, errno: errno) }
-            position += off_t(count)
+            let wanted = Int(min(Int64(chunk.count - filled), limit - position))
+            let count = wanted <= 0 ? 0 : try chunk.withUnsafeMutableBytes { raw in
+                Result { () throws(FileSystemError) in
+                    try file.read(fromAbsoluteOffset: position, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled..<filled + wanted]))
+                }
+            }.get()
+            position += Int64(count)
             filled += count
             var stop = false
             chunk.withUnsafeBytes { raw in
@@ -236,7 +234,7 @@ final class SpoolFile {
                 }
             }
             if stop || count == 0 {
-                offset = position - off_t(filled - consumed)
+                offset = position - Int64(filled - consumed)
                 return
             }
             if filled - consumed == chunk.count {

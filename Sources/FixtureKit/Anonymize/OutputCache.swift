@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitSQLite
 import FixtureKitCrypto
@@ -93,7 +90,7 @@ struct OutputCache {
             let base = slots + slot * Self.slotBytes
             hit = base.load(as: Int32.self) == Int32(truncatingIfNeeded: owner + 1)
                 && Int(base.load(fromByteOffset: 4, as: Int32.self)) == bytes.count
-                && (bytes.isEmpty || memcmp(base + Self.headerBytes, bytes.baseAddress!, bytes.count) == 0)
+                && (bytes.isEmpty || Memory.equal(base + Self.headerBytes, bytes.baseAddress!, count: bytes.count))
         }
         // Counted during the probation only: the arrays are not written afterwards.
         if lookups[owner] < Self.probation {

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 
 extension PatternIndex {
@@ -52,7 +49,7 @@ extension PatternIndex {
                     } else {
                         for earlier in bucketStart..<kept where sortedShapes[earlier] == shape {
                             let length = Int(shape & Self.lengthMask)
-                            if memcmp(arena.baseAddress! + Int(sortedStarts[earlier]), arena.baseAddress! + Int(sortedStarts[place]), length) == 0 {
+                            if Memory.equal(arena.baseAddress! + Int(sortedStarts[earlier]), arena.baseAddress! + Int(sortedStarts[place]), count: length) {
                                 duplicate = true
                                 let column = sortedOwners[place] & WholeValue.columnMask
                                 if !tracked.isEmpty && column != sortedOwners[earlier] & WholeValue.columnMask && tracked.contains(column) {
@@ -126,7 +123,7 @@ extension PatternIndex {
                         let long = Int(key & indexMask)
                         func equal(_ other: Int) -> Bool {
                             longLengths[other] == longLengths[long]
-                                && memcmp(arena.baseAddress! + Int(longStarts[other]), arena.baseAddress! + Int(longStarts[long]), Int(longLengths[long])) == 0
+                                && Memory.equal(arena.baseAddress! + Int(longStarts[other]), arena.baseAddress! + Int(longStarts[long]), count: Int(longLengths[long]))
                         }
                         guard let other = keptInGroup.first(where: equal) else {
                             keptInGroup.append(long)

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 
 extension PatternIndex {
@@ -115,7 +112,7 @@ extension PatternIndex {
                                 for pattern in Int(offsets[bucket])..<Int(offsets[bucket + 1]) {
                                     let shape = shapes[pattern]
                                     guard shape & ~Self.windowFlag == wanted,
-                                          memcmp(arenaBase + Int(starts[pattern]), base + position, length) == 0 else { continue }
+                                          Memory.equal(arenaBase + Int(starts[pattern]), base + position, count: length) else { continue }
                                     guard shape & Self.windowFlag != 0 else {
                                         found(pattern, Run(start: position, length: length, back: 0, forward: 0))
                                         continue

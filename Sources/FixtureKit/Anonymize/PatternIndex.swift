@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 
 /// The replaced values of a leak scan, searched for at once in one pass over

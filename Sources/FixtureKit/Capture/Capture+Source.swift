@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitSQLite
 import FixtureKitModels
@@ -139,13 +136,13 @@ extension Capture {
         for _ in 1...sourceReadAttempts {
             let current = (try? StoreSet(storePath: set.storePath)) ?? set
             guard SourceRead(current) == .immutable else {
-                unlink(destination)
+                try? POSIX.removeFile(destination)
                 return false
             }
             let before = FileState(path: set.storePath)
             FaultInjection.reached(.willOpen, set.storePath)
             try wrap("copy", set.storePath) { () throws(FileSystemError) in
-                unlink(destination)
+                try? POSIX.removeFile(destination)
                 try FileCopy.copy(from: set.storePath, to: destination, sync: false)
             }
             FaultInjection.reached(.opened, set.storePath)

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import FixtureKitSystem
 import FixtureKitSQLite
 import FixtureKitCrypto
@@ -158,9 +155,9 @@ public enum Capture {
     /// removed, or another file renamed over it (as a restore does). SQLite may
     /// then have read the old main file with the new `-wal`, and a raw copy
     /// opens the files by name: the copy could mix two stores.
-    private static func moved(_ path: String, since start: stat?) -> FixtureKitError? {
+    private static func moved(_ path: String, since start: FileStatus?) -> FixtureKitError? {
         guard let start else { return nil }
-        let now: stat?
+        let now: FileStatus?
         do { now = try POSIX.lstatIfPresent(path) } catch { return nil }
         guard let now else { return FixtureKitError(what: "capture", path: path, why: "vanished during the capture") }
         guard now.st_dev == start.st_dev, now.st_ino == start.st_ino else {
@@ -209,7 +206,7 @@ public enum Capture {
                 // end, and the staging folder is what makes the capture atomic. (The
                 // source is not memory-mapped: mapped pages count in the process'
                 // memory, up to the size of the store.)
-                unlink(destination)
+                try? POSIX.removeFile(destination)
                 // The snapshot's read transaction first, so that its page 1 is known
                 // before the copy is written: the backup copies that same snapshot.
                 digest = try source.inTransaction { () throws(SQLiteError) -> FileDigest? in
@@ -327,16 +324,16 @@ public enum Capture {
     /// drops every fcntl lock the process holds on a file, SQLite's included, so
     /// these are closed only after SQLite's connection is closed.
     final class HeldDescriptors {
-        private(set) var descriptors: [Int32] = []
+        private(set) var descriptors: [FileDescriptor] = []
 
-        func open(_ path: String) throws(FileSystemError) -> Int32 {
-            let fd = try POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
-            descriptors.append(fd)
-            return fd
+        func open(_ path: String) throws(FileSystemError) -> FileDescriptor {
+            let file = try FileDescriptor.open(path, .readOnly, options: [.noFollow, .nonBlocking])
+            descriptors.append(file)
+            return file
         }
 
         func closeAll() {
-            for fd in descriptors { close(fd) }
+            for file in descriptors { try? file.close() }
             descriptors.removeAll()
         }
     }

@@ -53,7 +53,7 @@ public enum CorpusInit {
         let configurationPath = corpus.appendingPath(CorpusConfiguration.fileName)
         let rulesPath = corpus.appendingPath(rulesFileName)
         for path in [configurationPath] + (store == nil ? [] : [rulesPath]) {
-            let existing: stat?
+            let existing: FileStatus?
             do { existing = try POSIX.lstatIfPresent(path) } catch {
                 throw FixtureKitError(what: "init", failed: error)
             }

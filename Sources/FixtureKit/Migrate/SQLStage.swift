@@ -43,37 +43,49 @@ struct SQLStage {
     /// Runs the files.
     /// - Throws: ``StageRunner/Failure`` naming the file, line and column of the statement that failed.
     mutating func run() throws(StageRunner.Failure) {
-        let whole = transaction == .wholeStage
-        do throws(StageRunner.Failure) {
-            if whole { try execute("BEGIN IMMEDIATE") }
-            for file in files {
-                let script = try read(file)
-                if try isRecorded(file) {
-                    log.append("-- \(file.path): recorded in \(record?.table ?? ""): not run")
-                    continue
-                }
-                if whole {
+        guard transaction == .eachFile else {
+            try database.inTransaction(.immediate, wrapping: Self.failure) { () throws(StageRunner.Failure) in
+                for file in files {
+                    let script = try read(file)
+                    if try skipsRecorded(file) { continue }
                     _ = try runFile(file, script, wrapped: true, canRunAsWritten: false)
-                } else {
-                    try execute("BEGIN IMMEDIATE")
-                    let (warnings, logged) = (pragmas.warnings.count, log.count)
-                    if try runFile(file, script, wrapped: true, canRunAsWritten: true) == .holdsItsOwnTransaction {
-                        try execute("ROLLBACK")
-                        pragmas.warnings.removeSubrange(warnings...)
-                        pragmas.ignored.removeSubrange(warnings...)
-                        log.removeSubrange(logged...)
-                        log.append("-- \(file.path) holds its own BEGIN and COMMIT: run as written, outside a transaction of fixturekit's")
-                        _ = try runFile(file, script, wrapped: false, canRunAsWritten: true)
-                    }
+                    try write(file)
                 }
-                try write(file)
-                if !whole && !database.isAutocommit { try execute("COMMIT") }
             }
-            if whole { try execute("COMMIT") }
-        } catch {
-            if !database.isAutocommit { try? database.execute("ROLLBACK") }
-            throw error
+            return
         }
+        for file in files {
+            let script = try read(file)
+            if try skipsRecorded(file) { continue }
+            let (warnings, logged) = (pragmas.warnings.count, log.count)
+            let ending = try database.transaction(.immediate, wrapping: Self.failure) { () throws(StageRunner.Failure) -> Database.TransactionCompletion in
+                guard try runFile(file, script, wrapped: true, canRunAsWritten: true) == .done else { return .rollback }
+                try write(file)
+                return .commit
+            }
+            guard ending == .rollback else { continue }
+            // The file holds its own BEGIN and COMMIT: what it did in fixturekit's
+            // transaction is undone, and it runs again as written.
+            pragmas.warnings.removeSubrange(warnings...)
+            pragmas.ignored.removeSubrange(warnings...)
+            log.removeSubrange(logged...)
+            log.append("-- \(file.path) holds its own BEGIN and COMMIT: run as written, outside a transaction of fixturekit's")
+            do throws(StageRunner.Failure) {
+                _ = try runFile(file, script, wrapped: false, canRunAsWritten: true)
+                try write(file)
+            } catch {
+                // The file's own transaction, left open by the statement that failed.
+                if !database.isAutocommit { try? database.execute("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    /// Whether `record`'s table already holds the file, which is then logged and not run.
+    private mutating func skipsRecorded(_ file: File) throws(StageRunner.Failure) -> Bool {
+        guard try isRecorded(file) else { return false }
+        log.append("-- \(file.path): recorded in \(record?.table ?? ""): not run")
+        return true
     }
 
     /// Runs one file's statements; inside fixturekit's transaction when `wrapped`.
@@ -146,10 +158,9 @@ struct SQLStage {
         }
     }
 
-    private func execute(_ sql: String) throws(StageRunner.Failure) {
-        do { try database.execute(sql) } catch {
-            throw StageRunner.Failure(Self.reason(error), StageRunner.describe(at: nil, error), statement: sql)
-        }
+    /// A failure of fixturekit's own `BEGIN`, `COMMIT` or `ROLLBACK` as the stage's.
+    private static func failure(_ error: SQLiteError) -> StageRunner.Failure {
+        StageRunner.Failure(reason(error), StageRunner.describe(at: nil, error), statement: error.sql)
     }
 
     // MARK: - The app's bookkeeping table

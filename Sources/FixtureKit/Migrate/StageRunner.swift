@@ -291,8 +291,8 @@ final class StageRunner {
             } catch {
                 return Failure(.machine(error), "\(argv[0]): cannot start: \(error.reason)", statement: command)
             }
-            guard case .cannotStart(let code) = outcome.end, code == ETXTBSY, attempt < Self.startAttempts else { break }
-            usleep(useconds_t(attempt) * 20_000)
+            guard case .cannotStart(let code) = outcome.end, Errno(rawValue: code) == .textFileBusy, attempt < Self.startAttempts else { break }
+            POSIX.pause(microseconds: UInt32(attempt) * 20_000)
         }
         let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         log += text.split(separator: "\n").map { "  | " + $0 }
@@ -312,7 +312,7 @@ final class StageRunner {
         case .signaled(let signal): how = "\(argv[0]) was killed by signal \(signal)\(last)"
         case .timedOut(let seconds): how = "\(argv[0]) timed out after \(Self.describe(seconds: seconds)) s"
         case .interrupted(let reason): how = "\(argv[0]) was interrupted: \(reason)"
-        case .cannotStart(let code): return Failure(.program(outcome.end), "\(argv[0]): cannot start: \(String(cString: strerror(code)).lowercased())", statement: command)
+        case .cannotStart(let code): return Failure(.program(outcome.end), "\(argv[0]): cannot start: \(Errno(rawValue: code))", statement: command)
         }
         return Failure(.program(outcome.end), how + (left.map { "\n" + $0 } ?? ""), statement: command)
     }

@@ -37,7 +37,7 @@ struct PackPlan {
     /// does not match its SHA256SUMS is refused with ``failedCheck(folder:)``.
     init(folder: String) throws(FixtureKitError) {
         self.folder = folder
-        let info: stat?
+        let info: FileStatus?
         do { info = try POSIX.lstatIfPresent(folder) } catch { throw FixtureKitError.wrapping(error, what: "pack") }
         guard let info else { throw FixtureKitError(what: "pack", path: folder, why: "no such folder") }
         guard info.kind == .folder else {

@@ -124,7 +124,7 @@ extension MigrationRunner {
         }
         guard needed > available else { return nil }
         let message = "cannot grow the copies: \(temporary) has \(Self.bytes(available)) free, they need \(how)"
-        return CheckResult(kind, passed: false, message: message, error: FileSystemError("grow copies", path: temporary, errno: ENOSPC))
+        return CheckResult(kind, passed: false, message: message, error: FileSystemError("grow copies", path: temporary, errno: Errno.noSpace.rawValue))
     }
 
     /// `512 bytes`, `3.2 MiB`.

@@ -114,8 +114,7 @@ struct StoreGrowth {
                 continue
             }
             let columns = table.columns.map(quotedIdentifier).joined(separator: ", ")
-            try database.execute("SAVEPOINT grow")
-            do throws(SQLiteError) {
+            let copied = try database.attemptInSavepoint("grow") { () throws(SQLiteError) in
                 for round in 1..<max(factor, 1) {
                     let values = table.columns.map { column -> String in
                         let quoted = quotedIdentifier(column)
@@ -127,10 +126,8 @@ struct StoreGrowth {
                     try database.execute(
                         "INSERT INTO main.\(quotedIdentifier(table.name)) (\(columns)) SELECT \(values.joined(separator: ", ")) FROM \(schema).\(quotedIdentifier(table.name))")
                 }
-                try database.execute("RELEASE grow")
-            } catch {
-                try database.execute("ROLLBACK TO grow")
-                try database.execute("RELEASE grow")
+            }
+            if case .failure(let error) = copied {
                 outcome.notGrown[table.name] = "SQLite refuses a copy of its rows: \(error.message)"
             }
         }

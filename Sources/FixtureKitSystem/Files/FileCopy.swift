@@ -14,9 +14,9 @@ package enum FileCopy {
     ///   descriptor of it while they are held).
     /// - Returns: the bytes copied.
     @discardableResult
-    package static func copy(from source: String, sourceDescriptor: Int32? = nil, to destination: String, sync: Bool = true) throws(FileSystemError) -> UInt64 {
+    package static func copy(from source: String, sourceDescriptor: FileDescriptor? = nil, to destination: String, sync: Bool = true) throws(FileSystemError) -> UInt64 {
         let input: Int32
-        if let sourceDescriptor { input = sourceDescriptor } else { input = try POSIX.open(source, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) }
+        if let sourceDescriptor { input = sourceDescriptor.rawValue } else { input = try POSIX.open(source, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) }
         defer { if sourceDescriptor == nil { close(input) } }
         var info = stat()
         guard fstat(input, &info) == 0 else { throw FileSystemError("stat", path: source, errno: errno) }

@@ -21,6 +21,11 @@ public final class Cancellation: Sendable {
         /// The caller called ``Cancellation/cancel()``.
         case requested
 
+        /// SIGTERM: a service manager, `kill` or `timeout` asked the process to end.
+        public static let terminated = Reason.signal(SIGTERM)
+        /// SIGINT: ^C at a terminal.
+        public static let interrupted = Reason.signal(SIGINT)
+
         /// `fixturekit received SIGTERM`, `cancelled by its caller`: how messages
         /// say why the work stopped (`interrupted: fixturekit received SIGTERM`).
         public var description: String {

@@ -1,0 +1,13 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Byte comparisons on raw memory, for the hot loops above the primitives (the
+/// leak scan's pattern index, the anonymizer's caches).
+package enum Memory {
+    /// Whether the `count` bytes at `first` and at `second` are the same (`memcmp`).
+    @inlinable
+    package static func equal(_ first: UnsafeRawPointer, _ second: UnsafeRawPointer, count: Int) -> Bool {
+        memcmp(first, second, count) == 0
+    }
+}
