@@ -14,6 +14,10 @@ import PackageDescription
 // target above the primitives, fails the build when one of their files imports a C module,
 // or Glibc unless the plugin's list (which only shrinks) still allows the file.
 let layerCheck: [Target.PluginUsage] = [.plugin(name: "LayerCheck")]
+/// Each file imports the modules whose members it uses: an extension's member
+/// is not seen through another file's import (SE-0444), so that a file's import
+/// block says what it uses, a Glibc `stat` field included.
+let importsPerFile: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
 
 let package = Package(
     name: "fixturekit",
@@ -42,15 +46,16 @@ let package = Package(
         .systemLibrary(name: "CSystem"),
 
         // MARK: - Primitives
-        .target(name: "FixtureKitSystem", dependencies: ["CSystem"]),
-        .target(name: "FixtureKitSQLite", dependencies: ["CSQLite", "FixtureKitSystem", "FixtureKitCrypto"]),
-        .target(name: "FixtureKitCrypto", dependencies: ["CCrypto", "FixtureKitSystem"]),
-        .target(name: "FixtureKitArchiveIO", dependencies: ["CArchive", "FixtureKitSystem", "FixtureKitCrypto"]),
+        .target(name: "FixtureKitSystem", dependencies: ["CSystem"], swiftSettings: importsPerFile),
+        .target(name: "FixtureKitSQLite", dependencies: ["CSQLite", "FixtureKitSystem", "FixtureKitCrypto"], swiftSettings: importsPerFile),
+        .target(name: "FixtureKitCrypto", dependencies: ["CCrypto", "FixtureKitSystem"], swiftSettings: importsPerFile),
+        .target(name: "FixtureKitArchiveIO", dependencies: ["CArchive", "FixtureKitSystem", "FixtureKitCrypto"], swiftSettings: importsPerFile),
 
         // MARK: - Models and formats
         .target(
             name: "FixtureKitModels",
             dependencies: ["FixtureKitSystem", "FixtureKitSQLite", "FixtureKitCrypto", "FixtureKitArchiveIO"],
+            swiftSettings: importsPerFile,
             plugins: layerCheck
         ),
 
@@ -58,6 +63,7 @@ let package = Package(
         .target(
             name: "FixtureKit",
             dependencies: ["FixtureKitModels", "FixtureKitSystem", "FixtureKitSQLite", "FixtureKitCrypto", "FixtureKitArchiveIO"],
+            swiftSettings: importsPerFile,
             plugins: layerCheck
         ),
 
@@ -68,6 +74,7 @@ let package = Package(
             name: "FixtureKitTool",
             dependencies: ["FixtureKit"],
             path: "Sources/fixturekit",
+            swiftSettings: importsPerFile,
             plugins: layerCheck
         ),
 

@@ -91,7 +91,7 @@ public final class ArchiveReader {
     ///   regular file; ``ArchiveError`` when libarchive cannot start reading it.
     public init(path: String) throws {
         self.path = path
-        let (fd, info): (Int32, stat)
+        let (fd, info): (Int32, FileStatus)
         if path == Self.standardInput {
             (fd, info) = try Self.openStandardInput()
         } else {
@@ -104,7 +104,7 @@ public final class ArchiveReader {
         }
         self.fd = fd
         self.handle = handle
-        self.knownSize = (info.st_mode & S_IFMT) == S_IFREG ? UInt64(info.st_size) : nil
+        self.knownSize = info.kind == .regular ? UInt64(info.size) : nil
         _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
         FaultInjection.reached(.opened, path)
         // From here on deinit frees both, whatever fails.
@@ -183,22 +183,21 @@ public final class ArchiveReader {
     /// A descriptor of standard input of its own (closed with the reader, stdin
     /// left open), and what it is: a pipe, a file; a terminal is refused, as
     /// `tar` refuses to read an archive from one.
-    private static func openStandardInput() throws(FileSystemError) -> (Int32, stat) {
+    private static func openStandardInput() throws(FileSystemError) -> (Int32, FileStatus) {
         let name = "standard input"
         guard isatty(STDIN_FILENO) == 0 else { throw FileSystemError("read", path: name, message: "is a terminal, not an archive") }
         let fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 0)
         guard fd >= 0 else { throw FileSystemError("read", path: name, errno: errno) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let error = FileSystemError("stat", path: name, errno: errno)
+        let info: FileStatus
+        do { info = try FileDescriptor(rawValue: fd, path: name).status() } catch {
             Glibc.close(fd)
             throw error
         }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG, S_IFIFO, S_IFSOCK: return (fd, info)
+        switch info.kind {
+        case .regular, .fifo, .socket: return (fd, info)
         default:
             Glibc.close(fd)
-            throw FileSystemError("read", path: name, message: FileKind.describe(info.st_mode) + ", nor a pipe: an archive is read from one")
+            throw FileSystemError("read", path: name, message: FileKind.describe(info.mode) + ", nor a pipe: an archive is read from one")
         }
     }
 

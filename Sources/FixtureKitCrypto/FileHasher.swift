@@ -51,10 +51,10 @@ package final class FileHasher {
         // O_NONBLOCK: opening a FIFO must not wait for a writer.
         let fd = try POSIX.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw FileSystemError("stat", path: path, errno: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw FileSystemError("read", path: path, message: FileKind.describe(info.st_mode))
+        let file = FileDescriptor(rawValue: fd, path: path)
+        let info = try file.status()
+        guard info.kind == .regular else {
+            throw FileSystemError("read", path: path, message: FileKind.describe(info.mode))
         }
         _ = posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL)
         FaultInjection.reached(.opened, path)
@@ -68,11 +68,8 @@ package final class FileHasher {
             progress?.advance(UInt64(count))
         }
         // What tar calls "file changed as we read it": written to, grown or cut meanwhile.
-        var after = stat()
-        guard fstat(fd, &after) == 0 else { throw FileSystemError("stat", path: path, errno: errno) }
-        guard total == UInt64(info.st_size), after.st_size == info.st_size,
-            after.st_mtim.tv_sec == info.st_mtim.tv_sec, after.st_mtim.tv_nsec == info.st_mtim.tv_nsec
-        else { throw FileSystemError("read", path: path, message: Self.changedWhileRead) }
+        let after = try file.status()
+        guard total == UInt64(info.size), after.size == info.size, after.modified == info.modified else { throw FileSystemError("read", path: path, message: Self.changedWhileRead) }
         return FileDigest(digest: try hasher.finalize(), size: total)
     }
 

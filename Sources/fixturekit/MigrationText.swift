@@ -1,3 +1,4 @@
+import Foundation
 import FixtureKit
 
 /// The human report of `migrate`.

@@ -1,7 +1,5 @@
 import FixtureKitSystem
 import FixtureKitSQLite
-import FixtureKitCrypto
-import FixtureKitArchiveIO
 import FixtureKitModels
 
 /// What the engine does after the rows are rewritten: the FTS indexes rebuilt,

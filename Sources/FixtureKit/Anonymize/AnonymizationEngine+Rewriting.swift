@@ -127,7 +127,7 @@ extension AnonymizationEngine {
         var bytes: UInt64 = 0
         for name in pristine.names {
             guard let info = try? POSIX.lstat(pristine.folder.appendingPath(name)) else { return nil }
-            bytes += UInt64(max(info.st_size, 0))
+            bytes += UInt64(max(info.size, 0))
         }
         guard let available = try? POSIX.availableSpace(at: AtomicFile.parentFolder(of: folder)),
               available >= 2 * bytes + prefetchSpareBytes else { return nil }

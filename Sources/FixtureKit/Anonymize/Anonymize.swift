@@ -168,17 +168,17 @@ public enum Anonymizer {
         }
         if let existing {
             let inputInfo = try? POSIX.lstat(input.storePath)
-            if let inputInfo, inputInfo.st_dev == existing.st_dev, inputInfo.st_ino == existing.st_ino {
+            if let inputInfo, inputInfo.device == existing.device, inputInfo.inode == existing.inode {
                 return FixtureKitError(what: "anonymize", path: output, why: "is the input store: anonymize never rewrites a store in place", remedy: .chooseAnotherOutput)
             }
             let members = input.memberNames.map { input.folder.appendingPath($0) }
             for member in members {
-                if let info = try? POSIX.lstat(member), info.st_dev == existing.st_dev, info.st_ino == existing.st_ino {
+                if let info = try? POSIX.lstat(member), info.device == existing.device, info.inode == existing.inode {
                     return FixtureKitError(what: "anonymize", path: output, why: "is a file of the input's store set", remedy: .chooseAnotherOutput)
                 }
             }
             guard existing.kind == .regular else {
-                return FixtureKitError(what: "anonymize", path: output, why: FileHasher.kindDescription(existing.st_mode))
+                return FixtureKitError(what: "anonymize", path: output, why: FileHasher.kindDescription(existing.mode))
             }
             guard force else {
                 return FixtureKitError(what: "anonymize", path: output, why: "the file exists", remedy: .replaceExisting)

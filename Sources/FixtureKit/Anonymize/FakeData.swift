@@ -1,4 +1,3 @@
-import FixtureKitSystem
 
 /// The built-in lists `fake` and the `name` pseudonym format draw from: common
 /// given names and surnames of many languages, and the words of "lorem ipsum",

@@ -183,7 +183,7 @@ final class KeyedPrefetch: @unchecked Sendable {
         names.allSatisfy { name in
             if name == storeName || name == storeName + "-shm" { return true }
             guard name == storeName + "-wal", let info = try? POSIX.lstat(source.appendingPath(name)) else { return false }
-            return info.st_size == 0
+            return info.size == 0
         }
     }
 

@@ -232,7 +232,7 @@ final class LeakScan {
         try waitForStage()
         var report = LeakScanReport(files: target.files.map(\.name))
         do {
-            for file in target.files { report.bytes += UInt64(try POSIX.lstat(file.path).st_size) }
+            for file in target.files { report.bytes += UInt64(try POSIX.lstat(file.path).size) }
         } catch {
             throw Self.wrap(error, store: nil)
         }
@@ -259,7 +259,7 @@ final class LeakScan {
             // Both threads: every byte of every file, the store's main file in two halves when it is
             // large, cut between two pages: no run of a value's bytes crosses one (a page's cells are
             // its own, and an overflow page's bytes start with its next one's number).
-            let storeSize = Int(target.files.first { $0.path == target.store }.map { (try? POSIX.lstat($0.path).st_size) ?? 0 } ?? 0)
+            let storeSize = Int(target.files.first { $0.path == target.store }.map { (try? POSIX.lstat($0.path).size) ?? 0 } ?? 0)
             let middle = storeSize >= LeakScanner.splitBytes ? storeSize / 2 / header.pageSize * header.pageSize : Int.max
             let second = SecondHalf()
             if middle != Int.max {

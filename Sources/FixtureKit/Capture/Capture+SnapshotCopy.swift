@@ -32,7 +32,7 @@ enum SnapshotCopy {
 
     /// `digest` when the file at `path` has its size.
     static func digest(_ digest: FileDigest?, of path: String) -> FileDigest? {
-        guard let digest, let status = try? POSIX.lstat(path), UInt64(status.st_size) == digest.size else { return nil }
+        guard let digest, let status = try? POSIX.lstat(path), UInt64(status.size) == digest.size else { return nil }
         return digest
     }
 }

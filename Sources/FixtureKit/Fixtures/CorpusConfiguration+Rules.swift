@@ -1,7 +1,6 @@
 import FixtureKitModels
 import FixtureKitSystem
 import FixtureKitSQLite
-import FixtureKitCrypto
 import FixtureKitArchiveIO
 import FixtureKitModels
 

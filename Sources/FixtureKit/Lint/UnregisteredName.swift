@@ -1,3 +1,4 @@
+import Foundation
 import FixtureKitSQLite
 
 /// A collation or SQL function a statement needs that the SQLite fixturekit runs

@@ -1,7 +1,5 @@
 import FixtureKitSystem
 import FixtureKitSQLite
-import FixtureKitCrypto
-import FixtureKitArchiveIO
 import FixtureKitModels
 
 /// When a value that changed its storage class is still the same value.

@@ -1,3 +1,4 @@
+import Foundation
 import FixtureKitSystem
 import FixtureKitSQLite
 import FixtureKitModels

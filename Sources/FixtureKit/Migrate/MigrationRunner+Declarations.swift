@@ -1,6 +1,5 @@
 import FixtureKitSystem
 import FixtureKitSQLite
-import FixtureKitCrypto
 import FixtureKitArchiveIO
 import FixtureKitModels
 

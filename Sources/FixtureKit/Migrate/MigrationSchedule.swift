@@ -30,7 +30,7 @@ enum MigrationSchedule {
             }
         }
         if let archive = configuration.archivePath(of: version), let status = try? POSIX.lstatIfPresent(archive) {
-            return UInt64(max(0, status.st_size))
+            return UInt64(max(0, status.size))
         }
         return 0
     }

@@ -1,7 +1,7 @@
+import Foundation
 import Synchronization
 import FixtureKitSystem
 import FixtureKitSQLite
-import FixtureKitCrypto
 import FixtureKitArchiveIO
 import FixtureKitModels
 

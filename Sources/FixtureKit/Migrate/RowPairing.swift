@@ -1,6 +1,6 @@
+import Foundation
 import FixtureKitSystem
 import FixtureKitSQLite
-import FixtureKitCrypto
 import FixtureKitArchiveIO
 import FixtureKitModels
 

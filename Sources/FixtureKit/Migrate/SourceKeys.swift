@@ -2,7 +2,6 @@ import Foundation
 import Synchronization
 import FixtureKitSystem
 import FixtureKitSQLite
-import FixtureKitCrypto
 import FixtureKitArchiveIO
 import FixtureKitModels
 

@@ -40,7 +40,7 @@ struct ChangedPages: Sendable {
     }
 
     private static func hasWAL(_ store: String) -> Bool {
-        (try? POSIX.lstatIfPresent(store + "-wal"))??.st_size ?? 0 != 0
+        (try? POSIX.lstatIfPresent(store + "-wal"))??.size ?? 0 != 0
     }
 
     /// Whether any of `pages` (SQLite's numbering, from 1) differs from the

@@ -279,7 +279,7 @@ extension FixtureArchive {
         guard info.kind == .regular else { throw plan.failedCheck() }
         input.adviseSequential()
         FaultInjection.reached(.opened, path)
-        let size = UInt64(info.st_size)
+        let size = UInt64(info.size)
         try writer.beginFile(file.path, size: size, modificationTime: modificationTime)
         let reader = ChunkReader(fd: input, hasher: hasher)
         stage.start { try reader.read(into: buffers[0]) }

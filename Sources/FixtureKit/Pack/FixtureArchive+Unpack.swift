@@ -1,3 +1,4 @@
+import Foundation
 import FixtureKitSystem
 import FixtureKitCrypto
 import FixtureKitArchiveIO
@@ -111,7 +112,7 @@ extension FixtureArchive {
                     what: what, path: destination, why: "already exists",
                     remedy: .unpackIntoNewFolder)
             default:
-                throw FixtureKitError(what: what, path: destination, why: "exists and " + FileKind.describe(info.st_mode).replacingOccurrences(of: "regular file", with: "folder"))
+                throw FixtureKitError(what: what, path: destination, why: "exists and " + FileKind.describe(info.mode).replacingOccurrences(of: "regular file", with: "folder"))
             }
         } catch let error as FixtureKitError {
             throw error
@@ -194,7 +195,7 @@ final class StagingFolder {
         if !fresh {
             let info = try POSIX.lstat(path)
             guard info.kind == .folder else {
-                throw FileSystemError("create folder", path: path, message: "exists and " + FileKind.describe(info.st_mode).replacingOccurrences(of: "regular file", with: "folder"))
+                throw FileSystemError("create folder", path: path, message: "exists and " + FileKind.describe(info.mode).replacingOccurrences(of: "regular file", with: "folder"))
             }
         }
         let fd = try FileDescriptor.open(path, .readOnly, options: [.directory, .noFollow])

@@ -74,7 +74,7 @@ final class ExclusiveStore {
     func close() {
         guard !handedOver else { return }
         let wal = storePath + StoreSet.Sidecar.wal.rawValue
-        if !walExisted, let info = try? POSIX.lstatIfPresent(wal), info.st_size == 0 {
+        if !walExisted, let info = try? POSIX.lstatIfPresent(wal), info.size == 0 {
             // Still under the lock: no other connection can be using this log.
             try? POSIX.removeFile(wal)
         }

@@ -50,9 +50,9 @@ extension StoreRestore {
             let extractedPath = extracted.folder.appendingPath(path)
             guard let current = (try? POSIX.lstatIfPresent(extractedPath)).flatMap({ $0 }) else { continue }
             let isFolder = current.kind == .folder
-            if current.st_uid != wanted.uid || current.st_gid != wanted.gid {
+            if current.owner != wanted.uid || current.group != wanted.gid {
                 do throws(FileSystemError) { try POSIX.setOwner(extractedPath, user: wanted.uid, group: wanted.gid) } catch {
-                    warnings.append("owner \(wanted.uid):\(wanted.gid) of \(target) not restored: \(error.reason) (it is \(current.st_uid):\(current.st_gid))")
+                    warnings.append("owner \(wanted.uid):\(wanted.gid) of \(target) not restored: \(error.reason) (it is \(current.owner):\(current.group))")
                 }
             }
             guard var mode = wanted.permissions else { continue }

@@ -61,7 +61,7 @@ public enum StoreRestore {
             throw FixtureKitError(what: "\(what)", failed: error)
         }
         if let existing, existing.kind != .regular {
-            throw FixtureKitError(what: what, path: storePath, why: FileKind.describe(existing.st_mode))
+            throw FixtureKitError(what: what, path: storePath, why: FileKind.describe(existing.mode))
         }
         let storeLock = try StoreLock.acquire(store: storePath, command: what, what: what)
         defer { storeLock?.release() }

@@ -21,7 +21,7 @@ extension Upgrade {
             // The set keeps its shape: a store that had no -wal gets none. Still
             // under the lock, so no other connection can be using the log.
             let wal = storePath + StoreSet.Sidecar.wal.rawValue
-            if backup.files[marker.store + StoreSet.Sidecar.wal.rawValue] == nil, let info = try? POSIX.lstatIfPresent(wal), info.st_size == 0 {
+            if backup.files[marker.store + StoreSet.Sidecar.wal.rawValue] == nil, let info = try? POSIX.lstatIfPresent(wal), info.size == 0 {
                 try? POSIX.removeFile(wal)
             }
         }

@@ -81,13 +81,13 @@ public enum Verifier {
             throw FixtureKitError(what: "verify", path: path, why: "not a fixture folder, a corpus folder, a SHA256SUMS file or an archive")
         case .symbolicLink:
             // Links are never followed: a fixture's bytes are those of the files named.
-            let target = (try? POSIX.statFollowingLinks(path)).map { FileKind(mode: $0.st_mode) }
+            let target = (try? POSIX.statFollowingLinks(path)).map { FileKind(mode: $0.mode) }
             let what = target == .folder ? "a folder" : target == .regular ? "a file" : "nothing that can be read"
             throw FixtureKitError(
                 what: "verify", path: path, why: "is a symbolic link (to \(what)), and verify follows no link",
                 hint: target == .folder || target == .regular ? "name the \(target == .folder ? "folder" : "file") it points to" : nil)
         default:
-            throw FixtureKitError(what: "verify", path: path, why: FileKind.describe(info.st_mode))
+            throw FixtureKitError(what: "verify", path: path, why: FileKind.describe(info.mode))
         }
     }
 

@@ -1,7 +1,5 @@
 import FixtureKitSystem
 import FixtureKitSQLite
-import FixtureKitCrypto
-import FixtureKitArchiveIO
 
 /// What `fixturekit.json` declares about the data's way through a migration:
 /// the value of a `changes` entry, `renames`, and the checks' own keys.

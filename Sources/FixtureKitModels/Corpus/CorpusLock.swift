@@ -185,7 +185,7 @@ public struct CorpusLock: Sendable, Equatable {
             guard let info = try POSIX.lstatIfPresent(path) else { return nil }
             // A FIFO would block the read, a link could name any file: refused.
             guard info.kind == .regular else {
-                throw FormatError(.lock, file: path, expected: FileKind.describe(info.st_mode), remedy: .rewriteLock)
+                throw FormatError(.lock, file: path, expected: FileKind.describe(info.mode), remedy: .rewriteLock)
             }
             bytes = try POSIX.readFile(path, limit: 16 << 20)
         } catch let error as FormatError {

@@ -1,7 +1,4 @@
-import FixtureKitSystem
 import FixtureKitSQLite
-import FixtureKitCrypto
-import FixtureKitArchiveIO
 
 /// What the configuration declares about a column or a table.
 package enum DeclaredChange: String, CaseIterable {

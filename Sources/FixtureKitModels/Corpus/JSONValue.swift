@@ -1,4 +1,3 @@
-import FixtureKitSystem
 
 /// Any JSON value, for the parts of configuration files that take several shapes
 /// (a check's `expect`: a scalar or an array of rows).

@@ -1,7 +1,6 @@
 import FixtureKitSQLite
 import FixtureKitSystem
 import FixtureKitSQLite
-import FixtureKitCrypto
 import FixtureKitArchiveIO
 
 /// The hints a failure to open or read a store gets, written once.

@@ -1,4 +1,3 @@
-import FixtureKitSystem
 
 /// Facts about the library itself.
 package enum FixtureKitLibrary {

@@ -1,7 +1,6 @@
 import FixtureKitSystem
 import FixtureKitSQLite
 import FixtureKitCrypto
-import FixtureKitArchiveIO
 
 extension Manifest {
     /// How a fixture was anonymized: never the key, only what tells keys apart.

@@ -38,7 +38,7 @@ public struct FileOwnership: Codable, Equatable, Sendable {
 
     /// What `lstat` says of a file.
     package init(_ info: FileStatus) {
-        self.init(uid: info.st_uid, gid: info.st_gid, mode: info.st_mode)
+        self.init(uid: info.owner, gid: info.group, mode: info.mode)
     }
 
     /// The permission bits; `nil` when the text is not octal or holds more than them.

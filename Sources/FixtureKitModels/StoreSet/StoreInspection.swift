@@ -1,5 +1,6 @@
 import FixtureKitSystem
 import FixtureKitSQLite
+import FixtureKitCrypto
 
 /// Something worth saying about a store set, in plain words.
 public struct Diagnostic: Codable, Equatable, Sendable {

@@ -35,9 +35,9 @@ public struct StoreSet: Sendable, Equatable {
             throw StoreError(store: storePath, problem: .unreadable(error))
         }
         guard let info else { throw StoreError(store: storePath, problem: .missing) }
-        let kind = FileKind(mode: info.st_mode)
+        let kind = FileKind(mode: info.mode)
         guard kind == .regular else { throw StoreError(store: storePath, problem: .notRegularFile(kind)) }
-        storeSize = UInt64(info.st_size)
+        storeSize = UInt64(info.size)
         present = [:]
         for sidecar in Sidecar.allCases {
             let path = self.path(of: sidecar)
@@ -52,7 +52,7 @@ public struct StoreSet: Sendable, Equatable {
             case (.support, _):
                 continue
             case (_, .regular):
-                present[sidecar] = UInt64(sidecarInfo.st_size)
+                present[sidecar] = UInt64(sidecarInfo.size)
             default:
                 continue
             }

@@ -18,10 +18,9 @@ package enum FileCopy {
         let input: Int32
         if let sourceDescriptor { input = sourceDescriptor.rawValue } else { input = try POSIX.open(source, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) }
         defer { if sourceDescriptor == nil { close(input) } }
-        var info = stat()
-        guard fstat(input, &info) == 0 else { throw FileSystemError("stat", path: source, errno: errno) }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
-            throw FileSystemError("copy", path: source, message: FileKind.describe(info.st_mode))
+        let info = try FileDescriptor(rawValue: input, path: source).status()
+        guard info.kind == .regular else {
+            throw FileSystemError("copy", path: source, message: FileKind.describe(info.mode))
         }
         let output = try POSIX.open(destination, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o644)
         var closed = false

@@ -192,7 +192,7 @@ package struct FileDescriptor: Sendable {
     package func status() throws(FileSystemError) -> FileStatus {
         var info = stat()
         guard fstat(rawValue, &info) == 0 else { throw FileSystemError("stat", path: path, errno: errno) }
-        return info
+        return FileStatus(info)
     }
 
     /// Cuts or extends the file to `size` bytes (`ftruncate`).
@@ -234,12 +234,53 @@ extension UnsafeRawBufferPointer {
     }
 }
 
-/// A file's `stat`, as `lstat`, `fstat` and ``FileDescriptor/status()`` give it.
-package typealias FileStatus = stat
+/// A file's `stat`, as `lstat`, `fstat` and ``FileDescriptor/status()`` give it:
+/// the facts the library reads, in Swift types.
+package struct FileStatus: Hashable, Sendable {
+    /// The device of the file system that holds it (`st_dev`).
+    package var device: UInt64
+    /// Its inode on that device (`st_ino`): with ``device``, which file it is.
+    package var inode: UInt64
+    /// Its type and permission bits (`st_mode`).
+    package var mode: FileMode
+    /// Its size in bytes (`st_size`).
+    package var size: Int64
+    /// Its owner's and group's ids (`st_uid`, `st_gid`).
+    package var owner: UInt32
+    package var group: UInt32
+    /// The time of its last write (`st_mtim`) and of its last change of any kind (`st_ctim`).
+    package var modified: FileTime
+    package var changed: FileTime
 
-extension FileStatus {
+    package init(_ info: stat) {
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        mode = info.st_mode
+        size = Int64(info.st_size)
+        owner = info.st_uid
+        group = info.st_gid
+        modified = FileTime(info.st_mtim)
+        changed = FileTime(info.st_ctim)
+    }
+
     /// What kind of file it is.
-    package var kind: FileKind { FileKind(mode: st_mode) }
+    package var kind: FileKind { FileKind(mode: mode) }
     /// The permission bits (and set-id and sticky bits) of its mode.
-    package var permissions: mode_t { st_mode & 0o7777 }
+    package var permissions: FileMode { mode & 0o7777 }
+
+    /// Whether the two are the same file: the same device and inode.
+    package func isSameFile(as other: FileStatus) -> Bool {
+        device == other.device && inode == other.inode
+    }
+}
+
+/// A time stamp of a file, to the nanosecond.
+package struct FileTime: Hashable, Sendable {
+    package var seconds: Int64
+    package var nanoseconds: Int64
+
+    init(_ time: timespec) {
+        seconds = Int64(time.tv_sec)
+        nanoseconds = Int64(time.tv_nsec)
+    }
 }

@@ -10,23 +10,13 @@ package struct FileState: Equatable, Sendable {
     var device: UInt64
     var inode: UInt64
     var size: Int64
-    var modified: timespec
-    var changed: timespec
+    var modified: FileTime
+    var changed: FileTime
 
     /// The state of the file at `path` (links not followed); `nil` when there is none.
     package init?(path: String) {
         guard let info = try? POSIX.lstatIfPresent(path) else { return nil }
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-        size = Int64(info.st_size)
-        modified = info.st_mtim
-        changed = info.st_ctim
-    }
-
-    package static func == (lhs: FileState, rhs: FileState) -> Bool {
-        (lhs.device, lhs.inode, lhs.size) == (rhs.device, rhs.inode, rhs.size)
-            && (lhs.modified.tv_sec, lhs.modified.tv_nsec, lhs.changed.tv_sec, lhs.changed.tv_nsec)
-            == (rhs.modified.tv_sec, rhs.modified.tv_nsec, rhs.changed.tv_sec, rhs.changed.tv_nsec)
+        (device, inode, size, modified, changed) = (info.device, info.inode, info.size, info.modified, info.changed)
     }
 }
 
@@ -45,10 +35,10 @@ package enum FileLocks {
         // `1: POSIX  ADVISORY  READ 1234 fe:00:16228515 128 128`: the device as
         // major:minor in hex, then the inode in decimal.
         // glibc's `major()` and `minor()` (macros Swift does not import).
-        let device = UInt64(info.st_dev)
+        let device = UInt64(info.device)
         let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~UInt64(0xFFF))
         let minor = (device & 0xFF) | ((device >> 12) & ~UInt64(0xFF))
-        let file = String(major, radix: 16).leftPadded(to: 2) + ":" + String(minor, radix: 16).leftPadded(to: 2) + ":" + String(info.st_ino)
+        let file = String(major, radix: 16).leftPadded(to: 2) + ":" + String(minor, radix: 16).leftPadded(to: 2) + ":" + String(info.inode)
         for line in bytes.split(separator: UInt8(ascii: "\n")) {
             let fields = line.split(separator: UInt8(ascii: " ")).map { String(decoding: $0, as: UTF8.self) }
             // A blocked request (`-> POSIX ...`) is not a lock held.

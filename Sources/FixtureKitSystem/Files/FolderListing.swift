@@ -36,10 +36,10 @@ package enum FolderListing {
                     throw FileSystemError("list", path: root.appendingPath(path.description), message: "file name is not valid UTF-8")
                 }
                 let info = try POSIX.lstat(root.appendingPath(path.description))
-                switch info.st_mode & S_IFMT {
+                switch info.mode & S_IFMT {
                 case S_IFDIR: pending.append(path)
-                case S_IFREG: items.append(FolderItem(path: path, kind: .file(size: UInt64(info.st_size))))
-                default: items.append(FolderItem(path: path, kind: .other(description: FileKind.describe(info.st_mode))))
+                case S_IFREG: items.append(FolderItem(path: path, kind: .file(size: UInt64(info.size))))
+                default: items.append(FolderItem(path: path, kind: .other(description: FileKind.describe(info.mode))))
                 }
             }
         }

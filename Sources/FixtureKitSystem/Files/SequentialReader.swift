@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Reads a regular file front to back in caller-sized pieces, the kernel told
 /// that the reads are sequential.
 package final class SequentialReader {
@@ -22,7 +26,7 @@ package final class SequentialReader {
         fd.adviseSequential()
         self.fd = fd
         self.path = path
-        self.size = UInt64(info.st_size)
+        self.size = UInt64(info.size)
     }
 
     deinit { try? fd.close() }

@@ -16,7 +16,7 @@ extension POSIX {
     package static func removeTree(_ path: String) throws(FileSystemError) {
         guard let info = try lstatIfPresent(path) else { return }
         if let failure = FaultInjection.injectedFailure(.willRemove, path) { throw FileSystemError("remove", path: path, errno: failure) }
-        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+        guard (info.mode & S_IFMT) == S_IFDIR else {
             guard unlink(path) == 0 || errno == ENOENT else { throw FileSystemError("remove", path: path, errno: errno) }
             return
         }
@@ -31,7 +31,7 @@ extension POSIX {
     /// them removed from `path` can be linked back from `copy`.
     package static func linkTree(_ path: String, to copy: String) throws(FileSystemError) {
         let info = try lstat(path)
-        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+        guard (info.mode & S_IFMT) == S_IFDIR else {
             guard link(path, copy) == 0 else { throw FileSystemError("link", path: path, errno: errno) }
             return
         }
@@ -39,18 +39,18 @@ extension POSIX {
         for name in try listDirectory(path).map({ String(pathBytes: $0) }) {
             try linkTree(path.appendingPath(name), to: copy.appendingPath(name))
         }
-        guard chmod(copy, info.st_mode & 0o7777) == 0 else { throw FileSystemError("chmod", path: copy, errno: errno) }
+        guard chmod(copy, info.mode & 0o7777) == 0 else { throw FileSystemError("chmod", path: copy, errno: errno) }
     }
 
     /// Puts back below `path` every file and folder of `copy` (made by
     /// ``linkTree(_:to:)``) that is missing there.
     package static func restoreTree(_ path: String, from copy: String) throws(FileSystemError) {
         let info = try lstat(copy)
-        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+        guard (info.mode & S_IFMT) == S_IFDIR else {
             if try lstatIfPresent(path) == nil, link(copy, path) != 0 { throw FileSystemError("link", path: path, errno: errno) }
             return
         }
-        if try lstatIfPresent(path) == nil { try makeFolder(path, mode: info.st_mode & 0o7777) }
+        if try lstatIfPresent(path) == nil { try makeFolder(path, mode: info.mode & 0o7777) }
         for name in try listDirectory(copy).map({ String(pathBytes: $0) }) {
             try restoreTree(path.appendingPath(name), from: copy.appendingPath(name))
         }

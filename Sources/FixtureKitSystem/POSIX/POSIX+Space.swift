@@ -15,9 +15,7 @@ extension POSIX {
     package static func device(of path: String) throws(FileSystemError) -> UInt64 {
         let fd = try open(path, O_RDONLY)
         defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw FileSystemError("stat", path: path, errno: errno) }
-        return UInt64(info.st_dev)
+        return try FileDescriptor(rawValue: fd, path: path).status().device
     }
 
     /// Removes a file; a file that is not there is not an error.
@@ -35,8 +33,7 @@ extension POSIX {
 
     /// Whether two paths name the same file (device and inode, links followed).
     package static func sameFile(_ first: String, _ second: String) -> Bool {
-        var a = stat(), b = stat()
-        guard fstatat(AT_FDCWD, first, &a, 0) == 0, fstatat(AT_FDCWD, second, &b, 0) == 0 else { return false }
-        return a.st_dev == b.st_dev && a.st_ino == b.st_ino
+        guard let a = try? statFollowingLinks(first), let b = try? statFollowingLinks(second) else { return false }
+        return a.isSameFile(as: b)
     }
 }

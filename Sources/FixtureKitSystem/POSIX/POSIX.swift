@@ -22,23 +22,23 @@ package enum POSIX {
         return fd
     }
 
-    package static func lstat(_ path: String) throws(FileSystemError) -> stat {
+    package static func lstat(_ path: String) throws(FileSystemError) -> FileStatus {
         var info = stat()
         guard Glibc.lstat(path, &info) == 0 else { throw FileSystemError("stat", path: path, errno: errno) }
-        return info
+        return FileStatus(info)
     }
 
     /// `stat`, following symbolic links: what a link points to.
-    package static func statFollowingLinks(_ path: String) throws(FileSystemError) -> Glibc.stat {
+    package static func statFollowingLinks(_ path: String) throws(FileSystemError) -> FileStatus {
         var info = Glibc.stat()
         guard fstatat(AT_FDCWD, path, &info, 0) == 0 else { throw FileSystemError("stat", path: path, errno: errno) }
-        return info
+        return FileStatus(info)
     }
 
     /// `stat` that reports a missing file as `nil` instead of an error.
-    package static func lstatIfPresent(_ path: String) throws(FileSystemError) -> stat? {
+    package static func lstatIfPresent(_ path: String) throws(FileSystemError) -> FileStatus? {
         var info = stat()
-        if Glibc.lstat(path, &info) == 0 { return info }
+        if Glibc.lstat(path, &info) == 0 { return FileStatus(info) }
         if errno == ENOENT || errno == ENOTDIR { return nil }
         throw FileSystemError("stat", path: path, errno: errno)
     }
@@ -80,17 +80,16 @@ package enum POSIX {
     /// forever), a device, a socket, a folder. With `followLinks` false, a
     /// symbolic link is refused too.
     /// - Returns: the descriptor, in blocking mode, and the file's `stat`.
-    package static func openRegularFile(_ path: String, followLinks: Bool = true) throws(FileSystemError) -> (fd: Int32, info: stat) {
+    package static func openRegularFile(_ path: String, followLinks: Bool = true) throws(FileSystemError) -> (fd: Int32, info: FileStatus) {
         let fd = try open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | (followLinks ? 0 : O_NOFOLLOW))
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let error = FileSystemError("stat", path: path, errno: errno)
+        let info: FileStatus
+        do { info = try FileDescriptor(rawValue: fd, path: path).status() } catch {
             Glibc.close(fd)
             throw error
         }
-        guard (info.st_mode & S_IFMT) == S_IFREG else {
+        guard info.kind == .regular else {
             Glibc.close(fd)
-            throw FileSystemError("read", path: path, message: FileKind.describe(info.st_mode))
+            throw FileSystemError("read", path: path, message: FileKind.describe(info.mode))
         }
         // Reads of a regular file never wait; blocking mode all the same, as callers expect.
         _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
@@ -102,9 +101,9 @@ package enum POSIX {
     package static func readFile(_ path: String, limit: Int = 64 << 20) throws(FileSystemError) -> [UInt8] {
         let (fd, info) = try openRegularFile(path, followLinks: false)
         defer { Glibc.close(fd) }
-        guard info.st_size <= limit else { throw FileSystemError("read", path: path, errno: EFBIG) }
+        guard info.size <= Int64(limit) else { throw FileSystemError("read", path: path, errno: EFBIG) }
         var result: [UInt8] = []
-        result.reserveCapacity(Int(info.st_size))
+        result.reserveCapacity(Int(info.size))
         var chunk = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             let count = chunk.withUnsafeMutableBytes { buffer in retrying { Glibc.read(fd, buffer.baseAddress, buffer.count) } }

@@ -162,7 +162,7 @@ import Testing
             try fd.writeAll(Array(0..<100 as Range<UInt8>))
             try [UInt8](repeating: 0xFF, count: 10).withUnsafeBytes { raw in try fd.writeAll(toAbsoluteOffset: 95, raw) }
             try fd.sync()
-            #expect(try fd.status().st_size == 105)
+            #expect(try fd.status().size == 105)
             #expect(try fd.status().kind == .regular)
             var tail = [UInt8](repeating: 0, count: 20)
             let count = try tail.withUnsafeMutableBytes { raw in try fd.read(fromAbsoluteOffset: 90, into: raw) }

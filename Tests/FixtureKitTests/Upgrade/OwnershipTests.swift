@@ -11,7 +11,7 @@ import Testing
     static let otherUser: uid_t = 65534
     static let otherGroup: gid_t = 65534
 
-    private func info(_ path: String) throws -> stat {
+    private func info(_ path: String) throws -> FileStatus {
         try POSIX.lstat(path)
     }
 
@@ -31,9 +31,9 @@ import Testing
         let result = fixturekit("backup", store, "--json")
         #expect(result.status == 0, "\(result.standardError)")
         let archive = try JSONDecoder().decode(BackupResult.self, from: Data(result.standardOutput.utf8)).archive.path
-        #expect(try info(archive).st_mode & 0o7777 == expected)
-        #expect(try info(archive + ".sha256").st_mode & 0o7777 == expected)
-        #expect(try info(folder.url("live/.fixturekit-backups")).st_mode & 0o7777 == 0o700)
+        #expect(try info(archive).mode & 0o7777 == expected)
+        #expect(try info(archive + ".sha256").mode & 0o7777 == expected)
+        #expect(try info(folder.url("live/.fixturekit-backups")).mode & 0o7777 == 0o700)
     }
 
     /// A private store (0600) comes back 0600 from an automatic restore and from
@@ -48,12 +48,12 @@ import Testing
         let result = fixturekit("upgrade", store, "--config", notes.config, "--json")
         #expect(result.status == 1)
         for name in mode == .wal ? ["App.sqlite", "App.sqlite-wal"] : ["App.sqlite"] {
-            #expect(try info(live + "/" + name).st_mode & 0o7777 == 0o600, "\(name)")
+            #expect(try info(live + "/" + name).mode & 0o7777 == 0o600, "\(name)")
         }
         let backup = try #require(try JSONDecoder().decode(UpgradeResult.self, from: Data(result.standardOutput.utf8)).backup)
         try setMode(0o644, ofFilesIn: live)
         #expect(fixturekit("restore", backup.path, store).status == 0)
-        #expect(try info(store).st_mode & 0o7777 == 0o600)
+        #expect(try info(store).mode & 0o7777 == 0o600)
     }
 
     @Test(.enabled(if: OwnershipTests.isRoot, "changes files' owners: runs as root only"))
@@ -75,8 +75,8 @@ import Testing
         #expect(!result.standardError.contains("warning"), "\(result.standardError)")
         for name in owned where name != "App.sqlite-shm" {
             let found = try info(live + "/" + name)
-            #expect(found.st_uid == Self.otherUser && found.st_gid == Self.otherGroup, "\(name): \(found.st_uid):\(found.st_gid)")
-            #expect(found.st_mode & 0o7777 == (name.hasSuffix("SUPPORT") || name.hasSuffix("DATA") ? 0o700 : 0o600), "\(name)")
+            #expect(found.owner == Self.otherUser && found.group == Self.otherGroup, "\(name): \(found.owner):\(found.group)")
+            #expect(found.mode & 0o7777 == (name.hasSuffix("SUPPORT") || name.hasSuffix("DATA") ? 0o700 : 0o600), "\(name)")
         }
         // By hand, over files root now owns.
         let backup = try #require(try JSONDecoder().decode(UpgradeResult.self, from: Data(result.standardOutput.utf8)).backup)
@@ -86,10 +86,10 @@ import Testing
         }
         #expect(fixturekit("restore", backup.path, store).status == 0)
         let found = try info(store)
-        #expect(found.st_uid == Self.otherUser && found.st_gid == Self.otherGroup && found.st_mode & 0o7777 == 0o600)
-        #expect(try info(live + "/.App_SUPPORT/_EXTERNAL_DATA/A1").st_uid == Self.otherUser)
+        #expect(found.owner == Self.otherUser && found.group == Self.otherGroup && found.mode & 0o7777 == 0o600)
+        #expect(try info(live + "/.App_SUPPORT/_EXTERNAL_DATA/A1").owner == Self.otherUser)
         // The backup: private to root, which made it.
-        #expect(try info(backup.path).st_mode & 0o7777 == 0o600)
+        #expect(try info(backup.path).mode & 0o7777 == 0o600)
     }
 
     /// A restore that may not give a file its recorded owner (it is not root)
@@ -122,6 +122,6 @@ import Testing
         let me = Self.isRoot ? "\(Self.otherUser):\(Self.otherGroup)" : "\(getuid()):\(getgid())"
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardError.hasSuffix("\nrestore: \(store): warning: owner 0:0 of App.sqlite not restored: operation not permitted (it is \(me))\n"), "\(result.standardError)")
-        #expect(try info(store).st_mode & 0o7777 == 0o640)
+        #expect(try info(store).mode & 0o7777 == 0o640)
     }
 }
