@@ -25,11 +25,6 @@ struct EngineResult {
     var profile = Manifest.DataProfile()
 }
 
-/// The data profile and its problem, handed from the thread that counts it.
-final class ProfileVerdict: @unchecked Sendable {
-    var result: (Manifest.DataProfile, FixtureKitError?)?
-}
-
 /// Rewrites a store set through SQLite: the rules as UPDATE statements calling
 /// application-defined functions, the FTS indexes rebuilt from the new text,
 /// then `VACUUM INTO` a fresh file that holds nothing but the live content.
@@ -111,13 +106,14 @@ enum AnonymizationEngine {
             // The profile's hashes are sorted and counted on another thread while
             // the output is built; its verdict is awaited before anything is kept.
             let counting = BackgroundStage()
-            let verdict = ProfileVerdict()
+            // The data profile and its problem, from the thread that counts it.
+            let verdict = Handoff<(Manifest.DataProfile, FixtureKitError?)>()
             defer { counting.drain() }
             try database.inTransaction(wrapping: wrap) { () throws(FixtureKitError) in
                 try buildMaps(session, database: database, display: display)
                 try runUpdates(session, database: database, display: display)
                 try sqlite { () throws(SQLiteError) in try profile.measure(before: false, database: database) }
-                counting.start { verdict.result = checkProfile(profile, display: display) }
+                counting.start { verdict.value = checkProfile(profile, display: display) }
                 // No value is replaced after this: the leak scan's thread looks for
                 // exemptions while the output is built. A write failure is thrown by the scan.
                 try? spool.finish()
@@ -142,8 +138,8 @@ enum AnonymizationEngine {
                 _ = try vacuum.step()
             }
             counting.drain()
-            if let problem = verdict.result?.1, enforceProfile { throw problem }
-            measured = verdict.result?.0 ?? measured
+            if let problem = verdict.value?.1, enforceProfile { throw problem }
+            measured = verdict.value?.0 ?? measured
         }
         for suffix in ["", "-wal", "-shm", "-journal"] { try? POSIX.removeFile(path + suffix) }
         if isWAL { try keepWALMode(output, display: display) }

@@ -30,15 +30,11 @@ import FixtureKitModels
 /// the content hash are the same either way, only slower.
 final class SnapshotContentsReader {
     private let stage = BackgroundStage()
-    private let slot = Slot()
+    /// Written by the reading thread before it signals or leaves its stage,
+    /// read after waiting on them.
+    private let slot = Handoff<StoreContents>()
     private let begun = DispatchSemaphore(value: 0)
     private var waitedForBegin = false
-
-    private final class Slot: @unchecked Sendable {
-        /// Written by the reading thread before it signals or leaves its stage,
-        /// read after waiting on them.
-        var contents: StoreContents?
-    }
 
     /// How long the second connection waits for a lock, in milliseconds: a
     /// writer that waits for the first connection's lock would otherwise hold
@@ -65,7 +61,7 @@ final class SnapshotContentsReader {
                 let (digest, rowCounts) = try database.contentHashAndRowCounts()
                 var contents = try? StoreContents(reading: database, rowCounts: rowCounts)
                 contents?.contentHash = digest.hex
-                slot.contents = contents
+                slot.value = contents
             }
         }
     }
@@ -83,7 +79,7 @@ final class SnapshotContentsReader {
     func contents() -> StoreContents? {
         waitForBegin()
         do { try stage.wait() } catch { return nil }
-        return slot.contents
+        return slot.value
     }
 
     /// Waits for the thread, ignoring what it found: for paths that already have an error.

@@ -12,13 +12,9 @@ final class StagedStoreWork {
     private let sync = BackgroundStage()
     private let hashing = BackgroundStage()
     private let content = BackgroundStage()
-    private let result = DigestSlot()
-
-    private final class DigestSlot: @unchecked Sendable {
-        /// Written by the hashing threads before their stages are left, read after waiting on them.
-        var digest: FileDigest?
-        var contentHash: String?
-    }
+    /// Written by the hashing threads before their stages are left, read after waiting on them.
+    private let fileDigest = Handoff<FileDigest>()
+    private let storeHash = Handoff<String>()
 
     /// - Parameter hashContent: also compute the content hash, through a connection
     ///   of its own that opens the store immutable: only for a single file the
@@ -28,17 +24,17 @@ final class StagedStoreWork {
     init(_ path: String, hashContent: Bool = false, known: FileDigest? = nil) {
         self.path = path
         sync.start { try POSIX.fsyncFile(path) }
-        let result = self.result
+        let (fileDigest, storeHash) = (self.fileDigest, self.storeHash)
         if let known {
-            result.digest = known
+            fileDigest.value = known
         } else {
-            hashing.start { result.digest = try FileHasher().digest(ofFileAt: path) }
+            hashing.start { fileDigest.value = try FileHasher().digest(ofFileAt: path) }
         }
         if hashContent {
             content.start {
                 let database: Database
                 do throws(StoreError) { database = try ScratchStore.openImmutable(path) } catch { throw FixtureKitError(error) }
-                result.contentHash = try ContentHash.digest(of: database, display: path, what: "hash").hex
+                storeHash.value = try ContentHash.digest(of: database, display: path, what: "hash").hex
             }
         }
     }
@@ -49,7 +45,7 @@ final class StagedStoreWork {
         do { try content.wait() } catch {
             throw (error as? FixtureKitError) ?? FixtureKitError(what: "hash", path: path, why: "\(error)")
         }
-        return result.contentHash
+        return storeHash.value
     }
 
     /// Waits for both. Returns the store's digest, or nil when it could not be
@@ -65,7 +61,7 @@ final class StagedStoreWork {
             throw FixtureKitError(what: "sync", path: path, why: "\(error)")
         }
         do { try hashing.wait() } catch { return nil }
-        return result.digest
+        return fileDigest.value
     }
 
     /// Waits for every stage, ignoring failures: for paths that already have an error.

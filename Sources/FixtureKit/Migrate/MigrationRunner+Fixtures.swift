@@ -52,10 +52,10 @@ extension MigrationRunner {
                 // The copy's contents are read on a second thread while it is
                 // verified; they are used only once it verifies.
                 let reading = BackgroundStage()
-                let read = ReadSlot()
+                let read = Handoff<Result<(StoreContents, String), FixtureKitError>>()
                 if case .success(let own) = copy {
                     let store = own.appendingPath(configuration.store)
-                    reading.start { [self] in read.result = Result { () throws(FixtureKitError) in try readCopy(of: StoreSet.locate(store)) } }
+                    reading.start { [self] in read.value = Result { () throws(FixtureKitError) in try readCopy(of: StoreSet.locate(store)) } }
                 }
                 defer { reading.drain() }
                 let problems = try Verifier.fixtureProblems((try? copy.get()) ?? folder)
@@ -64,7 +64,7 @@ extension MigrationRunner {
                     state.problem = .folderDoesNotVerify(folder: folder, problems: problems)
                 } else {
                     let verified = try copy.get()
-                    guard let result = read.result else { throw FixtureKitError(what: "read fixture", path: verified, why: "not read") }
+                    guard let result = read.value else { throw FixtureKitError(what: "read fixture", path: verified, why: "not read") }
                     let (contents, reference) = try result.get()
                     state.folder = verified
                     // What was verified must be what the lock records of the version.
@@ -83,12 +83,6 @@ extension MigrationRunner {
             }
         }
         return state
-    }
-
-    /// ``readCopy(of:)``'s result, written by the reading thread before its
-    /// stage is left and read after waiting on it.
-    private final class ReadSlot: @unchecked Sendable {
-        var result: Result<(StoreContents, String), FixtureKitError>?
     }
 
     /// Copies a fixture folder into a folder of the runner's, under its own name.

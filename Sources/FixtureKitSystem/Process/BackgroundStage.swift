@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// The second stage of a two-stage streaming pipeline: while the caller works on
 /// one chunk (compressing it, decompressing the next one), the stage runs other
@@ -53,4 +54,19 @@ package final class BackgroundStage {
     }
 
     deinit { group.wait() }
+}
+
+/// A value handed from a thread that computes it (a ``BackgroundStage``'s) to
+/// the one that waits for it: behind a lock, so that it is `Sendable` by
+/// construction rather than by a promise (`@unchecked`).
+package final class Handoff<Value: Sendable>: Sendable {
+    private let storage = Mutex<Value?>(nil)
+
+    package init() {}
+
+    /// The value, once the computing thread has set it.
+    package var value: Value? {
+        get { storage.withLock { $0 } }
+        set { storage.withLock { $0 = newValue } }
+    }
 }
