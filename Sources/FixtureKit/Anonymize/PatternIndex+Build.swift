@@ -76,6 +76,7 @@ extension PatternIndex {
         owners = sortedOwners
         exemptions = Exemptions(count: kept)
         sharedShort = shared.sorted()
+        if groupsCommonWindows { groupCommonWindows() }
         longValueCount = longStarts.indices.reduce(0) { $0 + (dropped[$1 >> 6] & (1 << UInt64($1 & 63)) == 0 ? 1 : 0) }
     }
 

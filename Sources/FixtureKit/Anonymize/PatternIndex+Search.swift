@@ -109,28 +109,34 @@ extension PatternIndex {
                                 guard Self.isSet(keyFilter, Self.bit(hash)) else { continue }
                                 let wanted = Self.tag(hash) | UInt32(length)
                                 let bucket = bucket(hash)
-                                for pattern in Int(offsets[bucket])..<Int(offsets[bucket + 1]) {
+                                var next = Int(offsets[bucket])
+                                let bucketEnd = Int(offsets[bucket + 1])
+                                while next < bucketEnd {
+                                    let pattern = next
+                                    next += 1
                                     let shape = shapes[pattern]
-                                    guard shape & ~Self.windowFlag == wanted,
-                                          Memory.equal(arenaBase + Int(starts[pattern]), base + position, count: length) else { continue }
+                                    guard shape & ~Self.windowFlag == wanted else { continue }
+                                    // The windows of a group have the same bytes: compared once, their runs looked up.
+                                    let group = isGroupHead(pattern) ? windowGroups[UInt32(pattern)]?.count ?? 1 : 1
+                                    guard Memory.equal(arenaBase + Int(starts[pattern]), base + position, count: length) else {
+                                        next = pattern + group
+                                        continue
+                                    }
+                                    guard group == 1 else {
+                                        next = pattern + group
+                                        for member in groupMembers(pattern, at: position, in: base, total: total, arena: arenaBase) {
+                                            found(member, windowRun(member, at: position, in: bytes, total: total, arena: arenaBase))
+                                        }
+                                        continue
+                                    }
                                     guard shape & Self.windowFlag != 0 else {
                                         found(pattern, Run(start: position, length: length, back: 0, forward: 0))
                                         continue
                                     }
                                     // A window: the run around it, as far as the value's bytes go.
-                                    let long = Int(owners[pattern])
-                                    let valueStart = Int(longStarts[long])
-                                    let patternStart = Int(starts[pattern])
-                                    let before = patternStart - valueStart
-                                    let after = valueStart + Int(longLengths[long]) - patternStart - length
-                                    var back = 0
-                                    let maximumBack = min(before, Self.reach, position)
-                                    while back < maximumBack && bytes[position - back - 1] == arenaBase[patternStart - back - 1] { back += 1 }
-                                    var forward = 0
-                                    let maximumForward = min(after, Self.reach, total - position - length)
-                                    while forward < maximumForward && bytes[position + length + forward] == arenaBase[patternStart + length + forward] { forward += 1 }
-                                    guard back + length + forward >= Self.runBytes else { continue }
-                                    found(pattern, Run(start: position - back, length: back + length + forward, back: back, forward: forward))
+                                    let run = windowRun(pattern, at: position, in: bytes, total: total, arena: arenaBase)
+                                    guard run.length >= Self.runBytes else { continue }
+                                    found(pattern, run)
                                 }
                             }
                             position += 1
@@ -139,5 +145,23 @@ extension PatternIndex {
                 }
             }
         }
+    }
+
+    /// The run of a window's value around `position`, where the window's bytes
+    /// are: as far as the value's bytes go, up to ``reach`` bytes each way.
+    @inline(__always)
+    func windowRun(_ pattern: Int, at position: Int, in bytes: UnsafePointer<UInt8>, total: Int, arena: UnsafePointer<UInt8>) -> Run {
+        let long = Int(owners[pattern])
+        let valueStart = Int(longStarts[long])
+        let patternStart = Int(starts[pattern])
+        let before = patternStart - valueStart
+        let after = valueStart + Int(longLengths[long]) - patternStart - Self.windowBytes
+        var back = 0
+        let maximumBack = min(before, Self.reach, position)
+        while back < maximumBack && bytes[position - back - 1] == arena[patternStart - back - 1] { back += 1 }
+        var forward = 0
+        let maximumForward = min(after, Self.reach, total - position - Self.windowBytes)
+        while forward < maximumForward && bytes[position + Self.windowBytes + forward] == arena[patternStart + Self.windowBytes + forward] { forward += 1 }
+        return Run(start: position - back, length: back + Self.windowBytes + forward, back: back, forward: forward)
     }
 }

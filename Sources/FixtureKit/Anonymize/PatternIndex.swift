@@ -79,6 +79,12 @@ struct PatternIndex {
     /// the low half; sorted once built.
     var sharedShort: [UInt64] = []
     var sharedLong: [UInt64] = []
+    /// Once built: one bit per pattern that heads a group of windows many
+    /// long values share (``WindowGroup``), and the groups by their head.
+    var groupHeads: [UInt64] = []
+    var windowGroups: [UInt32: WindowGroup] = [:]
+    /// Whether ``build()`` groups the windows many values share (the tests turn it off for a reference).
+    var groupsCommonWindows = true
 
     static let lengthMask: UInt32 = 0x1F
     static let windowFlag: UInt32 = 0x20

@@ -10,4 +10,11 @@ package enum Memory {
     package static func equal(_ first: UnsafeRawPointer, _ second: UnsafeRawPointer, count: Int) -> Bool {
         memcmp(first, second, count) == 0
     }
+
+    /// How the `count` bytes at `first` order against those at `second`, byte by
+    /// byte as unsigned values (`memcmp`): negative, zero or positive.
+    @inlinable
+    package static func compare(_ first: UnsafeRawPointer, _ second: UnsafeRawPointer, count: Int) -> Int32 {
+        memcmp(first, second, count)
+    }
 }
