@@ -194,7 +194,7 @@ extension Console {
     func outputReport(_ text: String, what: String) throws(OutputFailure) {
         output(text, terminated: false)
         if let code = takeOutputFailure() {
-            throw OutputFailure(what: what, why: FileSystemError("write", path: "stdout", errno: code.rawValue).reason)
+            throw OutputFailure(what: what, why: code.description)
         }
     }
 
@@ -211,7 +211,7 @@ extension Console {
         lock.unlock()
         if output == .brokenPipe || errors == .brokenPipe { return .brokenPipe }
         if let output {
-            let reason = output == .badFileDescriptor ? "not open" : FileSystemError("write", path: "stdout", errno: output.rawValue).reason
+            let reason = output == .badFileDescriptor ? "not open" : output.description
             error("write output: stdout: \(reason)")
         }
         return output != nil || errors != nil || handledOutputFailure ? .couldNotWork : status
