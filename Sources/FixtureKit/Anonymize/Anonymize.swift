@@ -168,12 +168,12 @@ public enum Anonymizer {
         }
         if let existing {
             let inputInfo = try? POSIX.lstat(input.storePath)
-            if let inputInfo, inputInfo.device == existing.device, inputInfo.inode == existing.inode {
+            if let inputInfo, inputInfo.isSameFile(as: existing) {
                 return FixtureKitError(what: "anonymize", path: output, why: "is the input store: anonymize never rewrites a store in place", remedy: .chooseAnotherOutput)
             }
             let members = input.memberNames.map { input.folder.appendingPath($0) }
             for member in members {
-                if let info = try? POSIX.lstat(member), info.device == existing.device, info.inode == existing.inode {
+                if let info = try? POSIX.lstat(member), info.isSameFile(as: existing) {
                     return FixtureKitError(what: "anonymize", path: output, why: "is a file of the input's store set", remedy: .chooseAnotherOutput)
                 }
             }

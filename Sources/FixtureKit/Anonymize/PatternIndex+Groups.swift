@@ -69,12 +69,14 @@ extension PatternIndex {
                 heads.append((first + order.count, group))
                 order += groups[group]
             }
-            let (oldStarts, oldShapes, oldOwners) = (starts, shapes, owners)
+            // The bucket's entries as they were: the bucket alone, not the whole
+            // arrays, which would be copied once per bucket that holds a group.
+            let (oldStarts, oldShapes, oldOwners) = (Array(starts[first..<end]), Array(shapes[first..<end]), Array(owners[first..<end]))
             for (offset, pattern) in order.enumerated() where pattern != first + offset {
                 let place = first + offset
-                starts[place] = oldStarts[pattern]
-                shapes[place] = oldShapes[pattern]
-                owners[place] = oldOwners[pattern]
+                starts[place] = oldStarts[pattern - first]
+                shapes[place] = oldShapes[pattern - first]
+                owners[place] = oldOwners[pattern - first]
                 moved[UInt32(pattern)] = UInt32(place)
             }
             if groupHeads.isEmpty { groupHeads = [UInt64](repeating: 0, count: (starts.count + 63) / 64) }

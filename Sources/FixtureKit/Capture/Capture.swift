@@ -160,7 +160,7 @@ public enum Capture {
         let now: FileStatus?
         do { now = try POSIX.lstatIfPresent(path) } catch { return nil }
         guard let now else { return FixtureKitError(what: "capture", path: path, why: "vanished during the capture") }
-        guard now.device == start.device, now.inode == start.inode else {
+        guard now.isSameFile(as: start) else {
             return FixtureKitError(what: "capture", path: path, why: "replaced during the capture", hint: "capture it again")
         }
         return nil

@@ -36,6 +36,6 @@ extension FileDescriptor {
     /// was opened does not.
     package func isStill(at path: String) -> Bool {
         guard let held = try? status(), let named = try? POSIX.lstat(path) else { return false }
-        return held.device == named.device && held.inode == named.inode
+        return held.isSameFile(as: named)
     }
 }

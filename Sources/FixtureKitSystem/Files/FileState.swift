@@ -35,7 +35,7 @@ package enum FileLocks {
         // `1: POSIX  ADVISORY  READ 1234 fe:00:16228515 128 128`: the device as
         // major:minor in hex, then the inode in decimal.
         // glibc's `major()` and `minor()` (macros Swift does not import).
-        let device = UInt64(info.device)
+        let device = info.device
         let major = ((device >> 8) & 0xFFF) | ((device >> 32) & ~UInt64(0xFFF))
         let minor = (device & 0xFF) | ((device >> 12) & ~UInt64(0xFF))
         let file = String(major, radix: 16).leftPadded(to: 2) + ":" + String(minor, radix: 16).leftPadded(to: 2) + ":" + String(info.inode)
