@@ -94,8 +94,8 @@ extension PatternIndex {
         }
     }
 
-    /// The windows of `range` that more than ``groupThreshold`` others have the
-    /// same bytes as, by group, each in the order added.
+    /// The windows of `range` in groups of more than ``groupThreshold`` with the
+    /// same bytes, each group in the order added.
     private func commonWindows(in range: Range<Int>) -> [[Int]] {
         let windows = range.filter { shapes[$0] & Self.windowFlag != 0 }
         guard windows.count > Self.groupThreshold else { return [] }
