@@ -34,7 +34,7 @@ extension AnonymizationSession {
             guard !input.isEmpty else { return false }
             if let slot = scratch.pointee.cache.lookup(rule.pointee.outputs, input) {
                 let cached = scratch.pointee.cache.output(slot)
-                if !equalBytes(input, cached) { scratch.pointee.changed[index] += 1 }
+                if !input.hasSameBytes(as: cached) { scratch.pointee.changed[index] += 1 }
                 if rule.pointee.profileBefore >= 0, let tallies = scratch.pointee.tallies {
                     tallies[rule.pointee.profileBefore].addText(input)
                     tallies[rule.pointee.profileAfter].addText(cached)
@@ -66,7 +66,7 @@ extension AnonymizationSession {
                 tallies[rule.pointee.profileBefore].addText(input)
                 tallies[rule.pointee.profileAfter].addText(output)
             }
-            guard !equalBytes(input, output) else { return false }
+            guard !input.hasSameBytes(as: output) else { return false }
             if output.count >= PatternIndex.minimumBytes {
                 spool.written.appendValue(nil, UnsafeRawBufferPointer(output))
             }

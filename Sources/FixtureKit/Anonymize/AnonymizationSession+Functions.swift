@@ -27,7 +27,7 @@ extension AnonymizationSession {
             cacheable = true
             if let slot = scratch.pointee.cache.lookup(rule.outputs, bytes) {
                 let cached = scratch.pointee.cache.output(slot)
-                if !equalBytes(bytes, cached) { scratch.pointee.changed[index] += 1 }
+                if !bytes.hasSameBytes(as: cached) { scratch.pointee.changed[index] += 1 }
                 if let slots = rule.profileSlots, let tallies = scratch.pointee.tallies {
                     tallies[slots.before].addText(bytes)
                     tallies[slots.after].addText(cached)
@@ -67,8 +67,8 @@ extension AnonymizationSession {
         case .text, .blob:
             scratch.pointee.output.withUnsafeBufferPointer { bytes in
                 switch input {
-                case .text(let old) where output == .text: isChanged = !equalBytes(old, bytes)
-                case .blob(let old) where output == .blob: isChanged = !equalBytes(old, bytes)
+                case .text(let old) where output == .text: isChanged = !old.hasSameBytes(as: bytes)
+                case .blob(let old) where output == .blob: isChanged = !old.hasSameBytes(as: bytes)
                 default: break
                 }
                 if let result { Self.set(result, output == .text ? .text(bytes) : .blob(bytes)) }

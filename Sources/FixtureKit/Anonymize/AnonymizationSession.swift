@@ -1,12 +1,6 @@
 import FixtureKitSystem
 import FixtureKitSQLite
 
-/// Whether two byte sequences are equal.
-@inline(__always)
-func equalBytes(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
-    lhs.count == rhs.count && (lhs.count == 0 || Memory.equal(lhs.baseAddress!, rhs.baseAddress!, count: lhs.count))
-}
-
 /// The state of one anonymization: the key, the bound rules, what changed, and
 /// the spool of replaced values. SQLite calls back into it from the
 /// application-defined functions `fixturekit_anonymize`, `fixturekit_mapped`

@@ -95,11 +95,7 @@ enum LeakScanner {
         let limit = end == .max ? Int.max : end + ahead
         while !atEnd && next < end {
             let wanted = min(buffer.count - filled, limit - (bufferStart + filled))
-            let count = wanted <= 0 ? 0 : try buffer.withUnsafeMutableBytes { raw in
-                Result { () throws(FileSystemError) in
-                    try file.read(fromAbsoluteOffset: Int64(bufferStart + filled), into: UnsafeMutableRawBufferPointer(rebasing: raw[filled..<filled + wanted]))
-                }
-            }.get()
+            let count = wanted <= 0 ? 0 : try file.read(fromAbsoluteOffset: Int64(bufferStart + filled), into: &buffer, filled..<filled + wanted)
             filled += count
             atEnd = count == 0
             // Positions from which every pattern and its run fit in what was read, before `end`: the rest waits.

@@ -212,11 +212,7 @@ final class SpoolFile {
                 consumed = 0
             }
             let wanted = Int(min(Int64(chunk.count - filled), limit - position))
-            let count = wanted <= 0 ? 0 : try chunk.withUnsafeMutableBytes { raw in
-                Result { () throws(FileSystemError) in
-                    try file.read(fromAbsoluteOffset: position, into: UnsafeMutableRawBufferPointer(rebasing: raw[filled..<filled + wanted]))
-                }
-            }.get()
+            let count = wanted <= 0 ? 0 : try file.read(fromAbsoluteOffset: position, into: &chunk, filled..<filled + wanted)
             position += Int64(count)
             filled += count
             var stop = false

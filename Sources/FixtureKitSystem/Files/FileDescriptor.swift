@@ -166,11 +166,19 @@ package struct FileDescriptor: Sendable {
     /// Reads up to `count` bytes at `offset` of the file (`pread` once): fewer at its end.
     package func read(fromAbsoluteOffset offset: Int64, upTo count: Int) throws(FileSystemError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
-        let result: Result<Int, FileSystemError> = bytes.withUnsafeMutableBytes { buffer in
-            do throws(FileSystemError) { return .success(try read(fromAbsoluteOffset: offset, into: buffer)) } catch { return .failure(error) }
-        }
-        bytes.removeSubrange(try result.get()...)
+        bytes.removeSubrange(try read(fromAbsoluteOffset: offset, into: &bytes, bytes.indices)...)
         return bytes
+    }
+
+    /// Reads into `bytes[range]` at `offset` of the file (`pread` once), as
+    /// ``read(fromAbsoluteOffset:into:)-(_,UnsafeMutableRawBufferPointer)``.
+    /// - Returns: the bytes read, 0 at the end of the file.
+    package func read(fromAbsoluteOffset offset: Int64, into bytes: inout [UInt8], _ range: Range<Int>) throws(FileSystemError) -> Int {
+        // Not a typed-throws closure: the compiler cannot yet pass one to a `rethrows` function.
+        let result: Result<Int, FileSystemError> = bytes.withUnsafeMutableBytes { buffer in
+            Result { () throws(FileSystemError) in try read(fromAbsoluteOffset: offset, into: UnsafeMutableRawBufferPointer(rebasing: buffer[range])) }
+        }
+        return try result.get()
     }
 
     /// Writes all of `bytes` at `offset` of the file (`pwrite`), going on after short writes.
@@ -224,13 +232,6 @@ extension FileDescriptor {
     package static func pipe() throws(FileSystemError) -> (read: FileDescriptor, write: FileDescriptor) {
         let (read, write) = try POSIX.pipe()
         return (FileDescriptor(rawValue: read, path: "pipe"), FileDescriptor(rawValue: write, path: "pipe"))
-    }
-}
-
-extension UnsafeRawBufferPointer {
-    /// Whether the two hold the same bytes (`memcmp`).
-    package func hasSameBytes(as other: UnsafeRawBufferPointer) -> Bool {
-        count == other.count && (count == 0 || memcmp(baseAddress!, other.baseAddress!, count) == 0)
     }
 }
 

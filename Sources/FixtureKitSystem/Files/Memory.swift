@@ -18,3 +18,19 @@ package enum Memory {
         memcmp(first, second, count)
     }
 }
+
+extension UnsafeRawBufferPointer {
+    /// Whether the two hold the same bytes.
+    @inlinable
+    package func hasSameBytes(as other: UnsafeRawBufferPointer) -> Bool {
+        count == other.count && (count == 0 || memcmp(baseAddress!, other.baseAddress!, count) == 0)
+    }
+}
+
+extension UnsafeBufferPointer where Element == UInt8 {
+    /// Whether the two hold the same bytes.
+    @inlinable
+    package func hasSameBytes(as other: UnsafeBufferPointer<UInt8>) -> Bool {
+        UnsafeRawBufferPointer(self).hasSameBytes(as: UnsafeRawBufferPointer(other))
+    }
+}
