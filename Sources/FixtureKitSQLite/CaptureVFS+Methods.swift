@@ -51,11 +51,22 @@ extension ShimFile {
             xLock: { file, level in
                 let shim = ShimFile.of(file)
                 _ = shim.role.sink?.quiesce()
+                if shim.role.isAtRest {
+                    // Every level is the shared lock, taken once.
+                    guard !shim.holdsSharedLock else { return SQLITE_OK }
+                    let code = shim.methods.xLock!(shim.inner, SQLITE_LOCK_SHARED)
+                    shim.holdsSharedLock = code == SQLITE_OK
+                    return code
+                }
                 return shim.methods.xLock!(shim.inner, level)
             },
             xUnlock: { file, level in
                 let shim = ShimFile.of(file)
                 _ = shim.role.sink?.quiesce()
+                if shim.role.isAtRest {
+                    guard level == SQLITE_LOCK_NONE, shim.holdsSharedLock else { return SQLITE_OK }
+                    shim.holdsSharedLock = false
+                }
                 return shim.methods.xUnlock!(shim.inner, level)
             },
             xCheckReservedLock: { file, result in
@@ -78,7 +89,7 @@ extension ShimFile {
             },
             xShmMap: { file, index, size, extend, pointer in
                 let shim = ShimFile.of(file)
-                guard shim.methods.iVersion >= 2, let map = shim.methods.xShmMap else { return CaptureVFS.ioErrorMapping }
+                guard !shim.role.isAtRest, shim.methods.iVersion >= 2, let map = shim.methods.xShmMap else { return CaptureVFS.ioErrorMapping }
                 return map(shim.inner, index, size, extend, pointer)
             },
             xShmLock: { file, offset, count, flags in

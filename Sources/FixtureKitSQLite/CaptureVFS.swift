@@ -13,6 +13,14 @@ import FixtureKitSystem
 ///   set is opened read-only, and when ID is not 0, the first whole page SQLite
 ///   reads (page 1, which a read transaction reads first, from the main file or
 ///   from the `-wal`) is kept in the ``SourceFirstPage`` registered as ID;
+/// - `fixturekit_at_rest=1`, with `fixturekit_source`: a WAL store that no
+///   connection holds, read in place without its `-shm`. The connection must set
+///   `PRAGMA locking_mode = EXCLUSIVE` before its first read: SQLite then keeps
+///   the wal-index in its own memory, rebuilt from the `-wal`, and never maps
+///   the `-shm` (``ShimFile`` refuses to, so a connection that forgot fails
+///   rather than creating one). Every lock SQLite asks for on the main file is
+///   SQLite's shared lock (a read-only descriptor cannot hold more): a reader
+///   like any other to an app that opens the store meanwhile;
 /// - `fixturekit_sink=ID`: the main file's writes go through the
 ///   ``HashedWrites`` registered as ID (hashed in file order, written in large
 ///   pieces).
@@ -94,6 +102,7 @@ package enum CaptureVFS {
                 role.isSource = true
                 role.isMain = kind == SQLITE_OPEN_MAIN_DB
                 role.isWAL = kind == SQLITE_OPEN_WAL
+                role.isAtRest = sqlite3_uri_boolean(name, "fixturekit_at_rest", 0) != 0
                 let id = sqlite3_uri_int64(name, "fixturekit_source", 0)
                 if id != 0 { role.pages = object(id, as: SourceFirstPage.self) }
                 innerFlags = (flags & ~(SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)) | SQLITE_OPEN_READONLY
@@ -171,12 +180,17 @@ final class ShimFile {
         var isSource = false
         var isMain = false
         var isWAL = false
+        /// A WAL store read without its `-shm` (`fixturekit_at_rest=1`).
+        var isAtRest = false
         var pages: SourceFirstPage?
         var sink: HashedWrites?
     }
 
     let inner: UnsafeMutablePointer<sqlite3_file>
     let role: Role
+    /// Whether the main file of an at-rest read holds SQLite's shared lock
+    /// (only SQLite's thread of this connection uses it).
+    var holdsSharedLock = false
 
     init(inner: UnsafeMutablePointer<sqlite3_file>, role: Role) {
         self.inner = inner

@@ -89,17 +89,11 @@ package final class HashedWrites {
 
     func write(_ bytes: UnsafeRawPointer, count: Int, offset: Int64) -> Int32 {
         if let failure = failure as? WriteFailed { return failure.code }
-        if inOrder, offset == pieceOffset + Int64(filled) {
-            var done = 0
-            while done < count {
-                let take = min(count - done, Self.pieceSize - filled)
-                (pieces[current].baseAddress! + filled).copyMemory(from: bytes + done, byteCount: take)
-                filled += take
-                done += take
-                if filled == Self.pieceSize, case let code = submit(), code != SQLITE_OK { return code }
-            }
-            return SQLITE_OK
+        if inOrder, offset == Self.lockPageOffset + Int64(count), pieceOffset + Int64(filled) == Self.lockPageOffset {
+            // The page after the lock page: the file holds zeros where SQLite never writes.
+            if case let code = append(nil, count: count), code != SQLITE_OK { return code }
         }
+        if inOrder, offset == pieceOffset + Int64(filled) { return append(bytes, count: count) }
         if inOrder, offset == 0, let firstPage, !firstPageWritten, count == firstPage.count,
             firstPage.withUnsafeBytes({ memcmp($0.baseAddress!, bytes, count) == 0 }) {
             firstPageWritten = true
@@ -111,6 +105,26 @@ package final class HashedWrites {
         let code = writeThrough(bytes, count: count, offset: offset)
         if code != SQLITE_OK, failure == nil { failure = WriteFailed(code: code) }
         return code
+    }
+
+    /// Where a store's lock page starts: the page that holds SQLite's lock bytes
+    /// (`PENDING_BYTE`, at 1 GiB), which no database file ever has written, so
+    /// that it reads as zeros. It starts at 1 GiB whatever the page size.
+    static let lockPageOffset: Int64 = 0x4000_0000
+
+    /// `count` bytes in file order (zeros when `bytes` is nil: the lock page),
+    /// into the pieces.
+    private func append(_ bytes: UnsafeRawPointer?, count: Int) -> Int32 {
+        var done = 0
+        while done < count {
+            let take = min(count - done, Self.pieceSize - filled)
+            let target = pieces[current].baseAddress! + filled
+            if let bytes { target.copyMemory(from: bytes + done, byteCount: take) } else { target.initializeMemory(as: UInt8.self, repeating: 0, count: take) }
+            filled += take
+            done += take
+            if filled == Self.pieceSize, case let code = submit(), code != SQLITE_OK { return code }
+        }
+        return SQLITE_OK
     }
 
     /// Hands the piece being filled to the second thread, after the one before.

@@ -13,8 +13,9 @@ import FixtureKitModels
 /// The second connection must read the very snapshot the backup copies. It
 /// begins its read transaction while the first connection holds its own, and
 /// is used only when that proves the two the same:
-/// - a copy of the files, or a main file read `immutable=1`: nothing else
-///   writes what either connection reads;
+/// - a WAL store at rest, or a main file read `immutable=1`: each connection
+///   reads the files as they are, and the whole read is done again when they
+///   changed meanwhile (``Capture/readingSource(_:firstPage:failure:_:)``);
 /// - a store read in place in rollback mode: the first connection's shared
 ///   lock keeps every writer from committing until the second has begun.
 ///

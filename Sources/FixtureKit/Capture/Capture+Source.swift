@@ -16,17 +16,20 @@ import FixtureKitModels
 ///   either, in the kernel's table): fixturekit reads as one more of the app's
 ///   readers, its read mark in the shared memory SQLite gives every reader.
 ///
-/// Elsewhere the files are read, not opened in place:
+/// Elsewhere SQLite reads the files without its shared memory:
 /// - a WAL store without `-wal` is whole in its main file, read with
 ///   `immutable=1` (no lock, no sidecar, nothing written): SQLite's
 ///   `SQLITE_FCNTL_PERSIST_WAL` would keep a `-wal` it made, and `nolock=1` still
 ///   makes one;
 /// - a WAL store at rest (its `-wal` held by no connection, or without `-shm`) is
-///   copied, main file and `-wal`, into a temporary folder, and the copy read.
+///   read in place through ``CaptureVFS`` (`fixturekit_at_rest=1`): SQLite's
+///   exclusive locking mode keeps the wal-index in the process' memory, rebuilt
+///   from the `-wal`, so the `-shm` is neither made nor read, and the files are
+///   opened read-only.
 ///
 /// An app that opens the store meanwhile is seen afterwards: the main file
-/// (and the `-wal` copied) must be as they were when the read started, else the
-/// read is done again, as the app has left it.
+/// (and the `-wal`) must be as they were when the read started, else the read
+/// is done again, as the app has left it.
 extension Capture {
     /// How the snapshot reads the store set.
     enum SourceRead: Equatable, Sendable {
@@ -34,26 +37,28 @@ extension Capture {
         case inPlace
         /// SQLite, on the main file with `immutable=1`.
         case immutable
-        /// SQLite, on a copy of the main file and its `-wal`.
-        case copy
+        /// SQLite, read-only, in place, with the wal-index in its own memory
+        /// rather than in the `-shm`.
+        case atRest
 
         /// How to read `set` as its files are now.
         init(_ set: StoreSet) {
             if set.has(.wal) {
                 let held = set.has(.shm) ? FileLocks.isHeld(set.path(of: .shm)) ?? true : false
-                self = held ? .inPlace : .copy
+                self = held ? .inPlace : .atRest
             } else {
                 self = (try? set.readHeader())?.isWAL == true ? .immutable : .inPlace
             }
         }
 
         /// The files whose state must not change while they are read without
-        /// SQLite's locks.
-        func watched(_ set: StoreSet) -> [String] {
+        /// SQLite's locks, and whether the time of their last change is part of
+        /// it: not for a `-wal`, whose owner SQLite sets again when it runs as root.
+        func watched(_ set: StoreSet) -> [(path: String, changeTime: Bool)] {
             switch self {
             case .inPlace: []
-            case .immutable: [set.storePath]
-            case .copy: [set.storePath, set.path(of: .wal)]
+            case .immutable: [(set.storePath, true)]
+            case .atRest: [(set.storePath, true), (set.path(of: .wal), false)]
             }
         }
     }
@@ -76,26 +81,22 @@ extension Capture {
     ) throws(FixtureKitError) -> T {
         // Registered while the connection is open: SQLite opens the -wal later.
         var observer: Int64?
-        if let firstPage {
-            do throws(SQLiteError) { try CaptureVFS.register() } catch { throw failure(error) }
-            observer = CaptureVFS.register(firstPage)
-        }
+        if let firstPage { observer = CaptureVFS.register(firstPage) }
         defer { if let observer { CaptureVFS.unregister(observer) } }
         for attempt in 1...sourceReadAttempts {
             let current = (try? StoreSet(storePath: set.storePath)) ?? set
             let read = SourceRead(current)
             let watched = read.watched(current)
-            let before = watched.map(FileState.init(path:))
-            let scratch = try read == .copy ? copyForReading(current) : nil
+            let before = watched.map { FileState(path: $0.path, changeTime: $0.changeTime) }
             firstPage?.reset()
             let result: T
             do {
                 let database: Database
-                do throws(SQLiteError) { database = try open(current, read, copy: scratch, observer: observer) } catch { throw failure(error) }
-                result = try body(database, SourceOpener(set: current, read: read, scratch: scratch))
+                do throws(SQLiteError) { database = try open(current, read, observer: observer) } catch { throw failure(error) }
+                result = try body(database, SourceOpener(set: current, read: read))
                 do throws(SQLiteError) { try database.close() } catch { throw failure(error) }
             }
-            if watched.map(FileState.init(path:)) == before { return result }
+            if watched.map({ FileState(path: $0.path, changeTime: $0.changeTime) }) == before { return result }
             guard attempt < sourceReadAttempts else { break }
         }
         throw FixtureKitError(
@@ -109,8 +110,6 @@ extension Capture {
     struct SourceOpener: Sendable {
         let set: StoreSet
         let read: SourceRead
-        /// The copy a `.copy` read opens (removed once the read is done).
-        let scratch: ScratchFolder?
 
         /// - Parameter busyTimeout: how long a lock is waited for, in milliseconds.
         func open(busyTimeout: Int32) throws(SQLiteError) -> Database {
@@ -121,8 +120,8 @@ extension Capture {
                 return database
             case .immutable:
                 return try Database(path: ScratchStore.fileURI(set.storePath) + "?immutable=1", options: .init(readOnly: true, uri: true, busyTimeout: 0))
-            case .copy:
-                return try Database(path: (scratch?.path ?? set.folder).appendingPath(set.storeName), options: .init(readOnly: true, busyTimeout: busyTimeout))
+            case .atRest:
+                return try Capture.openAtRest(set, observer: 0, busyTimeout: busyTimeout)
             }
         }
     }
@@ -155,45 +154,50 @@ extension Capture {
             hint: "another process writes it: retry, or close the app")
     }
 
-    /// The main file and `-wal` copied into a fresh temporary folder, where SQLite
-    /// may make the `-shm` it needs.
-    private static func copyForReading(_ set: StoreSet) throws(FixtureKitError) -> ScratchFolder {
-        let scratch: ScratchFolder
-        do { scratch = try ScratchFolder() } catch { throw FixtureKitError(what: "snapshot", failed: error) }
-        FaultInjection.reached(.willOpen, set.storePath)
-        for name in [set.storeName, set.fileName(of: .wal)] {
-            try wrap("snapshot: copy", set.folder.appendingPath(name)) { () throws(FileSystemError) in
-                try FileCopy.copy(from: set.folder.appendingPath(name), to: scratch.path.appendingPath(name), sync: false)
-            }
+    /// A read-only connection to the WAL store at rest `set`, in place, that
+    /// neither makes nor reads its `-shm` (``CaptureVFS``'s `fixturekit_at_rest`).
+    /// - Parameter observer: the ``SourceFirstPage`` registered to watch the reads, or 0.
+    static func openAtRest(_ set: StoreSet, observer: Int64, busyTimeout: Int32) throws(SQLiteError) -> Database {
+        try CaptureVFS.register()
+        let uri = CaptureVFS.uri(set.storePath, [("mode", "ro"), ("fixturekit_source", String(observer)), ("fixturekit_at_rest", "1")])
+        let database = try Database(path: uri, options: .init(readOnly: true, uri: true, busyTimeout: busyTimeout))
+        do {
+            // Before the first read, which would otherwise map the -shm.
+            try database.execute("PRAGMA locking_mode = EXCLUSIVE")
+            try database.setCheckpointOnClose(false)
+        } catch {
+            try? database.close()
+            throw error
         }
-        FaultInjection.reached(.opened, set.storePath)
-        return scratch
+        return database
     }
 
     /// - Parameter observer: the ``SourceFirstPage`` registered to watch the reads:
     ///   the connection then goes through ``CaptureVFS``.
-    private static func open(_ set: StoreSet, _ read: SourceRead, copy: ScratchFolder?, observer: Int64?) throws(SQLiteError) -> Database {
-        func uri(_ path: String, _ parameters: [(String, String)]) -> String {
+    private static func open(_ set: StoreSet, _ read: SourceRead, observer: Int64?) throws(SQLiteError) -> Database {
+        func uri(_ path: String, _ parameters: [(String, String)]) throws(SQLiteError) -> String {
             guard let observer else { return ScratchStore.fileURI(path) + "?" + parameters.map { "\($0.0)=\($0.1)" }.joined(separator: "&") }
+            try CaptureVFS.register()
             return CaptureVFS.uri(path, parameters + [("fixturekit_source", String(observer))])
         }
         switch read {
         case .inPlace:
             guard observer != nil else { return try openSource(set, readOnly: true) }
             FaultInjection.reached(.willOpen, set.storePath)
-            let database = try Database(path: uri(set.storePath, [("mode", "ro")]), options: .init(readOnly: true, uri: true, busyTimeout: busyTimeout))
+            let database = try Database(path: try uri(set.storePath, [("mode", "ro")]), options: .init(readOnly: true, uri: true, busyTimeout: busyTimeout))
             FaultInjection.reached(.opened, set.storePath)
             try database.setCheckpointOnClose(false)
             return database
         case .immutable:
             FaultInjection.reached(.willOpen, set.storePath)
-            let database = try Database(path: uri(set.storePath, [("immutable", "1")]), options: .init(readOnly: true, uri: true, busyTimeout: busyTimeout))
+            let database = try Database(path: try uri(set.storePath, [("immutable", "1")]), options: .init(readOnly: true, uri: true, busyTimeout: busyTimeout))
             FaultInjection.reached(.opened, set.storePath)
             return database
-        case .copy:
-            let path = (copy?.path ?? set.folder).appendingPath(set.storeName)
-            guard observer != nil else { return try Database(path: path, options: .init(busyTimeout: 0)) }
-            return try Database(path: uri(path, []), options: .init(uri: true, busyTimeout: 0))
+        case .atRest:
+            FaultInjection.reached(.willOpen, set.storePath)
+            let database = try openAtRest(set, observer: observer ?? 0, busyTimeout: busyTimeout)
+            FaultInjection.reached(.opened, set.storePath)
+            return database
         }
     }
 }

@@ -207,13 +207,19 @@ public enum Capture {
                 // source is not memory-mapped: mapped pages count in the process'
                 // memory, up to the size of the store.)
                 try? POSIX.removeFile(destination)
+                // The copy's file, made here so that its write-back can start while
+                // it is written: the `fsync` at the end then has little left to do.
+                // Closed after SQLite's connection (closing a descriptor of a file
+                // drops the process' locks on it).
+                let output = try? FileDescriptor.open(destination, .readOnly, options: [.exclusiveCreate, .noFollow])
+                defer { try? output?.close() }
                 // The snapshot's read transaction first, so that its page 1 is known
                 // before the copy is written: the backup copies that same snapshot.
                 digest = try source.inTransaction { () throws(SQLiteError) -> FileDigest? in
                     let pageCount = try source.scalar("PRAGMA page_count")?.integer ?? 0
                     if readingContents { reader = SnapshotContentsReader(opener) }
                     let expected = firstPage.firstPage.flatMap { SnapshotCopy.firstPage(of: $0, pageCount: pageCount) }
-                    let sink = expected.flatMap { try? HashedWrites(firstPage: $0) }
+                    let sink = expected.flatMap { try? HashedWrites(firstPage: $0, writeback: output?.rawValue) }
                     let sinkID = sink.map { CaptureVFS.register($0) }
                     defer { if let sinkID { CaptureVFS.unregister(sinkID) } }
                     let copy: Database

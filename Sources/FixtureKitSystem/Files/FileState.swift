@@ -11,12 +11,18 @@ package struct FileState: Equatable, Sendable {
     var inode: UInt64
     var size: Int64
     var modified: FileTime
-    var changed: FileTime
+    /// `nil` when not part of the state (see ``init(path:changeTime:)``).
+    var changed: FileTime?
 
     /// The state of the file at `path` (links not followed); `nil` when there is none.
-    package init?(path: String) {
+    /// - Parameter changeTime: whether the time of its last change is part of it:
+    ///   not for a file whose owner a reader sets again (SQLite, run as root,
+    ///   gives a `-wal` it opens the main file's owner, even unchanged, even
+    ///   read-only), which changes that time and nothing else.
+    package init?(path: String, changeTime: Bool = true) {
         guard let info = try? POSIX.lstatIfPresent(path) else { return nil }
-        (device, inode, size, modified, changed) = (info.device, info.inode, info.size, info.modified, info.changed)
+        (device, inode, size, modified) = (info.device, info.inode, info.size, info.modified)
+        changed = changeTime ? info.changed : nil
     }
 }
 

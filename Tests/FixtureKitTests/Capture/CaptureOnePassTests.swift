@@ -10,7 +10,8 @@ import Testing
 /// `capture --mode snapshot` hashes its copy from the bytes SQLite writes
 /// (``HashedWrites``), in one pass: the digest is the copy's, and the copy is the
 /// bytes a plain backup writes, whatever the page size and however the source is
-/// read (in place beside its writer, a WAL at rest read on a copy, a WAL store
+/// read (in place beside its writer, a WAL at rest read in place without its
+/// `-shm`, a WAL store
 /// without `-wal` read immutable, a rollback-journal store).
 @Suite struct CaptureOnePassTests {
     enum Source: String, CaseIterable { case heldWAL, walAtRest, walWithoutLog, rollback }
@@ -57,7 +58,7 @@ import Testing
         let folder = try TemporaryFolder()
         let (path, held) = try Self.store(source, pageSize: pageSize, in: folder)
         let set = try StoreSet.locate(path)
-        #expect(Capture.SourceRead(set) == [.heldWAL: .inPlace, .walAtRest: .copy, .walWithoutLog: .immutable, .rollback: .inPlace][source])
+        #expect(Capture.SourceRead(set) == [.heldWAL: .inPlace, .walAtRest: .atRest, .walWithoutLog: .immutable, .rollback: .inPlace][source])
         try FileManager.default.createDirectory(atPath: folder.url("copies"), withIntermediateDirectories: true)
         let digest = try Capture.snapshot(set, to: folder.url("copies/captured.sqlite")).digest
         let onDisk = try sha256(ofFileAt: folder.url("copies/captured.sqlite"))
@@ -69,6 +70,26 @@ import Testing
             #expect(try sha256(ofFileAt: folder.url("copies/plain.sqlite")) == onDisk)
         }
         withExtendedLifetime(held) {}
+    }
+
+    /// A store of more than 1 GiB: the backup never writes its lock page (the
+    /// page at 1 GiB that holds SQLite's lock bytes, zeros in the file), and the
+    /// copy is still hashed as it is written, the lock page's zeros in their
+    /// place. (Overflow pages begin with the number of the next one: a page
+    /// hashed out of place changes the digest.)
+    @Test func aStoreBeyondTheLockPageIsHashedAsItIsWritten() throws {
+        let folder = try TemporaryFolder()
+        let path = folder.url("big.sqlite")
+        let database = try Database(path: path, options: .init(create: true))
+        try database.execute("PRAGMA page_size = 65536; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; CREATE TABLE blobs (b BLOB)")
+        try database.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1040) INSERT INTO blobs SELECT zeroblob(1048576) FROM n")
+        try database.close()
+        let copy = folder.url("copy.sqlite")
+        let digest = try Capture.snapshot(try StoreSet.locate(path), to: copy).digest
+        let size = try #require(try? POSIX.lstat(copy).size)
+        #expect(size > HashedWrites.lockPageOffset + 65536)
+        #expect(digest?.digest.hex == (try sha256(ofFileAt: copy)), "the copy was hashed from the disk, or its digest is wrong")
+        #expect(digest?.size == UInt64(size))
     }
 
     /// A page 1 other than the one expected (another library's header, another

@@ -17,6 +17,8 @@ import Testing
         case walWithoutSidecars
         /// A WAL store at rest with its `-wal` (commits not checkpointed) and `-shm`: an app that was killed.
         case walAtRest
+        /// The same without its `-shm`.
+        case walAtRestWithoutShm
         /// Rollback-journal stores, each journal mode that leaves files as they are.
         case delete, truncate, persist
     }
@@ -28,20 +30,22 @@ import Testing
         let database = try Database(path: path, options: .init(create: true))
         try database.execute("PRAGMA page_size = 4096")
         switch source {
-        case .walWithoutSidecars, .walAtRest: try database.execute("PRAGMA journal_mode = WAL")
+        case .walWithoutSidecars, .walAtRest, .walAtRestWithoutShm: try database.execute("PRAGMA journal_mode = WAL")
         case .delete, .truncate, .persist: try database.execute("PRAGMA journal_mode = \(source.rawValue)")
         }
-        if source == .walAtRest {
+        if source == .walAtRest || source == .walAtRestWithoutShm {
             database.disableAutomaticCheckpoint()
             try database.setCheckpointOnClose(false)
         }
         try database.execute("CREATE TABLE notes (id INTEGER PRIMARY KEY, uuid TEXT NOT NULL UNIQUE, title TEXT)")
         for index in 1...40 { try database.execute("INSERT INTO notes (uuid, title) VALUES ('K\(index)', 'note \(index)')") }
         try database.close()
+        if source == .walAtRestWithoutShm { try FileManager.default.removeItem(atPath: path + "-shm") }
         let names = Set(try FileManager.default.contentsOfDirectory(atPath: folder))
         switch source {
         case .walWithoutSidecars, .delete: #expect(names == ["App.sqlite"])
         case .walAtRest: #expect(names == ["App.sqlite", "App.sqlite-wal", "App.sqlite-shm"])
+        case .walAtRestWithoutShm: #expect(names == ["App.sqlite", "App.sqlite-wal"])
         case .persist, .truncate: #expect(names == ["App.sqlite", "App.sqlite-journal"])
         }
         return path
@@ -103,7 +107,8 @@ import Testing
     }
 
     /// How each kind of store set is read, and that nobody's files are: a set at
-    /// rest is read from a copy or immutable, never by SQLite in place.
+    /// rest is read immutable, or in place without its `-shm`, never by SQLite in
+    /// place as usual (which would rebuild the `-shm`).
     @Test(arguments: Source.allCases)
     func aStoreAtRestIsNeverOpenedInPlaceWhereSQLiteWouldWrite(source: Source) throws {
         let folder = try TemporaryFolder()
@@ -111,7 +116,7 @@ import Testing
         let read = Capture.SourceRead(try StoreSet(storePath: store))
         switch source {
         case .walWithoutSidecars: #expect(read == .immutable)
-        case .walAtRest: #expect(read == .copy)
+        case .walAtRest, .walAtRestWithoutShm: #expect(read == .atRest)
         case .delete, .truncate, .persist: #expect(read == .inPlace)
         }
     }
@@ -119,10 +124,10 @@ import Testing
     /// An app that opens the store while it is read without SQLite's locks, and
     /// writes and checkpoints into the main file: the read is done again, and
     /// sees the app's commits; nothing of the app's is removed.
-    @Test(arguments: [CaptureMode.snapshot, .raw, .checkpoint])
-    func anAppThatStartsWritingDuringTheReadIsSeen(mode: CaptureMode) throws {
+    @Test(arguments: [(CaptureMode.snapshot, Source.walWithoutSidecars), (.raw, .walWithoutSidecars), (.checkpoint, .walWithoutSidecars), (.snapshot, .walAtRest), (.snapshot, .walAtRestWithoutShm)])
+    func anAppThatStartsWritingDuringTheReadIsSeen(mode: CaptureMode, source: Source) throws {
         let folder = try TemporaryFolder()
-        let store = try Self.makeStore(.walWithoutSidecars, in: folder.url("live"))
+        let store = try Self.makeStore(source, in: folder.url("live"))
         final class App: @unchecked Sendable { var database: Database? }
         let app = App()
         FaultInjection.at(.opened, of: store) {
