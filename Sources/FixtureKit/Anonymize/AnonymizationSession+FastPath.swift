@@ -11,12 +11,29 @@ import FixtureKitModels
 /// ``AnonymizationSession/transform(_:_:group:attempt:)`` (the reference), which
 /// `AnonymizationAccelerationTests` checks on random stores.
 extension AnonymizationSession {
-    /// Rewrites a text value of rule `index`. The objects it calls are
-    /// arguments (borrowed from the session), so that calling them costs no
-    /// reference counting; the rule is read in place, not copied.
+    /// The objects the fast path calls, held unretained so that calling them
+    /// costs no reference counting: the session keeps them alive as long as its
+    /// functions are registered.
+    struct FastPathObjects {
+        let hmac: Unmanaged<HMACSHA256>
+        let originals: Unmanaged<SpoolFile>
+        let written: Unmanaged<SpoolFile>
+        let prefetch: Unmanaged<KeyedPrefetch>?
+
+        init(hmac: HMACSHA256, spool: LeakSpool, prefetch: KeyedPrefetch?) {
+            self.hmac = .passUnretained(hmac)
+            originals = .passUnretained(spool.originals)
+            written = .passUnretained(spool.written)
+            self.prefetch = prefetch.map { .passUnretained($0) }
+        }
+    }
+
+    /// Rewrites a text value of rule `index`. The objects it calls come from
+    /// ``Scratch/objects``, and the rule is read in place, not copied.
     /// - Returns: `false` when the general path must handle the value.
-    static func anonymizeText(_ value: SQLiteValueRef, rule index: Int, result: DatabaseFunction.Result, _ scratch: UnsafeMutablePointer<Scratch>, _ hmac: HMACSHA256, _ spool: LeakSpool, _ prefetch: KeyedPrefetch?) -> Bool {
+    static func anonymizeText(_ value: SQLiteValueRef, rule index: Int, result: DatabaseFunction.Result, _ scratch: UnsafeMutablePointer<Scratch>) -> Bool {
         guard scratch.pointee.spoolsBytesAsTheyAre else { return false }
+        let objects = scratch.pointee.objects
         let rule = scratch.pointee.textRules.baseAddress! + index
         let input = value.textBytes
         scratch.pointee.output.removeAll(keepingCapacity: true)
@@ -30,7 +47,7 @@ extension AnonymizationSession {
             // Every text value counts in the sequence the prefetch follows.
             let sequence = scratch.pointee.sequences[index]
             scratch.pointee.sequences[index] = sequence + 1
-            prefetch?.skip(rule: index, sequence: sequence)
+            objects.prefetch?._withUnsafeGuaranteedRef { $0.skip(rule: index, sequence: sequence) }
             guard !input.isEmpty else { return false }
             if let slot = scratch.pointee.cache.lookup(rule.pointee.outputs, input) {
                 let cached = scratch.pointee.cache.output(slot)
@@ -42,11 +59,13 @@ extension AnonymizationSession {
                 result.setText(cached)
                 return true
             }
-            let prefetched = prefetch?.take(rule: index, sequence: sequence, input: input, into: &scratch.pointee.output) ?? false
+            let prefetched = objects.prefetch?._withUnsafeGuaranteedRef { $0.take(rule: index, sequence: sequence, input: input, into: &scratch.pointee.output) } ?? false
             if !prefetched {
                 let prefix = rule.pointee.prefix
-                let ok = ValueTransforms.keyedText(rule.pointee.strategy, input: input, attempt: 0, fold: &scratch.pointee.fold, into: &scratch.pointee.output) { value, attempt in
-                    stream(scratch, hmac, prefix: prefix, attempt: attempt, value)
+                let ok = objects.hmac._withUnsafeGuaranteedRef { hmac in
+                    ValueTransforms.keyedText(rule.pointee.strategy, input: input, attempt: 0, fold: &scratch.pointee.fold, into: &scratch.pointee.output) { value, attempt in
+                        stream(scratch, hmac, prefix: prefix, attempt: attempt, value)
+                    }
                 }
                 guard ok else { return false }
             }
@@ -68,14 +87,14 @@ extension AnonymizationSession {
             }
             guard !input.hasSameBytes(as: output) else { return false }
             if output.count >= PatternIndex.minimumBytes {
-                spool.written.appendValue(nil, UnsafeRawBufferPointer(output))
+                objects.written._withUnsafeGuaranteedRef { $0.appendValue(nil, UnsafeRawBufferPointer(output)) }
             }
             return true
         }
         guard isChanged else { return true }
         scratch.pointee.changed[index] += 1
         if input.count >= PatternIndex.minimumBytes {
-            spool.originals.appendValue(UInt32(index), UnsafeRawBufferPointer(input))
+            objects.originals._withUnsafeGuaranteedRef { $0.appendValue(UInt32(index), UnsafeRawBufferPointer(input)) }
         }
         return true
     }

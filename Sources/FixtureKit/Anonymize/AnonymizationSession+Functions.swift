@@ -7,12 +7,14 @@ import FixtureKitModels
 /// The SQL functions' bodies, through ``DatabaseFunction``.
 extension AnonymizationSession {
     /// `fixturekit_anonymize(rule, value [, group])`: the value rewritten by the rule.
-    func anonymize(_ arguments: DatabaseFunction.Arguments, _ result: DatabaseFunction.Result) {
+    /// - Parameter fastPathTried: the caller gave the value to the text fast path
+    ///   (``anonymizeText(_:rule:result:_:)``), which left it to the general path.
+    func anonymize(_ arguments: DatabaseFunction.Arguments, _ result: DatabaseFunction.Result, fastPathTried: Bool = false) {
         guard arguments.count >= 2 else { return fail(result, nil, "fixturekit_anonymize: wrong arguments") }
         let index = Int(arguments[0].int64)
         guard rules.indices.contains(index) else { return fail(result, nil, "fixturekit_anonymize: no rule \(index)") }
         let value = arguments[1]
-        if acceleration.textFastPath, arguments.count == 2, value.storageClass == .text, Self.anonymizeText(value, rule: index, result: result, scratch, key.hmac, spool, prefetch) { return }
+        if !fastPathTried, acceleration.textFastPath, arguments.count == 2, value.storageClass == .text, Self.anonymizeText(value, rule: index, result: result, scratch) { return }
         let rule = rules[index]
         guard let input = Input(value) else {
             tally(rule, nil, .null)

@@ -9,7 +9,7 @@ import FixtureKitSQLite
 /// Every value goes through ``transform(_:_:group:attempt:)``, the reference.
 /// Two accelerations give the same outputs, counts and spool records for the
 /// values they take, and can be turned off (``Acceleration/none``): the text
-/// fast path (``anonymizeText(_:rule:result:)``) and the outputs a
+/// fast path (``anonymizeText(_:rule:result:_:)``) and the outputs a
 /// ``KeyedPrefetch`` computed ahead.
 ///
 /// Not `Sendable`: it lives on the thread of its one connection.
@@ -74,6 +74,8 @@ final class AnonymizationSession {
         let spoolsBytesAsTheyAre: Bool
         /// Per rule: the text values the fast path has seen, for ``prefetch``.
         let sequences: UnsafeMutableBufferPointer<Int>
+        /// The objects the fast path calls, unretained (``FastPathObjects``).
+        let objects: FastPathObjects
 
         func release() {
             message.deallocate()
@@ -138,7 +140,8 @@ final class AnonymizationSession {
         _ = textRules.initialize(from: rules.map(TextRule.init))
         scratch.initialize(to: Scratch(
             changed: Self.counters(rules.count), textRules: textRules, spoolsBytesAsTheyAre: !spool.utf16,
-            sequences: Self.counters(rules.count)))
+            sequences: Self.counters(rules.count),
+            objects: FastPathObjects(hmac: key.hmac, spool: spool, prefetch: self.prefetch)))
         scratch.pointee.output.reserveCapacity(4096)
         scratch.pointee.tallies = profile?.tallies.baseAddress
         scratch.pointee.fold.reserveCapacity(4096)
@@ -187,8 +190,16 @@ final class AnonymizationSession {
         // Not pure: each call counts and records what it replaced. The functions
         // hold the session unowned: the session outlives the connection's use.
         unowned(unsafe) let session = self
+        // The fast path first, with nothing of the session's loaded: a strong
+        // reference loaded on each of millions of calls costs a retain and a release.
+        let (scratch, fastPath) = (self.scratch, acceleration.textFastPath)
         try database.add(function: DatabaseFunction("fixturekit_anonymize") { arguments, result in
-            session.anonymize(arguments, result)
+            if fastPath, arguments.count == 2, case let value = arguments[1], value.storageClass == .text,
+                case let index = Int(arguments[0].int64), index >= 0, index < scratch.pointee.textRules.count,
+                Self.anonymizeText(value, rule: index, result: result, scratch) {
+                return
+            }
+            session.anonymize(arguments, result, fastPathTried: fastPath)
         })
         try database.add(function: DatabaseFunction("fixturekit_mapped") { arguments, result in
             session.mapped(arguments, result)
