@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import FixtureKit
 @testable import FixtureKitSystem
@@ -119,6 +120,42 @@ import Testing
         case .walAtRest, .walAtRestWithoutShm: #expect(read == .atRest)
         case .delete, .truncate, .persist: #expect(read == .inPlace)
         }
+    }
+
+    /// Captures of one WAL store at rest at once, two in processes of their own
+    /// and two in this one (where SQLite shares one set of locks per file): each
+    /// reads it in place with its own wal-index in memory, every fixture holds
+    /// the same bytes, and no byte of the source's three files changes.
+    @Test(arguments: [Source.walAtRest, .walAtRestWithoutShm])
+    func capturesOfAStoreAtRestAtOnceAgree(source: Source) throws {
+        let folder = try TemporaryFolder()
+        let store = try Self.makeStore(source, in: folder.url("live"))
+        // About 7 MiB more in the -wal, so that the reads overlap.
+        let app = try Database(path: store)
+        app.disableAutomaticCheckpoint()
+        try app.setCheckpointOnClose(false)
+        try app.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000) INSERT INTO notes (uuid, title) SELECT 'B' || i, hex(randomblob(120)) FROM n")
+        try app.close()
+        if source == .walAtRestWithoutShm { try FileManager.default.removeItem(atPath: store + "-shm") }
+        #expect(Capture.SourceRead(try StoreSet(storePath: store)) == .atRest)
+        let before = try snapshotOfFiles(folder.url("live"))
+        let corpora = (0..<4).map { folder.url("corpus-\($0)") }
+        let arguments = { @Sendable (index: Int) in ["capture", "--no-anonymize", store, "--version", "1.0.0", "--corpus", corpora[index]] }
+        let processes = try (0..<2).map { try ToolProcess(arguments($0), folder: folder.path) }
+        let statuses = Mutex<[Int32]>([])
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            let status = fixturekit(arguments(index + 2)).status
+            statuses.withLock { $0.append(status) }
+        }
+        for process in processes {
+            let result = process.wait()
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        #expect(statuses.withLock { $0 } == [0, 0])
+        let stores = try (0..<4).map { try folder.read("corpus-\($0)/1.0.0/App.sqlite") }
+        #expect(Set(stores).count == 1)
+        #expect(try rowCount(ofStoreAt: folder.url("corpus-0/1.0.0/App.sqlite")) == 30040)
+        #expect(try snapshotOfFiles(folder.url("live")) == before)
     }
 
     /// An app that opens the store while it is read without SQLite's locks, and
