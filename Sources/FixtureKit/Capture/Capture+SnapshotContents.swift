@@ -3,12 +3,14 @@ import FixtureKitSystem
 import FixtureKitSQLite
 import FixtureKitModels
 
-/// The contents of the snapshot `capture --mode snapshot` copies (content hash,
-/// schema, row counts, foreign-key violations, model), read on a thread of its
-/// own through a second connection to the source while the first one copies it:
-/// the copy and the read of every row run on the two cores at once, and the copy
-/// is not read again afterwards. The row counts are those of the content hash's
-/// scan (``Database/contentHashAndRowCounts()``), not a second pass.
+/// The content hash and row counts of the snapshot `capture --mode snapshot`
+/// copies, read on a thread of its own through a second connection to the source
+/// while the first one copies it: the copy and the read of every row run on the
+/// two cores at once, and the copy is not read again afterwards. The row counts
+/// are those of the content hash's scan (``Database/contentHashAndRowCounts()``),
+/// not a second pass. (The rest of the contents, the schema, the foreign-key
+/// violations and the model, the first connection reads once its copy is done:
+/// ``Capture/contents(of:hashedBy:)``.)
 ///
 /// The second connection must read the very snapshot the backup copies. It
 /// begins its read transaction while the first connection holds its own, and
@@ -31,9 +33,15 @@ import FixtureKitModels
 /// the content hash are the same either way, only slower.
 final class SnapshotContentsReader {
     private let stage = BackgroundStage()
+    /// What the second connection read.
+    struct Hashed: Sendable {
+        let contentHash: String
+        let rowCounts: [String: Int]
+    }
+
     /// Written by the reading thread before it signals or leaves its stage,
     /// read after waiting on them.
-    private let slot = Handoff<StoreContents>()
+    private let slot = Handoff<Hashed>()
     private let begun = DispatchSemaphore(value: 0)
     private var waitedForBegin = false
 
@@ -60,9 +68,7 @@ final class SnapshotContentsReader {
                 begun.signal()
                 guard same else { return }
                 let (digest, rowCounts) = try database.contentHashAndRowCounts()
-                var contents = try? StoreContents(reading: database, rowCounts: rowCounts)
-                contents?.contentHash = digest.hex
-                slot.value = contents
+                slot.value = Hashed(contentHash: digest.hex, rowCounts: rowCounts)
             }
         }
     }
@@ -75,9 +81,9 @@ final class SnapshotContentsReader {
         begun.wait()
     }
 
-    /// The snapshot's contents, with their content hash; nil when they could not
-    /// be read from the same snapshot (see above).
-    func contents() -> StoreContents? {
+    /// The snapshot's content hash and row counts; nil when they could not be
+    /// read from the same snapshot (see above).
+    func hashed() -> Hashed? {
         waitForBegin()
         do { try stage.wait() } catch { return nil }
         return slot.value

@@ -201,6 +201,7 @@ public enum Capture {
             var reader: SnapshotContentsReader?
             defer { reader?.drain() }
             let digest: FileDigest?
+            var contents: StoreContents?
             do throws(SQLiteError) {
                 // No journal nor sync on the staged copy: it is fsynced once at the
                 // end, and the staging folder is what makes the capture atomic. (The
@@ -233,14 +234,28 @@ public enum Capture {
                     try copy.close()
                     // The second connection begins while this one holds its snapshot.
                     reader?.waitForBegin()
-                    return try SnapshotCopy.digest(sink?.finish(), of: destination)
+                    let digest = try SnapshotCopy.digest(sink?.finish(), of: destination)
+                    contents = reader.flatMap { Self.contents(of: source, hashedBy: $0) }
+                    return digest
                 }
             } catch {
                 throw failure(error)
             }
-            return SnapshotCopyFacts(digest: digest, contents: reader?.contents())
+            return SnapshotCopyFacts(digest: digest, contents: contents)
         }
         // (`capture` syncs the copy while it reads its facts, in every mode.)
+    }
+
+    /// The contents of the snapshot `source` reads (in its transaction, once its
+    /// copy is written): the schema, foreign-key violations and model read here
+    /// while the second connection still hashes the rows, then its content hash
+    /// and row counts. `nil` when either could not be read: the capture then reads
+    /// the copy.
+    private static func contents(of source: Database, hashedBy reader: SnapshotContentsReader) -> StoreContents? {
+        guard var contents = try? StoreContents(reading: source, rowCounts: nil), let hashed = reader.hashed() else { return nil }
+        do { try contents.countRows(source, known: hashed.rowCounts) } catch { return nil }
+        contents.contentHash = hashed.contentHash
+        return contents
     }
 
     /// A TRUNCATE checkpoint, then a copy of the main file taken while no writer

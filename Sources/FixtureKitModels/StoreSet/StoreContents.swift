@@ -38,22 +38,15 @@ public struct StoreContents: Codable, Equatable, Sendable {
     ///   reader that does not use it.
     /// - Parameter rowCounts: rows already counted, by table name, on this
     ///   connection in this transaction (``Database/contentHashAndRowCounts()``):
-    ///   those tables are not counted again.
+    ///   those tables are not counted again; `nil`: no table is counted yet
+    ///   (``countRows(_:known:)`` does it later).
     /// - Throws: ``StoreError``: ``StoreError/Problem/sqlite(_:)`` when SQLite
     ///   cannot read it, ``StoreError/Problem/metadata(_:)`` for Core Data metadata
     ///   that does not follow its format.
-    package init(reading database: Database, countingForeignKeys: Bool = true, rowCounts: [String: Int] = [:]) throws(StoreError) {
+    package init(reading database: Database, countingForeignKeys: Bool = true, rowCounts: [String: Int]? = [:]) throws(StoreError) {
         do {
             schema = try SchemaSnapshot(database: database)
-            var counts: [String: Int] = [:]
-            for table in schema.tables where table.kind == "table" {
-                if let known = rowCounts[table.name] {
-                    counts[table.name] = known
-                    continue
-                }
-                counts[table.name] = Int(try database.scalar("SELECT count(*) FROM \(quotedIdentifier(table.name))")?.integer ?? 0)
-            }
-            tables = counts
+            tables = [:]
             userVersion = Int(try database.scalar("PRAGMA user_version")?.integer ?? 0)
             foreignKeyViolations = countingForeignKeys ? try Self.countForeignKeyViolations(database, schema: schema) : 0
         } catch {
@@ -64,6 +57,26 @@ public struct StoreContents: Codable, Equatable, Sendable {
         do { model = try CoreDataModel.read(from: database) } catch {
             throw StoreError(store: database.path, problem: .metadata(error))
         }
+        if let rowCounts { try countRows(database, known: rowCounts) }
+    }
+
+    /// The row count of every table of ``schema``: those in `known` (counted on
+    /// the same snapshot), the others with `count(*)` on `database`.
+    /// - Throws: ``StoreError/Problem/sqlite(_:)`` when SQLite cannot count.
+    package mutating func countRows(_ database: Database, known: [String: Int]) throws(StoreError) {
+        var counts: [String: Int] = [:]
+        do {
+            for table in schema.tables where table.kind == "table" {
+                if let count = known[table.name] {
+                    counts[table.name] = count
+                    continue
+                }
+                counts[table.name] = Int(try database.scalar("SELECT count(*) FROM \(quotedIdentifier(table.name))")?.integer ?? 0)
+            }
+        } catch {
+            throw StoreError(store: database.path, problem: .sqlite(error))
+        }
+        tables = counts
     }
 
     /// The rows `PRAGMA foreign_key_check` would report, counted with one

@@ -43,6 +43,7 @@ import Testing
         let contents = try #require(copied.contents, "the contents were not read alongside the copy")
         let database = try ScratchStore.openImmutable(folder.url("copy.sqlite"))
         #expect(contents == (try StoreContents(reading: database)).with(contentHash: try database.contentHash().hex))
+        #expect(contents.foreignKeyViolations == 10)
         try database.close()
         withExtendedLifetime(held) {}
     }
@@ -57,18 +58,18 @@ import Testing
         let (path, held) = try CaptureOnePassTests.store(.heldWAL, pageSize: 4096, in: folder)
         let store = try #require(held)
         let opener = Capture.SourceOpener(set: try StoreSet.locate(path), read: .inPlace)
-        #expect(SnapshotContentsReader(opener).contents() == nil)
+        #expect(SnapshotContentsReader(opener).hashed() == nil)
         try store.insert(1)
-        #expect(SnapshotContentsReader(opener).contents() == nil)
+        #expect(SnapshotContentsReader(opener).hashed() == nil)
 
         let other = try TemporaryFolder()
         let (rollback, _) = try CaptureOnePassTests.store(.rollback, pageSize: 4096, in: other)
         let writer = try Database(path: rollback)
         try writer.execute("BEGIN EXCLUSIVE")
         let kept = Capture.SourceOpener(set: try StoreSet.locate(rollback), read: .inPlace)
-        #expect(SnapshotContentsReader(kept).contents() == nil)
+        #expect(SnapshotContentsReader(kept).hashed() == nil)
         try writer.execute("COMMIT")
-        #expect(SnapshotContentsReader(kept).contents() != nil)
+        #expect(SnapshotContentsReader(kept).hashed() != nil)
     }
 
     /// Every journal mode SQLite has, a foreign key that some rows violate, a

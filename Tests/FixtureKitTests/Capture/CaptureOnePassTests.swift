@@ -20,7 +20,10 @@ import Testing
     /// spills pages before its commit) in `folder/live/`, and whatever holds it open.
     static func store(_ source: Source, pageSize: Int, in folder: TemporaryFolder) throws -> (path: String, held: HeldWALStore?) {
         try FileManager.default.createDirectory(atPath: folder.url("live"), withIntermediateDirectories: true)
-        let fill = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12000) INSERT INTO notes (uuid, title) SELECT 'U' || i, hex(randomblob(240)) FROM n"
+        // (With links to notes, 10 of them to none: the contents count the violations.)
+        let fill = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12000) INSERT INTO notes (uuid, title) SELECT 'U' || i, hex(randomblob(240)) FROM n; "
+            + "CREATE TABLE links (id INTEGER PRIMARY KEY, note INTEGER REFERENCES notes (id)); "
+            + "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) INSERT INTO links (note) SELECT i * 400 FROM n"
         switch source {
         case .heldWAL, .walAtRest, .walWithoutLog:
             let store = try HeldWALStore(in: folder.url("live"), pageSize: pageSize, notes: 5)
