@@ -6,15 +6,15 @@ import FixtureKitModels
 
 /// The SQL functions' bodies, through ``DatabaseFunction``.
 extension AnonymizationSession {
-    /// `fixturekit_anonymize(rule, value [, group])`: the value rewritten by the rule.
-    /// - Parameter fastPathTried: the caller gave the value to the text fast path
-    ///   (``anonymizeText(_:rule:result:_:)``), which left it to the general path.
-    func anonymize(_ arguments: DatabaseFunction.Arguments, _ result: DatabaseFunction.Result, fastPathTried: Bool = false) {
+    /// `fixturekit_anonymize(rule, value [, group])`: the value rewritten by the
+    /// rule, by the general path. (The registered function gives a text value to
+    /// the text fast path first, ``anonymizeText(_:rule:result:_:)``, when the
+    /// session's acceleration allows it: ``register(on:)``.)
+    func anonymize(_ arguments: DatabaseFunction.Arguments, _ result: DatabaseFunction.Result) {
         guard arguments.count >= 2 else { return fail(result, nil, "fixturekit_anonymize: wrong arguments") }
         let index = Int(arguments[0].int64)
         guard rules.indices.contains(index) else { return fail(result, nil, "fixturekit_anonymize: no rule \(index)") }
         let value = arguments[1]
-        if !fastPathTried, acceleration.textFastPath, arguments.count == 2, value.storageClass == .text, Self.anonymizeText(value, rule: index, result: result, scratch) { return }
         let rule = rules[index]
         guard let input = Input(value) else {
             tally(rule, nil, .null)

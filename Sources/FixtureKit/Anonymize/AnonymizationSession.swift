@@ -199,7 +199,7 @@ final class AnonymizationSession {
                 Self.anonymizeText(value, rule: index, result: result, scratch) {
                 return
             }
-            session.anonymize(arguments, result, fastPathTried: fastPath)
+            session.anonymize(arguments, result)
         })
         try database.add(function: DatabaseFunction("fixturekit_mapped") { arguments, result in
             session.mapped(arguments, result)
