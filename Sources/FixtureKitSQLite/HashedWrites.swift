@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSQLite
 import FixtureKitSystem
 import FixtureKitCrypto
@@ -95,7 +92,7 @@ package final class HashedWrites {
         }
         if inOrder, offset == pieceOffset + Int64(filled) { return append(bytes, count: count) }
         if inOrder, offset == 0, let firstPage, !firstPageWritten, count == firstPage.count,
-            firstPage.withUnsafeBytes({ memcmp($0.baseAddress!, bytes, count) == 0 }) {
+            firstPage.withUnsafeBytes({ Memory.equal($0.baseAddress!, bytes, count: count) }) {
             firstPageWritten = true
         } else {
             inOrder = false

@@ -86,8 +86,8 @@ extension Capture {
         for attempt in 1...sourceReadAttempts {
             let current = (try? StoreSet(storePath: set.storePath)) ?? set
             let read = SourceRead(current)
-            let watched = read.watched(current)
-            let before = watched.map { FileState(path: $0.path, changeTime: $0.changeTime) }
+            let watched = { read.watched(current).map { FileState(path: $0.path, changeTime: $0.changeTime) } }
+            let before = watched()
             firstPage?.reset()
             let result: T
             do {
@@ -96,7 +96,7 @@ extension Capture {
                 result = try body(database, SourceOpener(set: current, read: read))
                 do throws(SQLiteError) { try database.close() } catch { throw failure(error) }
             }
-            if watched.map({ FileState(path: $0.path, changeTime: $0.changeTime) }) == before { return result }
+            if watched() == before { return result }
             guard attempt < sourceReadAttempts else { break }
         }
         throw FixtureKitError(

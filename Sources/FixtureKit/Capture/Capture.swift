@@ -252,7 +252,7 @@ public enum Capture {
     /// and row counts. `nil` when either could not be read: the capture then reads
     /// the copy.
     private static func contents(of source: Database, hashedBy reader: SnapshotContentsReader) -> StoreContents? {
-        guard var contents = try? StoreContents(reading: source, rowCounts: nil), let hashed = reader.hashed() else { return nil }
+        guard var contents = try? StoreContents(reading: source, countingRows: false), let hashed = reader.hashed() else { return nil }
         do { try contents.countRows(source, known: hashed.rowCounts) } catch { return nil }
         contents.contentHash = hashed.contentHash
         return contents

@@ -36,14 +36,12 @@ public struct StoreContents: Codable, Equatable, Sendable {
     /// - Parameter countingForeignKeys: `false` leaves ``foreignKeyViolations``
     ///   at 0 without looking (one look-up per row of every child table), for a
     ///   reader that does not use it.
-    /// - Parameter rowCounts: rows already counted, by table name, on this
-    ///   connection in this transaction (``Database/contentHashAndRowCounts()``):
-    ///   those tables are not counted again; `nil`: no table is counted yet
-    ///   (``countRows(_:known:)`` does it later).
+    /// - Parameter countingRows: `false` leaves ``tables`` empty, for a reader
+    ///   that has the counts from elsewhere (``countRows(_:known:)``).
     /// - Throws: ``StoreError``: ``StoreError/Problem/sqlite(_:)`` when SQLite
     ///   cannot read it, ``StoreError/Problem/metadata(_:)`` for Core Data metadata
     ///   that does not follow its format.
-    package init(reading database: Database, countingForeignKeys: Bool = true, rowCounts: [String: Int]? = [:]) throws(StoreError) {
+    package init(reading database: Database, countingForeignKeys: Bool = true, countingRows: Bool = true) throws(StoreError) {
         do {
             schema = try SchemaSnapshot(database: database)
             tables = [:]
@@ -57,7 +55,7 @@ public struct StoreContents: Codable, Equatable, Sendable {
         do { model = try CoreDataModel.read(from: database) } catch {
             throw StoreError(store: database.path, problem: .metadata(error))
         }
-        if let rowCounts { try countRows(database, known: rowCounts) }
+        if countingRows { try countRows(database, known: [:]) }
     }
 
     /// The row count of every table of ``schema``: those in `known` (counted on
