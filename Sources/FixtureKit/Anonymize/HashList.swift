@@ -8,7 +8,10 @@ import FixtureKitSystem
 /// sorted in turn, from the spill (see ``merged()``), so that counting costs a
 /// few MiB whatever the column's size. The list is cut to two copies of each
 /// hash when it reaches its threshold, so a column of repeated values stays
-/// within its first chunk.
+/// within its first chunk; once a cut finds repeats, a small table of the
+/// hashes last appended (``repeatSlots``, by their low bits) leaves out an
+/// append of a hash the list is known to hold twice, which the next cut would
+/// only drop: a column of few values then costs no cuts at all.
 struct HashList {
     /// Hashes per chunk: 1 MiB.
     static let chunkEntries = 1 << 17
@@ -24,9 +27,24 @@ struct HashList {
     private var full: [(offset: Int64?, memory: UnsafeMutablePointer<UInt64>?)] = []
     private var count = 0
     private var threshold = 1 << 16
+    /// The repeat table's slots: 32 KiB, made at the first cut that finds repeats.
+    static let repeatSlots = 1 << 11
+    /// Per slot, a hash and how many times it was appended since it took the slot.
+    private var repeats: UnsafeMutablePointer<(hash: UInt64, copies: UInt64)>?
 
     @inline(__always)
     mutating func append(_ hash: UInt64) {
+        if let repeats {
+            let slot = repeats + Int(truncatingIfNeeded: hash) & (Self.repeatSlots - 1)
+            if slot.pointee.hash != hash {
+                slot.pointee = (hash, 1)
+            } else if slot.pointee.copies >= 2 {
+                // Held twice already: cuts keep two copies of a hash, never fewer.
+                return
+            } else {
+                slot.pointee.copies += 1
+            }
+        }
         guard let current, currentCount < Self.chunkEntries else { return appendSlowly(hash) }
         current[currentCount] = hash
         currentCount += 1
@@ -105,9 +123,18 @@ struct HashList {
             kept += 1
         }
         threshold = .max
+        // Put back as they are, not through the repeat table: its counts are of appends.
+        let table = repeats
+        repeats = nil
         for index in 0..<kept { append(all[index]) }
         Self.unmap(all, total)
+        repeats = table
         threshold = kept * 2 > before ? .max : max(1 << 16, 2 * kept)
+        if threshold != .max && repeats == nil {
+            let table = UnsafeMutablePointer<(hash: UInt64, copies: UInt64)>.allocate(capacity: Self.repeatSlots)
+            table.initialize(repeating: (0, 0), count: Self.repeatSlots)
+            repeats = table
+        }
     }
 
     /// Distinct hashes and hashes held twice or more, `nil` when the hashes
@@ -210,6 +237,8 @@ struct HashList {
     }
 
     mutating func release() {
+        repeats?.deallocate()
+        repeats = nil
         for chunk in full { if let memory = chunk.memory { Self.unmap(memory, Self.chunkEntries) } }
         full = []
         if let current { Self.unmap(current, Self.chunkEntries) }

@@ -31,9 +31,37 @@ import Testing
         #expect(keys == expected)
     }
 
-    @Test(arguments: [(1000, 1), (70_000, 3), (300_000, 1), (300_000, 7), (400_000, 200_000)])
+    @Test(arguments: [(1000, 1), (70_000, 3), (300_000, 1), (300_000, 7), (400_000, 200_000), (1_000_000, 5000), (500_000, 50)])
     func aListCountsDistinctValuesAndGroupsAcrossCutsAndSpills(count: Int, every: Int) throws {
         try countAndCompare(count: count, every: every, gatherLimit: nil)
+    }
+
+    /// The repeat table leaves out appends of hashes held twice: a few frequent
+    /// values among singletons, values held exactly twice, the hash 0 (an empty
+    /// slot's), and hashes that take one another's slot, give the counts of a dictionary.
+    @Test func leftOutRepeatsChangeNoCount() throws {
+        var list = HashList()
+        var occurrences: [UInt64: Int] = [:]
+        func add(_ hash: UInt64) {
+            occurrences[hash, default: 0] += 1
+            list.append(hash)
+        }
+        var random = Generator(state: 9)
+        let frequent = (0..<150).map { _ in random.next() }
+        // Same low bits as a frequent value: they share its slot.
+        let rivals = frequent.prefix(20).map { $0 ^ (random.next() << 11) }
+        for index in 0..<600_000 {
+            add(frequent[index % frequent.count])
+            if index % 3 == 0 { add(random.next()) }
+            if index % 1000 == 0 { add(rivals[(index / 1000) % rivals.count]) }
+            if index % 50_000 == 7 { add(0) }
+            if index % 100_000 == 11 { add(UInt64(index) << 20) }
+            if index % 100_000 == 12 { add(UInt64(index - 1) << 20) }
+        }
+        let finished = list.finish()
+        let (distinct, groups) = try #require(finished)
+        #expect(distinct == occurrences.count)
+        #expect(groups == occurrences.values.count { $0 > 1 })
     }
 
     /// A list longer than its gather limit is counted by merging its sorted
