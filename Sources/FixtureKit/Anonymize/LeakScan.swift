@@ -182,29 +182,32 @@ final class LeakScan {
         guard !batch.index.isEmpty else { return }
         let index = batch.index
         var exemptions = index.exemptions
-        // `mark` is passed once per record: it captures the one array it reads, not
-        // the whole index (whose copy retained every one of its arrays each time).
-        let shapes = index.shapes, owners = index.owners
-        // A short value is marked whole too where it stands whole in `bytes`.
-        func mark(_ pattern: Int, _ run: PatternIndex.Run, in bytes: UnsafeRawBufferPointer) {
-            let window = shapes[pattern] & PatternIndex.windowFlag != 0
-            let form = WholeValue.form(ofTagged: owners[pattern])
-            let whole = !window && run.start % form.unit == 0
-                && WholeValue.isWhole(bytes, run.start..<(run.start + run.length), form: form, value: 0..<bytes.count)
-            exemptions.mark(pattern, run: run, window: window, whole: whole)
-        }
-        for text in schemaText {
-            // Each form on its own, so that their edges are the text's.
-            var forms = [Array(text.utf8)]
-            if spool.utf16 { forms += [false, true].map { LeakSpool.utf16(Array(text.utf16), bigEndian: $0) } }
-            for bytes in forms {
-                bytes.withUnsafeBytes { raw in index.search(raw, through: raw.count - 1) { mark($0, $1, in: raw) } }
+        // `mark` reads the two arrays through pointers taken once: captured as
+        // arrays, each was retained and released around every record's search.
+        try index.shapes.withUnsafeBufferPointer { shapes throws(FileSystemError) in
+            try index.owners.withUnsafeBufferPointer { owners throws(FileSystemError) in
+                // A short value is marked whole too where it stands whole in `bytes`.
+                func mark(_ pattern: Int, _ run: PatternIndex.Run, in bytes: UnsafeRawBufferPointer) {
+                    let window = shapes[pattern] & PatternIndex.windowFlag != 0
+                    let form = WholeValue.form(ofTagged: owners[pattern])
+                    let whole = !window && run.start % form.unit == 0
+                        && WholeValue.isWhole(bytes, run.start..<(run.start + run.length), form: form, value: 0..<bytes.count)
+                    exemptions.mark(pattern, run: run, window: window, whole: whole)
+                }
+                for text in schemaText {
+                    // Each form on its own, so that their edges are the text's.
+                    var forms = [Array(text.utf8)]
+                    if spool.utf16 { forms += [false, true].map { LeakSpool.utf16(Array(text.utf16), bigEndian: $0) } }
+                    for bytes in forms {
+                        bytes.withUnsafeBytes { raw in index.search(raw, through: raw.count - 1) { mark($0, $1, in: raw) } }
+                    }
+                }
+                var offset: Int64 = 0
+                try spool.written.records(from: &offset, withColumn: false) { _, bytes in
+                    index.search(bytes, through: bytes.count - 1) { mark($0, $1, in: bytes) }
+                    return true
+                }
             }
-        }
-        var offset: Int64 = 0
-        try spool.written.records(from: &offset, withColumn: false) { _, bytes in
-            index.search(bytes, through: bytes.count - 1) { mark($0, $1, in: bytes) }
-            return true
         }
         batch.index.exemptions = exemptions
     }
