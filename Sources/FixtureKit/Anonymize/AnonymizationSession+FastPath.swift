@@ -36,14 +36,22 @@ extension AnonymizationSession {
         let objects = scratch.pointee.objects
         let rule = scratch.pointee.textRules.baseAddress! + index
         let input = value.textBytes
-        scratch.pointee.output.removeAll(keepingCapacity: true)
         switch rule.pointee.strategy {
         case .mask(let keepFirst, let keepLast, _):
             guard let character = rule.pointee.maskByte, !input.contains(where: { $0 >= 0x80 }) else { return false }
-            ValueTransforms.keepingSpaces(input, into: &scratch.pointee.output) { core, output in
-                ValueTransforms.mask(keepFirst: keepFirst, keepLast: keepLast, fill: character, input: core, into: &output)
+            // A copy of the input, masked in place: as long as the input (the
+            // values of a column are often all as long: the array keeps its count).
+            if scratch.pointee.output.count != input.count {
+                scratch.pointee.output.removeAll(keepingCapacity: true)
+                scratch.pointee.output.append(contentsOf: input)
+            }
+            scratch.pointee.output.withUnsafeMutableBufferPointer { output in
+                guard let base = output.baseAddress, let source = input.baseAddress else { return }
+                base.update(from: source, count: input.count)
+                ValueTransforms.maskInPlace(keepFirst: keepFirst, keepLast: keepLast, fill: character, output)
             }
         case .pseudonym, .fake:
+            scratch.pointee.output.removeAll(keepingCapacity: true)
             // Every text value counts in the sequence the prefetch follows.
             let sequence = scratch.pointee.sequences[index]
             scratch.pointee.sequences[index] = sequence + 1

@@ -286,6 +286,18 @@ enum ValueTransforms {
         output.append(contentsOf: UnsafeBufferPointer(rebasing: input[(count - tail)..<count]))
     }
 
+    /// ``keepingSpaces(_:into:_:)`` of ``mask(keepFirst:keepLast:fill:input:into:)``,
+    /// in place: `bytes` (the input, copied) keep their spaces around the core
+    /// and the core's ends; the bytes between become `fill`. The length is the input's.
+    static func maskInPlace(keepFirst: Int, keepLast: Int, fill: UInt8, _ bytes: UnsafeMutableBufferPointer<UInt8>) {
+        var start = 0, end = bytes.count
+        while start < end && bytes[start] == TextShape.space { start += 1 }
+        while end > start && bytes[end - 1] == TextShape.space { end -= 1 }
+        let keep = keepFirst + keepLast < end - start
+        let from = start + (keep ? keepFirst : 0), to = end - (keep ? keepLast : 0)
+        if from < to { UnsafeMutableBufferPointer(rebasing: bytes[from..<to]).update(repeating: fill) }
+    }
+
     /// Where the digits of a text that looks like an integer (`42`, `-0042`,
     /// `+7`) start; `nil` for any other text.
     static func integerDigits(_ text: UnsafeBufferPointer<UInt8>) -> Int? {

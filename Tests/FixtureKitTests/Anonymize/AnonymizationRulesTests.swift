@@ -156,4 +156,35 @@ import Testing
             #expect(row[1].integer != nil)
         }
     }
+
+    /// The fast path's mask in place gives the bytes of the reference mask
+    /// between kept spaces: every text of up to 7 bytes drawn from a space,
+    /// two letters and a digit, with 0 to 3 bytes kept at each end.
+    @Test func theMaskInPlaceIsTheReferenceMask() {
+        let alphabet: [UInt8] = Array(" ab7".utf8)
+        var texts: [[UInt8]] = [[]]
+        var level: [[UInt8]] = [[]]
+        for _ in 1...7 {
+            level = level.flatMap { text in alphabet.map { text + [$0] } }
+            texts += level
+        }
+        var compared = 0
+        for text in texts {
+            for keepFirst in 0...3 {
+                for keepLast in 0...3 {
+                    var expected: [UInt8] = []
+                    text.withUnsafeBufferPointer { input in
+                        ValueTransforms.keepingSpaces(input, into: &expected) { core, output in
+                            ValueTransforms.mask(keepFirst: keepFirst, keepLast: keepLast, fill: UInt8(ascii: "*"), input: core, into: &output)
+                        }
+                    }
+                    var inPlace = text
+                    inPlace.withUnsafeMutableBufferPointer { ValueTransforms.maskInPlace(keepFirst: keepFirst, keepLast: keepLast, fill: UInt8(ascii: "*"), $0) }
+                    #expect(inPlace == expected, "\(String(decoding: text, as: UTF8.self)) keepFirst \(keepFirst) keepLast \(keepLast)")
+                    compared += 1
+                }
+            }
+        }
+        #expect(compared == 16 * 21_845)
+    }
 }
