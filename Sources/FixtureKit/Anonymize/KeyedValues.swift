@@ -141,9 +141,8 @@ enum ValueTransforms {
             for byte in input { output.append(isDigit(byte) ? UInt8(ascii: "0") + UInt8(stream.next(below: 10)) : byte) }
             return
         }
-        var start = 0, end = input.count
-        while start < end && input[start] == TextShape.space { start += 1 }
-        while end > start && input[end - 1] == TextShape.space { end -= 1 }
+        let core = TextShape.core(of: input)
+        let start = core.lowerBound, end = core.upperBound
         output.append(contentsOf: repeatElement(TextShape.space, count: start))
         for _ in 0..<max(1, scalarCount(UnsafeBufferPointer(rebasing: input[start..<end]))) {
             output.append(UInt8(ascii: "0") + UInt8(stream.next(below: 10)))
@@ -266,9 +265,8 @@ enum ValueTransforms {
     /// had around it: values equal under `RTRIM` or `trim()` stay equal.
     @inline(__always)
     static func keepingSpaces(_ input: UnsafeBufferPointer<UInt8>, into output: inout [UInt8], _ body: (UnsafeBufferPointer<UInt8>, inout [UInt8]) -> Void) {
-        var start = 0, end = input.count
-        while start < end && input[start] == TextShape.space { start += 1 }
-        while end > start && input[end - 1] == TextShape.space { end -= 1 }
+        let core = TextShape.core(of: input)
+        let start = core.lowerBound, end = core.upperBound
         if start > 0 { output.append(contentsOf: UnsafeBufferPointer(rebasing: input[0..<start])) }
         if end > start { body(UnsafeBufferPointer(rebasing: input[start..<end]), &output) }
         if end < input.count { output.append(contentsOf: UnsafeBufferPointer(rebasing: input[end..<input.count])) }
@@ -290,11 +288,9 @@ enum ValueTransforms {
     /// in place: `bytes` (the input, copied) keep their spaces around the core
     /// and the core's ends; the bytes between become `fill`. The length is the input's.
     static func maskInPlace(keepFirst: Int, keepLast: Int, fill: UInt8, _ bytes: UnsafeMutableBufferPointer<UInt8>) {
-        var start = 0, end = bytes.count
-        while start < end && bytes[start] == TextShape.space { start += 1 }
-        while end > start && bytes[end - 1] == TextShape.space { end -= 1 }
-        let keep = keepFirst + keepLast < end - start
-        let from = start + (keep ? keepFirst : 0), to = end - (keep ? keepLast : 0)
+        let core = TextShape.core(of: UnsafeBufferPointer(bytes))
+        let keep = keepFirst + keepLast < core.count
+        let from = core.lowerBound + (keep ? keepFirst : 0), to = core.upperBound - (keep ? keepLast : 0)
         if from < to { UnsafeMutableBufferPointer(rebasing: bytes[from..<to]).update(repeating: fill) }
     }
 

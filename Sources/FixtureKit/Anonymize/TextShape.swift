@@ -59,11 +59,19 @@ struct TextShape: Equatable {
         return true
     }
 
+    /// Where the core of `input` lies: between the spaces (U+0020) at either end.
+    @inline(__always)
+    static func core(of input: UnsafeBufferPointer<UInt8>) -> Range<Int> {
+        var start = 0, end = input.count
+        while start < end && input[start] == space { start += 1 }
+        while end > start && input[end - 1] == space { end -= 1 }
+        return start..<end
+    }
+
     /// The shape of `input`; its fold is appended to `fold`.
     init(_ input: UnsafeBufferPointer<UInt8>, fold: inout [UInt8]) {
-        var start = 0, end = input.count
-        while start < end && input[start] == Self.space { start += 1 }
-        while end > start && input[end - 1] == Self.space { end -= 1 }
+        let core = Self.core(of: input)
+        let start = core.lowerBound, end = core.upperBound
         leading = start
         trailing = input.count - end
         var capitals = 0, smalls = 0, sentence = true, title = true
