@@ -165,29 +165,19 @@ private final class ContentHasher {
 
     /// The value of `column` in the statement's current row.
     ///
-    /// Read through the row's own `sqlite3_value` (`sqlite3_column_value`): one
-    /// call to find the column, where the `sqlite3_column_*` functions find it,
-    /// and check for a failed allocation, on each call. The value is unprotected,
-    /// which only matters to a connection shared between threads; this one is
-    /// read on one thread.
+    /// Read through the row's own `sqlite3_value` (``Statement/columnValue(_:)``):
+    /// one call to find the column, where the `sqlite3_column_*` functions find
+    /// it, and check for a failed allocation, on each call. The value is
+    /// unprotected, which only matters to a connection shared between threads;
+    /// this one is read on one thread.
     func appendValue(of statement: Statement, column: Int) {
-        let value = sqlite3_column_value(statement.handle, Int32(column))
-        switch sqlite3_value_type(value) {
-        case SQLITE_INTEGER:
-            appendNumber(0x01, UInt64(bitPattern: sqlite3_value_int64(value)))
-        case SQLITE_FLOAT:
-            appendNumber(0x02, sqlite3_value_double(value).bitPattern)
-        case SQLITE_TEXT:
-            // The text first, then its length: the conversion to UTF-8 happens in the first call.
-            let text = sqlite3_value_text(value)
-            let count = Int(sqlite3_value_bytes(value))
-            appendBytes(0x03, UnsafeRawBufferPointer(start: text, count: text == nil ? 0 : count))
-        case SQLITE_BLOB:
-            let blob = sqlite3_value_blob(value)
-            let count = Int(sqlite3_value_bytes(value))
-            appendBytes(0x04, UnsafeRawBufferPointer(start: blob, count: blob == nil ? 0 : count))
-        default:
-            appendByte(0x00)
+        let value = statement.columnValue(column)
+        switch value.storageClass {
+        case .integer: appendNumber(0x01, UInt64(bitPattern: value.int64))
+        case .real: appendNumber(0x02, value.double.bitPattern)
+        case .text: appendBytes(0x03, UnsafeRawBufferPointer(value.textBytes))
+        case .blob: appendBytes(0x04, UnsafeRawBufferPointer(value.blobBytes))
+        case .null: appendByte(0x00)
         }
     }
 

@@ -32,7 +32,8 @@ package struct SQLiteValueRef {
     package var int64: Int64 { sqlite3_value_int64(handle) }
     package var double: Double { sqlite3_value_double(handle) }
 
-    /// The value as UTF-8 text (a number converted as SQLite writes it).
+    /// The value as UTF-8 text (a number converted as SQLite writes it); its
+    /// length is read after the text, whose conversion (from UTF-16) it measures.
     package var textBytes: UnsafeBufferPointer<UInt8> {
         let pointer = sqlite3_value_text(handle)
         return UnsafeBufferPointer(start: pointer, count: pointer == nil ? 0 : Int(sqlite3_value_bytes(handle)))
