@@ -142,6 +142,8 @@ final class LeakScan {
 
     /// Reads originals from `batch.offset` into `batch.index` until the batch is
     /// full or the spool ends; `following`: waits for a spool still written.
+    /// No batch reads an original before its own first one, so the pages read
+    /// are freed behind the reader.
     private static func fill(_ batch: Batch, from spool: LeakSpool, batchBytes: Int, following: Bool, tracked: Set<UInt32>, cancelled: Flag) throws(FileSystemError) {
         var offset = batch.offset
         var index = PatternIndex()
@@ -157,7 +159,7 @@ final class LeakScan {
             let complete = !following || spool.progress.isComplete
             let limit = following ? Int64(spool.progress.available) : .max
             var full = false
-            try spool.originals.records(from: &offset, to: limit, withColumn: true) { column, bytes in
+            try spool.originals.records(from: &offset, to: limit, withColumn: true, discarding: true) { column, bytes in
                 if index.arenaBytes + bytes.count > batchBytes && !index.isEmpty {
                     full = true
                     return false
@@ -177,7 +179,9 @@ final class LeakScan {
         while following && !spool.progress.isComplete && !cancelled.isSet { spool.progress.waitForChange() }
     }
 
-    /// Marks the patterns found in the schema or inside a value the rules wrote.
+    /// Marks the patterns found in the schema or inside a value the rules wrote;
+    /// the last batch frees the written values' pages behind it, which the
+    /// output built meanwhile reuses.
     private static func findExemptions(_ batch: Batch, spool: LeakSpool, schemaText: [String]) throws(FileSystemError) {
         guard !batch.index.isEmpty else { return }
         let index = batch.index
@@ -203,7 +207,7 @@ final class LeakScan {
                     }
                 }
                 var offset: Int64 = 0
-                try spool.written.records(from: &offset, withColumn: false) { _, bytes in
+                try spool.written.records(from: &offset, withColumn: false, discarding: batch.isLast) { _, bytes in
                     index.search(bytes, through: bytes.count - 1) { mark($0, $1, in: bytes) }
                     return true
                 }

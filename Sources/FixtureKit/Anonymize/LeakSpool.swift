@@ -109,6 +109,9 @@ final class SpoolProgress: Sendable {
 /// One spool file: records of `[column u32][length u32][bytes]` (column omitted in the written spool).
 final class SpoolFile {
     static let bufferSize = 1 << 20
+    /// The file's pages read back are freed in runs of this many bytes (see ``records(from:to:withColumn:discarding:_:)``).
+    static let discardStep: Int64 = 4 << 20
+    private static let pageMask: Int64 = 4095
     let file: FileDescriptor
     let path: String
     private let progress: SpoolProgress?
@@ -196,13 +199,28 @@ final class SpoolFile {
     /// Reads the records from `offset` up to `limit` (a record boundary), calling
     /// `body` with each; `body` returns `false` to stop, and `offset` is then
     /// that record's, so that the next call starts with it.
-    func records(from offset: inout Int64, to limit: Int64 = .max, withColumn: Bool, _ body: (UInt32, UnsafeRawBufferPointer) -> Bool) throws(FileSystemError) {
+    ///
+    /// `discarding`: no record before the returned `offset` is read again, and
+    /// the file's pages behind the reader are freed as it goes (every
+    /// ``discardStep``), for the writer to reuse (``FileDescriptor/discard(_:)``).
+    func records(from offset: inout Int64, to limit: Int64 = .max, withColumn: Bool, discarding: Bool = false, _ body: (UInt32, UnsafeRawBufferPointer) -> Bool) throws(FileSystemError) {
         var chunk = [UInt8](repeating: 0, count: Self.bufferSize)
         var filled = 0
         var consumed = 0
         var position = offset
         let headerSize = withColumn ? 8 : 4
+        var discarding = discarding
+        var discarded = offset & ~Self.pageMask
+        // Frees the whole pages before the first unread byte, once `step` of them are read.
+        func discardRead(step: Int64) {
+            let read = (position - Int64(filled - consumed)) & ~Self.pageMask
+            guard discarding && read - discarded >= step else { return }
+            discarding = file.discard(discarded..<read)
+            discarded = read
+        }
+        defer { discardRead(step: 1) }
         while true {
+            discardRead(step: Self.discardStep)
             // Keep the unread tail, then fill up from the file.
             if consumed > 0 {
                 chunk.withUnsafeMutableBytes { raw in

@@ -213,6 +213,16 @@ package struct FileDescriptor: Sendable {
         guard fchmod(rawValue, mode) == 0 else { throw FileSystemError("chmod", path: path, errno: errno) }
     }
 
+    /// Frees the file's blocks in `range`, which then reads as zeros; the size
+    /// stays. A file read once behind its writer gives its pages back this way:
+    /// the next writes reuse them, where fresh ones cost far more to write into
+    /// on a virtual machine that hands freed memory back to its host.
+    /// - Returns: `false` when the file system cannot (the range is then kept).
+    @discardableResult
+    package func discard(_ range: Range<Int64>) -> Bool {
+        range.isEmpty || POSIX.punchHole(rawValue, offset: range.lowerBound, length: range.upperBound - range.lowerBound)
+    }
+
     /// Tells the kernel the file is read front to back (`posix_fadvise`); only a hint.
     package func adviseSequential() {
         _ = posix_fadvise(rawValue, 0, 0, POSIX_FADV_SEQUENTIAL)

@@ -134,6 +134,25 @@ extension POSIX {
         return unsafeBitCast(symbol, to: SyncFileRange.self)
     }()
 
+    /// `FALLOC_FL_KEEP_SIZE | FALLOC_FL_PUNCH_HOLE` from `<linux/falloc.h>`.
+    static let punchHoleKeepingSize: Int32 = 0x01 | 0x02
+
+    private typealias Fallocate = @convention(c) (Int32, Int32, Int64, Int64) -> Int32
+
+    /// glibc's `fallocate`, looked up at run time for the same reason as `renameat2`.
+    private static let fallocate: Fallocate? = {
+        guard let symbol = dlsym(nil, "fallocate") else { return nil }
+        return unsafeBitCast(symbol, to: Fallocate.self)
+    }()
+
+    /// Frees the blocks of `length` bytes at `offset` of `fd` (`fallocate` with
+    /// `FALLOC_FL_PUNCH_HOLE`); the size stays and the range reads as zeros.
+    /// - Returns: `false` when the file system cannot (`EOPNOTSUPP`) or the call failed.
+    static func punchHole(_ fd: Int32, offset: Int64, length: Int64) -> Bool {
+        guard let fallocate else { return false }
+        return retrying { fallocate(fd, punchHoleKeepingSize, offset, length) } == 0
+    }
+
     /// Asks the kernel to start writing `length` bytes at `offset` of `fd` to disk,
     /// without waiting: the `fsync` that ends a large write then has little left to
     /// do. Only a hint: failures are ignored (the `fsync` reports real ones).
