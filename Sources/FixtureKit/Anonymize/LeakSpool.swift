@@ -7,9 +7,10 @@ import FixtureKitSystem
 /// after `kill -9`, read back in batches of bounded size.
 ///
 /// The first holds every replaced original of ``PatternIndex/minimumBytes`` or
-/// more with the column it came from; the second every value the rules wrote,
-/// whose own bytes may hold an original by chance (a fake name that is also a
-/// real one, a shifted date that is another row's date) and are then no leak.
+/// more with the column it came from; the second the values the rules wrote
+/// (but a repeat of one written shortly before), whose own bytes may hold an
+/// original by chance (a fake name that is also a real one, a shifted date
+/// that is another row's date) and are then no leak.
 /// Both hold values whole, a value longer than ``chunkBytes`` in overlapping
 /// pieces (every run of ``PatternIndex/runBytes`` bytes of it is whole in one
 /// piece), so that no record needs more memory than that to be read back.
@@ -31,7 +32,7 @@ final class LeakSpool {
 
     init(folder: String, utf16: Bool) throws(FileSystemError) {
         originals = try SpoolFile(folder: folder, name: "originals", progress: progress)
-        written = try SpoolFile(folder: folder, name: "written", progress: nil)
+        written = try SpoolFile(folder: folder, name: "written", progress: nil, isSet: true)
         self.utf16 = utf16
     }
 
@@ -106,6 +107,40 @@ final class SpoolProgress: Sendable {
     func waitForChange() { changed.wait() }
 }
 
+/// The values a spool took last, for a spool whose records only matter as a
+/// set (the written values: the leak scan looks for originals inside each, and
+/// finds nothing more in a repeat). A value equal to one of them is not taken
+/// again: a mask or a constant writes the same few values on every row.
+/// Direct-mapped by a hash of the bytes, compared whole; values up to
+/// ``valueBytes`` long (longer ones are always taken).
+struct RecentValues {
+    static let slotCount = 1 << 12
+    static let valueBytes = 56
+    /// Per slot: the value's length + 1 (0: empty), 4 bytes unused, then its bytes.
+    private static let slotBytes = 8 + valueBytes
+    private let slots: UnsafeMutableRawPointer
+
+    init() {
+        slots = .allocate(byteCount: Self.slotCount * Self.slotBytes, alignment: 16)
+        slots.initializeMemory(as: UInt8.self, repeating: 0, count: Self.slotCount * Self.slotBytes)
+    }
+
+    func release() { slots.deallocate() }
+
+    /// Whether `bytes` is new: `false` when a slot holds it; otherwise its slot now does.
+    @inline(__always)
+    func insert(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count <= Self.valueBytes else { return true }
+        let slot = slots + Int(truncatingIfNeeded: ValueHash.hash(bytes) >> 52) * Self.slotBytes
+        if slot.load(as: UInt32.self) == UInt32(bytes.count + 1) && (bytes.isEmpty || Memory.equal(slot + 8, bytes.baseAddress!, count: bytes.count)) {
+            return false
+        }
+        slot.storeBytes(of: UInt32(bytes.count + 1), as: UInt32.self)
+        if let base = bytes.baseAddress { (slot + 8).copyMemory(from: base, byteCount: bytes.count) }
+        return true
+    }
+}
+
 /// One spool file: records of `[column u32][length u32][bytes]` (column omitted in the written spool).
 final class SpoolFile {
     static let bufferSize = 1 << 20
@@ -121,11 +156,17 @@ final class SpoolFile {
     /// stored property of a class costs an exclusivity check on each access.
     private let state: UnsafeMutablePointer<(filled: Int, failure: FileSystemError?)>
 
-    init(folder: String, name: String, progress: SpoolProgress?) throws(FileSystemError) {
+    /// For a spool of a set: the values taken last, whose repeats are left out.
+    private let recent: RecentValues?
+
+    /// `isSet`: the records only matter as a set, and a repeat of a value taken
+    /// last is left out (``RecentValues``).
+    init(folder: String, name: String, progress: SpoolProgress?, isSet: Bool = false) throws(FileSystemError) {
         path = folder.appendingPath(".fixturekit-\(name)-\(POSIX.processID)")
         file = try FileDescriptor.open(path, .readWrite, options: [.exclusiveCreate, .noFollow], permissions: 0o600)
         try? POSIX.removeFile(path)
         self.progress = progress
+        recent = isSet ? RecentValues() : nil
         buffer = .allocate(byteCount: Self.bufferSize, alignment: 16)
         state = .allocate(capacity: 1)
         state.initialize(to: (0, nil))
@@ -133,15 +174,18 @@ final class SpoolFile {
 
     deinit {
         try? file.close()
+        recent?.release()
         buffer.deallocate()
         state.deinitialize(count: 1)
         state.deallocate()
     }
 
     /// Appends a value: whole, or in pieces of ``LeakSpool/chunkBytes`` that
-    /// overlap by ``LeakSpool/chunkOverlap``.
+    /// overlap by ``LeakSpool/chunkOverlap``; nothing for a repeat of a value
+    /// the spool of a set took last.
     @inline(__always)
     func appendValue(_ column: UInt32?, _ bytes: UnsafeRawBufferPointer) {
+        if let recent, !recent.insert(bytes) { return }
         guard bytes.count > LeakSpool.chunkBytes else { return append(column, bytes[...]) }
         var start = 0
         while true {

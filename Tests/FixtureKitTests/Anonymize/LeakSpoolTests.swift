@@ -59,4 +59,35 @@ struct LeakSpoolTests {
         #expect(bytes[page...].contains { $0 != 0 })
         #expect(try Self.read(spool.originals, from: &offset, discarding: discarding, first: stop) == Array(stop..<count))
     }
+
+    /// The written values' spool is a set: a repeat of a value taken last is
+    /// left out, and every distinct value is kept, those sharing a slot and
+    /// those too long for one included.
+    @Test func theWrittenValuesAreKeptOnceEachAndNoneLost() throws {
+        let folder = try TemporaryFolder()
+        let spool = try LeakSpool(folder: folder.path, utf16: false)
+        // 10,000 values of 4 to 70 bytes, more than the slots: many share one.
+        let values = (0..<10_000).map { number in Array("w\(number)-".utf8) + Array(repeating: UInt8(0x61 + number % 26), count: number % 64) }
+        for value in values {
+            // Each twice in a row (a mask's repeat), the second left out.
+            for _ in 0..<2 { value.withUnsafeBytes { spool.addWritten($0, isText: true) } }
+        }
+        // A value written on every row of a column (a constant).
+        for _ in 0..<1000 { Array("redacted".utf8).withUnsafeBytes { spool.addWritten($0, isText: true) } }
+        try spool.finish()
+        var records: [[UInt8]] = []
+        var offset: Int64 = 0
+        try spool.written.records(from: &offset, withColumn: false) { _, bytes in
+            records.append(Array(bytes))
+            return true
+        }
+        // (Values shorter than the index takes are never spooled: "w0-".)
+        let spooled = values.filter { $0.count >= PatternIndex.minimumBytes } + [Array("redacted".utf8)]
+        let long = spooled.filter { $0.count > RecentValues.valueBytes }
+        #expect(spooled.count == values.count && !long.isEmpty)
+        let missing = Set(spooled).subtracting(records), extra = Set(records).subtracting(spooled)
+        #expect(missing.isEmpty && extra.isEmpty, "\(missing.count) missing, \(extra.count) not written")
+        // Short values once, long ones twice: kept whatever they repeat.
+        #expect(records.count == spooled.count + long.count)
+    }
 }
