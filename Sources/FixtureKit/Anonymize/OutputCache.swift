@@ -62,14 +62,11 @@ struct OutputCache {
         slots = nil
     }
 
+    /// The slot of a value: the top bits of a hash read eight bytes at a time
+    /// (``ValueHash``), which every byte of the value reaches.
+    @inline(__always)
     private static func slot(_ owner: Int, _ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(truncatingIfNeeded: owner)
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
-        // FNV's last bytes hardly reach its top bits ("Name 1" and "Name 2" would
-        // share a slot): a finalizer spreads every bit over the ones taken.
-        hash ^= hash >> 33
-        hash = hash &* 0xFF51_AFD7_ED55_8CCD
-        hash ^= hash >> 33
+        let hash = ValueHash.hash(UnsafeRawBufferPointer(bytes), seed: UInt64(truncatingIfNeeded: owner))
         return Int(truncatingIfNeeded: hash >> 48) & (slotCount - 1)
     }
 
