@@ -66,7 +66,7 @@ struct LeakSpoolTests {
     @Test func theWrittenValuesAreKeptOnceEachAndNoneLost() throws {
         let folder = try TemporaryFolder()
         let spool = try LeakSpool(folder: folder.path, utf16: false)
-        // 10,000 values of 4 to 70 bytes, more than the slots: many share one.
+        // 10,000 values of 3 to 69 bytes, more than the slots: many share one.
         let values = (0..<10_000).map { number in Array("w\(number)-".utf8) + Array(repeating: UInt8(0x61 + number % 26), count: number % 64) }
         for value in values {
             // Each twice in a row (a mask's repeat), the second left out.
