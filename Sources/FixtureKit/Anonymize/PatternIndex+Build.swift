@@ -21,12 +21,24 @@ extension PatternIndex {
             keyFilter[keyBit >> 6] |= 1 << UInt64(keyBit & 63)
         }
         for index in 0..<bucketCount { offsets[index + 1] += offsets[index] }
+        // Each pattern's place, from the last back so that a bucket keeps the
+        // order added, written over its hash (not read again): offsets[bucket + 1]
+        // ends as the bucket's start, where it stays until compacted.
+        let shift = UInt64(64 - bucketBits)
+        hashes.withUnsafeMutableBufferPointer { hashes in
+            offsets.withUnsafeMutableBufferPointer { offsets in
+                for pattern in stride(from: added - 1, through: 0, by: -1) {
+                    // bucket(_:) of the hash, + 1.
+                    let bucket = Int(truncatingIfNeeded: (UInt64(hashes[pattern]) << 32) >> shift) + 1
+                    offsets[bucket] -= 1
+                    hashes[pattern] = offsets[bucket]
+                }
+            }
+        }
         // One array at a time, each freed once placed, so that only one is doubled at once.
-        var sortedStarts = Self.placed(&starts, hashes: hashes, ends: offsets, bucketBits: bucketBits)
-        var sortedShapes = Self.placed(&shapes, hashes: hashes, ends: offsets, bucketBits: bucketBits)
-        var sortedOwners = Self.placed(&owners, hashes: hashes, ends: offsets, bucketBits: bucketBits)
-        // Each bucket's start, at offsets[bucket + 1] until compacted.
-        for high in hashes { offsets[bucket(UInt64(high) << 32) + 1] -= 1 }
+        var sortedStarts = Self.placed(&starts, at: hashes)
+        var sortedShapes = Self.placed(&shapes, at: hashes)
+        var sortedOwners = Self.placed(&owners, at: hashes)
         hashes = []
         // Bucket by bucket: a short value whose shape and bytes an earlier one of
         // its bucket has is dropped, and every window of a dropped long value;
@@ -80,15 +92,15 @@ extension PatternIndex {
         longValueCount = longStarts.indices.reduce(0) { $0 + (dropped[$1 >> 6] & (1 << UInt64($1 & 63)) == 0 ? 1 : 0) }
     }
 
-    /// `values` (one per pattern) in bucket order, the patterns of a bucket in
-    /// the order added; `values` is emptied. `ends[bucket + 1]` is where a bucket ends.
-    private static func placed(_ values: inout [UInt32], hashes: [UInt32], ends: [UInt32], bucketBits: Int) -> [UInt32] {
-        var cursors = ends
+    /// `values` (one per pattern) moved to their `places`; `values` is emptied.
+    private static func placed(_ values: inout [UInt32], at places: [UInt32]) -> [UInt32] {
         var sorted = [UInt32](repeating: 0, count: values.count)
-        for pattern in stride(from: values.count - 1, through: 0, by: -1) {
-            let bucket = Int(truncatingIfNeeded: (UInt64(hashes[pattern]) << 32) >> UInt64(64 - bucketBits))
-            cursors[bucket + 1] -= 1
-            sorted[Int(cursors[bucket + 1])] = values[pattern]
+        sorted.withUnsafeMutableBufferPointer { sorted in
+            values.withUnsafeBufferPointer { values in
+                places.withUnsafeBufferPointer { places in
+                    for pattern in values.indices { sorted[Int(places[pattern])] = values[pattern] }
+                }
+            }
         }
         values = []
         return sorted
