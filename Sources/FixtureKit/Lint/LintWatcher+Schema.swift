@@ -31,6 +31,22 @@ extension LintWatcher {
             children: children.map { ($0.table, $0.column, $0.count) }, foreignKeysOn: foreignKeys, related: own > 0 || !children.isEmpty)
     }
 
+    /// `table`'s columns as they are now, nothing counted: all that an ALTER TABLE
+    /// that cannot drop a column needs of it (the features it uses are told by
+    /// its columns). The counting scan of ``snapshot(_:place:)`` is as long as a
+    /// read of the table, and every rebuild ends with a rename.
+    func columnsBefore(_ table: String, place: StagePlace) -> TableBefore? {
+        guard let columns = columns(of: table), !columns.isEmpty else { return nil }
+        return TableBefore(place: place, columns: columns, held: [], rows: 0, children: [], foreignKeysOn: false, related: false)
+    }
+
+    /// Whether `sql`, an ALTER TABLE, can drop a column: only a statement whose
+    /// text holds the keyword DROP, in any case, can (a keyword has no other
+    /// spelling). A name that holds it (`RENAME TO dropped`) counts as a drop.
+    static func mayDropColumn(_ sql: String) -> Bool {
+        sql.lowercased().contains("drop")
+    }
+
     /// `sqlite_sequence` by table (lower-cased); `nil` when the store has none.
     func sequence() -> [String: Int]? {
         guard exists("sqlite_sequence"), let rows = try? database.rows("SELECT lower(name), max(seq) FROM main.sqlite_sequence GROUP BY lower(name)") else { return nil }

@@ -51,7 +51,8 @@ final class LintWatcher: StatementWatcher {
     var sequenceBelow: Set<String> = []
     /// The tables dropped by the stage, as they were, by name (lower-cased).
     private var dropped: [String: TableBefore] = [:]
-    /// The tables altered by the statement running, as they were.
+    /// The tables altered by the statement running, as they were (their values
+    /// counted only when the statement can drop a column).
     private var altered: [String: TableBefore] = [:]
     /// The columns the stage read, by table (lower-cased).
     private var read: [String: Set<String>] = [:]
@@ -123,8 +124,9 @@ final class LintWatcher: StatementWatcher {
             droppedAt[table.lowercased()] = statements
         }
         altered = [:]
+        let counting = Self.mayDropColumn(statement.statement.sql)
         for table in actions.alters {
-            if let before = snapshot(table, place: place) { altered[table.lowercased()] = before }
+            if let before = counting ? snapshot(table, place: place) : columnsBefore(table, place: place) { altered[table.lowercased()] = before }
         }
         for (table, columns) in actions.reads {
             read[table.lowercased(), default: []].formUnion(columns.map { $0.lowercased() })

@@ -95,8 +95,12 @@ import Testing
         #expect(finding.text == "D001 migrations/b.sql:1: DROP TABLE drafts drops rows a fixture holds, and neither \"counts\" nor \"changes\" declares \"drafts\" dropped (fixtures: 1.0.0 2 rows, 1.1.0 0 rows)")
     }
 
-    @Test func aDropOfAColumnThatHoldsValues() throws {
-        let corpus = try LintCorpus(schema: Self.notes, rows: Self.noteRows, stage: "SELECT 1;\nALTER TABLE notes DROP COLUMN body;\n")
+    /// The values are counted before any ALTER TABLE whose text says DROP, however spelled.
+    @Test(arguments: [
+        "ALTER TABLE notes DROP COLUMN body;", "alter table notes drop body;", "ALTER TABLE notes /* no rename */ DrOp COLUMN \"body\";",
+    ])
+    func aDropOfAColumnThatHoldsValues(_ drop: String) throws {
+        let corpus = try LintCorpus(schema: Self.notes, rows: Self.noteRows, stage: "SELECT 1;\n\(drop)\n")
         let finding = try #require(try corpus.findings(.undeclaredDrop).first)
         #expect(finding.place == "migrations/b.sql:2")
         #expect(finding.counts == ["1.0.0": 2, "1.1.0": 0])
@@ -109,6 +113,17 @@ import Testing
             object["changes"] = ["notes.body": "dropped"]
         }
         #expect(try corpus.lint().findings.isEmpty)
+    }
+
+    /// Only an ALTER TABLE whose text holds DROP is counted before it runs: the
+    /// rename that ends every rebuild is not, unless a name holds the word.
+    @Test func onlyAStatementThatSaysDropCanDropAColumn() {
+        for sql in ["ALTER TABLE notes DROP COLUMN body", "alter table notes drop body", "ALTER TABLE notes RENAME TO dropped_notes"] {
+            #expect(LintWatcher.mayDropColumn(sql), "\(sql)")
+        }
+        for sql in ["ALTER TABLE notes_new RENAME TO notes", "ALTER TABLE notes ADD COLUMN pinned INTEGER", "ALTER TABLE notes RENAME COLUMN body TO text"] {
+            #expect(!LintWatcher.mayDropColumn(sql), "\(sql)")
+        }
     }
 
     @Test func aRenamedColumnIsNotADrop() throws {
