@@ -114,7 +114,8 @@ final class SpoolProgress: Sendable {
 /// Direct-mapped by a hash of the bytes, compared whole; values up to
 /// ``valueBytes`` long (longer ones are always taken).
 struct RecentValues {
-    static let slotCount = 1 << 12
+    private static let slotBits = 12
+    static let slotCount = 1 << slotBits
     static let valueBytes = 56
     /// Per slot: the value's length + 1 (0: empty), 4 bytes unused, then its bytes.
     private static let slotBytes = 8 + valueBytes
@@ -131,7 +132,7 @@ struct RecentValues {
     @inline(__always)
     func insert(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard bytes.count <= Self.valueBytes else { return true }
-        let slot = slots + Int(truncatingIfNeeded: ValueHash.hash(bytes) >> 52) * Self.slotBytes
+        let slot = slots + Int(truncatingIfNeeded: ValueHash.hash(bytes) >> UInt64(64 - Self.slotBits)) * Self.slotBytes
         if slot.load(as: UInt32.self) == UInt32(bytes.count + 1) && (bytes.isEmpty || Memory.equal(slot + 8, bytes.baseAddress!, count: bytes.count)) {
             return false
         }

@@ -24,12 +24,11 @@ extension PatternIndex {
         // Each pattern's place, from the last back so that a bucket keeps the
         // order added, written over its hash (not read again): offsets[bucket + 1]
         // ends as the bucket's start, where it stays until compacted.
-        let shift = UInt64(64 - bucketBits)
+        let bits = bucketBits
         hashes.withUnsafeMutableBufferPointer { hashes in
             offsets.withUnsafeMutableBufferPointer { offsets in
                 for pattern in stride(from: added - 1, through: 0, by: -1) {
-                    // bucket(_:) of the hash, + 1.
-                    let bucket = Int(truncatingIfNeeded: (UInt64(hashes[pattern]) << 32) >> shift) + 1
+                    let bucket = Self.bucket(UInt64(hashes[pattern]) << 32, bits: bits) + 1
                     offsets[bucket] -= 1
                     hashes[pattern] = offsets[bucket]
                 }

@@ -229,7 +229,12 @@ struct PatternIndex {
     }
 
     @inline(__always)
-    func bucket(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: hash >> UInt64(64 - bucketBits)) }
+    func bucket(_ hash: UInt64) -> Int { Self.bucket(hash, bits: bucketBits) }
+
+    /// The bucket of `hash` among `1 << bits`: its top bits. Static, for a loop
+    /// that holds the index's own arrays while it places patterns.
+    @inline(__always)
+    static func bucket(_ hash: UInt64, bits: Int) -> Int { Int(truncatingIfNeeded: hash >> UInt64(64 - bits)) }
 
     @inline(__always)
     static func bit(_ hash: UInt64) -> Int { Int(truncatingIfNeeded: hash >> UInt64(64 - filterBits)) }
