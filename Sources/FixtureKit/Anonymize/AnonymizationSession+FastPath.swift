@@ -38,7 +38,7 @@ extension AnonymizationSession {
         let input = value.textBytes
         switch rule.pointee.strategy {
         case .mask(let keepFirst, let keepLast, _):
-            guard let character = rule.pointee.maskByte, !input.contains(where: { $0 >= 0x80 }) else { return false }
+            guard let character = rule.pointee.maskByte, input.isASCII else { return false }
             // A copy of the input, masked in place: as long as the input (the
             // values of a column are often all as long: the array keeps its count).
             if scratch.pointee.output.count != input.count {

@@ -238,7 +238,7 @@ enum ValueTransforms {
     /// replaced by `character`; a value no longer than what would be kept is
     /// masked whole, so that mask never returns a value unchanged.
     static func mask(keepFirst: Int, keepLast: Int, character: [UInt8], input: UnsafeBufferPointer<UInt8>, isBlob: Bool, into output: inout [UInt8]) {
-        if isBlob || !input.contains(where: { $0 >= 0x80 }) {
+        if isBlob || input.isASCII {
             guard !isBlob && character.count != 1 else {
                 return mask(keepFirst: keepFirst, keepLast: keepLast, fill: isBlob ? 0 : character[0], input: input, into: &output)
             }

@@ -33,4 +33,21 @@ extension UnsafeBufferPointer where Element == UInt8 {
     package func hasSameBytes(as other: UnsafeBufferPointer<UInt8>) -> Bool {
         UnsafeRawBufferPointer(self).hasSameBytes(as: UnsafeRawBufferPointer(other))
     }
+
+    /// Whether every byte is below 0x80, read eight bytes at a time.
+    @inlinable
+    package var isASCII: Bool {
+        let bytes = UnsafeRawBufferPointer(self)
+        var seen: UInt64 = 0
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            seen |= bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            offset += 8
+        }
+        while offset < bytes.count {
+            seen |= UInt64(bytes[offset])
+            offset += 1
+        }
+        return seen & 0x8080_8080_8080_8080 == 0
+    }
 }
