@@ -18,23 +18,35 @@ extension LintWatcher {
 
     /// `table` as it is now, before a statement drops or alters it: its columns and
     /// the values they hold, its rows, the child rows that refer to it.
-    func snapshot(_ table: String, place: StagePlace) -> TableBefore? {
+    ///
+    /// The counts are one scan of the table, as long as a read of it: only
+    /// those a rule can still ask for are taken. `skipping` names columns
+    /// (lower-cased) whose count no rule will read (their `held` is 0), and
+    /// `rows` is 0 unless `countingRows`; with nothing to count, nothing is read.
+    func snapshot(_ table: String, place: StagePlace, skipping: Set<String> = [], countingRows: Bool = true) -> TableBefore? {
         guard let columns = columns(of: table), !columns.isEmpty else { return nil }
-        let counting = "SELECT count(*), \(columns.map { "count(\(quotedIdentifier($0)))" }.joined(separator: ", ")) FROM main.\(quotedIdentifier(table))"
-        guard let row = (try? database.rows(counting))?.first else { return nil }
+        let counted = columns.indices.filter { !skipping.contains(columns[$0].lowercased()) }
+        var held = [Int](repeating: 0, count: columns.count), rows = 0
+        if countingRows || !counted.isEmpty {
+            let counts = ["count(*)"] + counted.map { "count(\(quotedIdentifier(columns[$0])))" }
+            guard let row = (try? database.rows("SELECT \(counts.joined(separator: ", ")) FROM main.\(quotedIdentifier(table))"))?.first else { return nil }
+            rows = Int(row[0].integer ?? 0)
+            for (index, value) in zip(counted, row.dropFirst()) { held[index] = Int(value.integer ?? 0) }
+        }
         // A table that refers to itself is not its own child: its rows go with it.
         let children = ((try? ConstraintProbe.children(of: table, in: database)) ?? []).filter { $0.table.lowercased() != table.lowercased() }
         let own = Int((try? database.scalar("SELECT count(*) FROM pragma_foreign_key_list(?1, 'main')", [.text(table)]))??.integer ?? 0)
         let foreignKeys = (try? database.scalar("PRAGMA foreign_keys"))??.integer == 1
         return TableBefore(
-            place: place, columns: columns, held: row.dropFirst().map { Int($0.integer ?? 0) }, rows: Int(row[0].integer ?? 0),
+            place: place, columns: columns, held: held, rows: rows,
             children: children.map { ($0.table, $0.column, $0.count) }, foreignKeysOn: foreignKeys, related: own > 0 || !children.isEmpty)
     }
 
     /// `table`'s columns as they are now, nothing counted: all that an ALTER TABLE
     /// that cannot drop a column needs of it (the features it uses are told by
-    /// its columns). The counting scan of ``snapshot(_:place:)`` is as long as a
-    /// read of the table, and every rebuild ends with a rename.
+    /// its columns). The counting scan of
+    /// ``snapshot(_:place:skipping:countingRows:)`` is as long as a read of the
+    /// table, and every rebuild ends with a rename.
     func columnsBefore(_ table: String, place: StagePlace) -> TableBefore? {
         guard let columns = columns(of: table), !columns.isEmpty else { return nil }
         return TableBefore(place: place, columns: columns, held: [], rows: 0, children: [], foreignKeysOn: false, related: false)

@@ -17,8 +17,10 @@ final class LintWatcher: StatementWatcher {
         var place: StagePlace
         /// Its columns (hidden ones left out), as declared.
         var columns: [String]
-        /// How many rows hold a value in each column, in the order of ``columns``.
+        /// How many rows hold a value in each column, in the order of ``columns``
+        /// (0 for a column not counted, see ``LintWatcher/snapshot(_:place:skipping:countingRows:)``).
         var held: [Int]
+        /// Its rows (0 when not counted).
         var rows: Int
         /// Child rows that refer to it: `(child, column, count)`.
         var children: [(table: String, column: String, count: Int)]
@@ -120,7 +122,12 @@ final class LintWatcher: StatementWatcher {
         statements += 1
         let actions = statement.actions
         for table in actions.drops {
-            if let before = snapshot(table, place: place) { dropped[table.lowercased()] = before }
+            // The rules that read these counts at the stage's end (rebuilt, gone)
+            // never ask for a column the stage read from the table already, nor
+            // for the rows of a table it copied or that the configuration drops.
+            let key = table.lowercased()
+            let rows = copied[key] == nil && !declaresDrop(table, nil)
+            if let before = snapshot(table, place: place, skipping: read[key] ?? [], countingRows: rows) { dropped[key] = before }
             droppedAt[table.lowercased()] = statements
         }
         altered = [:]

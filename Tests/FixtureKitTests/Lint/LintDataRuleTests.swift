@@ -95,6 +95,15 @@ import Testing
         #expect(finding.text == "D001 migrations/b.sql:1: DROP TABLE drafts drops rows a fixture holds, and neither \"counts\" nor \"changes\" declares \"drafts\" dropped (fixtures: 1.0.0 2 rows, 1.1.0 0 rows)")
     }
 
+    /// A column the stage read is not counted before the drop (no rule asks for
+    /// it), but the rows still are: a read alone is no copy.
+    @Test func aDropAfterAReadOfEveryColumnStillCountsItsRows() throws {
+        let corpus = try LintCorpus(schema: Self.notes, rows: Self.noteRows, stage: "SELECT id, text FROM drafts;\nDROP TABLE drafts;\n")
+        let finding = try #require(try corpus.findings(.undeclaredDrop).first)
+        #expect(finding.place == "migrations/b.sql:2")
+        #expect(finding.counts == ["1.0.0": 2, "1.1.0": 0])
+    }
+
     /// The values are counted before any ALTER TABLE whose text says DROP, however spelled.
     @Test(arguments: [
         "ALTER TABLE notes DROP COLUMN body;", "alter table notes drop body;", "ALTER TABLE notes /* no rename */ DrOp COLUMN \"body\";",
