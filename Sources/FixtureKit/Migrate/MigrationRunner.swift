@@ -270,10 +270,12 @@ public final class MigrationRunner: Sendable {
             if !checks { copy.close() }
         }
         guard checks else { return }
-        check(path, copy: copy, sourceCounts: before, into: &run)
+        check(path, copy: copy, sourceCounts: before, violations: watcher?.violationsAtEnd, into: &run)
     }
 
-    private func check(_ path: MigrationPath, copy: MigrationCopy, sourceCounts: [String: Int], into run: inout PathRun) {
+    /// - Parameter violations: the rows that violate a foreign key in the
+    ///   migrated store, when the lint counted them at the last stage's end.
+    private func check(_ path: MigrationPath, copy: MigrationCopy, sourceCounts: [String: Int], violations: Int?, into run: inout PathRun) {
         // The stage's connection is closed (folding a WAL in) before the
         // integrity check's threads open the migrated file, and before it is
         // compared page by page with the source's.
@@ -294,16 +296,17 @@ public final class MigrationRunner: Sendable {
         defer { finishIntegrity(&run) }
 
         let database: Database
-        let migrated: StoreContents
+        var migrated: StoreContents
         let reading = ContinuousClock.now
         do { database = try copy.open() } catch {
             run.fail(.openMigratedStore, error.description)
             return
         }
-        do { migrated = try StoreContents(database: database) } catch {
+        do { migrated = try StoreContents(database: database, countingForeignKeys: violations == nil) } catch {
             run.fail(.readMigratedStore, error.why, seconds: reading.secondsSince)
             return
         }
+        if let violations { migrated.foreignKeyViolations = violations }
         // The contents count the rows that violate a foreign key; the pragma
         // runs only to name them. The time is the contents' (row counts and
         // foreign keys) and the pragma's.

@@ -87,7 +87,7 @@ public struct StoreContents: Codable, Equatable, Sendable {
     /// so the parent's index finds it. A parent column without such an index (a
     /// key SQLite itself would call a mismatch) is not looked up row by row: its
     /// values are gathered once (`IN` builds a temporary index of them).
-    static func countForeignKeyViolations(_ database: Database, schema: SchemaSnapshot) throws(SQLiteError) -> Int {
+    package static func countForeignKeyViolations(_ database: Database, schema: SchemaSnapshot) throws(SQLiteError) -> Int {
         let tables = Dictionary(schema.tables.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         var total = 0
         for table in schema.tables where table.kind == "table" && !table.foreignKeys.isEmpty {

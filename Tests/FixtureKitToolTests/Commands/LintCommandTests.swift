@@ -87,6 +87,37 @@ import Testing
         #expect(check.message?.hasSuffix("[ignored: the next stage checks]") == true)
     }
 
+    /// The count FK001 takes at the path's last stage is the one `migrate`'s
+    /// foreign_key_check uses: rows the rebuild orphans fail the check, named.
+    @Test func migrateChecksTheViolationsTheLintCounted() throws {
+        let corpus = try LintCorpus(
+            schema: "CREATE TABLE folders (id INTEGER PRIMARY KEY, name TEXT); CREATE TABLE notes (id INTEGER PRIMARY KEY, folder_id INTEGER REFERENCES folders(id));",
+            rows: ["1.0.0": "INSERT INTO folders VALUES (1, 'a'), (2, 'b'); INSERT INTO notes VALUES (1, 1), (2, 2), (3, 1)", "1.1.0": "INSERT INTO folders VALUES (2, 'b')"],
+            stage: "CREATE TABLE folders_new (id INTEGER PRIMARY KEY, name TEXT);\nINSERT INTO folders_new SELECT id, name FROM folders WHERE id <> 1;\nDROP TABLE folders;\nALTER TABLE folders_new RENAME TO folders;\n",
+            current: true)
+        let report = try MigrationRunner.runMatrix(config: corpus.config)
+        let path = try #require(report.paths.first { $0.source == "1.0.0" && $0.kind == .path })
+        let lint = try #require(path.checks.first { $0.kind == .lint(rule: "FK001") })
+        #expect(lint.findings?.map(\.counts) == [["1.0.0": 2]])
+        let check = try #require(path.checks.first { $0.kind == .foreignKeys })
+        #expect(!check.passed)
+        #expect(check.message == "2 rows violate a foreign key\nnotes: 2 rows: rowid 1: foreign key 0 (folder_id) -> folders(id); rowid 3: foreign key 0 (folder_id) -> folders(id)")
+    }
+
+    /// A count from an earlier stage is not taken for the store at the path's
+    /// end: the last stage orphans rows after a rebuild that left none.
+    @Test func migrateCountsAgainAfterAStageThatTheLintDidNotCount() throws {
+        let corpus = try Self.rebuild([:])
+        try corpus.folder.write("MigrationFixtures/migrations/a.sql", "CREATE TABLE folders_new (id INTEGER PRIMARY KEY, name TEXT);\nINSERT INTO folders_new SELECT id, name FROM folders;\nDROP TABLE folders;\nALTER TABLE folders_new RENAME TO folders;\n")
+        try corpus.folder.write("MigrationFixtures/migrations/b.sql", "DELETE FROM folders;\n")
+        let report = try MigrationRunner.runMatrix(config: corpus.config)
+        let path = try #require(report.paths.first { $0.source == "1.0.0" && $0.kind == .path })
+        #expect(path.checks.first { $0.kind == .lint(rule: "FK001") }?.findings?.map(\.counts) == [["1.0.0": 0]])
+        let check = try #require(path.checks.first { $0.kind == .foreignKeys })
+        #expect(!check.passed)
+        #expect(check.message?.hasPrefix("1 row violates a foreign key") == true, "\(check.message ?? "")")
+    }
+
     @Test func migrateWithoutLint() throws {
         let corpus = try Self.rebuild(["rules": ["FK001": "error"]])
         var options = MigrationRunner.Options()
