@@ -88,6 +88,8 @@ extension LintWatcher {
     func checkAddedForeignKeys() {
         let schema = stageSchema
         let candidates = Set(schema.foreignKeysBefore.keys).union(schema.renamed.values).union(schema.copiedInto.keys)
+        // No row of the store violates a foreign key: none of these tables' rows does.
+        if !candidates.isEmpty, (countsStoreAtEnd ? storeViolations() : violationsAtEnd) == 0 { return }
         for table in candidates.sorted() where exists(table) {
             let after = foreignKeyViolations(table)
             guard !after.isEmpty else { continue }

@@ -66,9 +66,14 @@ final class LintWatcher: StatementWatcher {
     /// The statement count at each drop, by table.
     private var droppedAt: [String: Int] = [:]
     /// The rows of the store that violate a foreign key at the stage's end, when
-    /// a rule counted them (FK001): `migrate`'s check of the path's last stage
-    /// takes this count rather than count again.
+    /// they were counted (``storeViolations()``): `migrate`'s check of the
+    /// path's last stage takes this count rather than count again.
     private(set) var violationsAtEnd: Int?
+    /// Whether the store's violations are to be counted at the stage's end in
+    /// any case: `migrate` sets it for a path's last stage when it checks the
+    /// path, which counts them then (so the count costs nothing more), and a
+    /// count of 0 spares C001 its look at each table.
+    var countsStoreAtEnd = false
     /// What the stage did to tables and their views, triggers and indexes (C001, L001, A001).
     var stageSchema = StageSchema()
 
@@ -240,11 +245,17 @@ extension LintWatcher {
         }
         let related = before.related || (try? database.scalar("SELECT count(*) FROM pragma_foreign_key_list(?1)", [.text(table)]))??.integer ?? 0 > 0
         if related, (checkedForeignKeys ?? 0) <= (droppedAt[table] ?? 0) {
-            if violationsAtEnd == nil {
-                violationsAtEnd = (try? SchemaSnapshot(database: database)).flatMap { try? StoreContents.countForeignKeyViolations(database, schema: $0) }
-            }
-            observe(.rebuildWithoutCheck, place, "the rebuild of \(table), which takes part in foreign keys, is not followed by PRAGMA foreign_key_check", count: violationsAtEnd ?? 0)
+            observe(.rebuildWithoutCheck, place, "the rebuild of \(table), which takes part in foreign keys, is not followed by PRAGMA foreign_key_check", count: storeViolations() ?? 0)
         }
+    }
+
+    /// The rows of the store that violate a foreign key now, at the stage's end,
+    /// counted as `migrate`'s check counts them, once per stage end.
+    func storeViolations() -> Int? {
+        if violationsAtEnd == nil {
+            violationsAtEnd = (try? SchemaSnapshot(database: database)).flatMap { try? StoreContents.countForeignKeyViolations(database, schema: $0) }
+        }
+        return violationsAtEnd
     }
 
     /// A dropped table that is gone at the stage's end.

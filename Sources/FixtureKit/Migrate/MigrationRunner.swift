@@ -246,11 +246,13 @@ public final class MigrationRunner: Sendable {
             guard let watcher else { return }
             for check in lintChecks(path, watcher: watcher) { run.append(check) }
         }
-        for stage in path.stages {
+        for (index, stage) in path.stages.enumerated() {
             if let reason = cancellation?.reason {
                 run.fail(.stage(from: stage.from, to: stage.to), "not run: \(reason)")
                 return
             }
+            // The check of the path counts the store's violations after its last stage.
+            watcher?.countsStoreAtEnd = checks && index == path.stages.count - 1
             let staging = ContinuousClock.now
             let failure = watcher.map { $0.run(stage, on: copy, configuration: configuration, log: &run.log) } ?? copy.run(stage, configuration: configuration, log: &run.log)
             run.append(copy.stages.result(stage, failure, seconds: staging.secondsSince))

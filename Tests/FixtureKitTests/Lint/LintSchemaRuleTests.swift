@@ -63,6 +63,18 @@ import Testing
         ])
     }
 
+    /// In `migrate`, the store's violations are counted once at the path's end,
+    /// and the tables are looked at one by one only when some row violates a key.
+    @Test func aRebuildThatAddsAForeignKeyRowsViolateInMigrate() throws {
+        let corpus = try LintCorpus(schema: Self.folders, rows: Self.noteRows, stage: Self.noteRebuild, current: true)
+        let report = try MigrationRunner.runMatrix(config: corpus.config)
+        let path = try #require(report.paths.first { $0.source == "1.0.0" && $0.kind == .path })
+        let check = try #require(path.checks.first { $0.kind == .lint(rule: "C001") })
+        #expect(check.findings == [CheckResult.Finding(
+            message: "FOREIGN KEY (folder_id) REFERENCES folders of notes is violated by rows the stage leaves in it (PRAGMA foreign_key_check)",
+            file: "migrations/b.sql", line: 2, counts: ["1.0.0": 2])])
+    }
+
     @Test func aCopyThatForeignKeysRefuse() throws {
         let corpus = try LintCorpus(schema: Self.folders, rows: Self.noteRows, stage: Self.noteRebuild) { $0["connection"] = ["foreign_keys": true] }
         let texts = try corpus.lint().findings.map(\.text)
