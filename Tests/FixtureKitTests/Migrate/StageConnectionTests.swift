@@ -56,6 +56,20 @@ import Testing
         }
     }
 
+    /// The settings that only make the throwaway copy faster (docs/commands/migrate.md):
+    /// a stage that sees others fails on json()'s error.
+    @Test func anSQLStageRunsWithTheCopysSpeedSettings() throws {
+        let (corpus, file) = try corpus(.sql, declared: .corpus, foreignKeys: nil, wal: false)
+        let check = """
+            SELECT CASE WHEN (SELECT * FROM pragma_synchronous) = 0 AND (SELECT * FROM pragma_secure_delete) = 0
+              AND (SELECT * FROM pragma_cache_size) = -32768 AND (SELECT * FROM pragma_threads) = 1 THEN 1 ELSE json('other settings') END;
+
+            """
+        try corpus.write(file, check + FoldersCorpus.rebuild)
+        let report = try corpus.migrate()
+        #expect(report.passed, "\(report.checks.filter { !$0.passed })")
+    }
+
     @Test func everyReportStatesTheSettingsEachStageRanWith() throws {
         let (corpus, file) = try corpus(.sql, declared: .corpus, foreignKeys: true, wal: false)
         let junit = corpus.folder.url("report.xml")
