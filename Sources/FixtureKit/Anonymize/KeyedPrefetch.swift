@@ -73,8 +73,7 @@ final class KeyedPrefetch: @unchecked Sendable {
         ringCount = count
         takenCount.initialize(to: 0)
         slots = .allocate(byteCount: max(1, count) * Self.capacity * Self.slotBytes, alignment: 64)
-        counts = UnsafeMutableRawPointer.allocate(byteCount: max(1, count) * Self.stride * MemoryLayout<Int>.stride, alignment: 64)
-            .bindMemory(to: Atomic<Int>.self, capacity: max(1, count) * Self.stride)
+        counts = Self.ownLines(Atomic<Int>.self, count: max(1, count) * Self.stride)
         for index in 0..<(max(1, count) * Self.stride) { (counts + index).initialize(to: Atomic(0)) }
         local = Self.ownLines((produced: Int, consumed: Int, publishedConsumed: Int, publishedSeen: Int).self, count: max(1, count))
         local.initialize(repeating: (0, 0, 0, 0), count: max(1, count))
@@ -83,11 +82,11 @@ final class KeyedPrefetch: @unchecked Sendable {
         }
     }
 
-    /// Memory for `count` values in cache lines of their own. The SQL function
-    /// writes its counts for every value: in a line that the second thread
-    /// uses too, each write waited for the line to come back (about 5% of
-    /// the UPDATE's thread in a profile).
-    private static func ownLines<Value>(_: Value.Type, count: Int) -> UnsafeMutablePointer<Value> {
+    /// Memory for `count` values in cache lines of their own: the rings' atomics,
+    /// and what only the SQL function's thread writes, for every value. In a line
+    /// that the second thread used too, each of those writes waited for the line
+    /// to come back (about 5% of the UPDATE's thread in a profile).
+    private static func ownLines<Value: ~Copyable>(_: Value.Type, count: Int) -> UnsafeMutablePointer<Value> {
         let lines = (count * MemoryLayout<Value>.stride + 63) / 64
         return UnsafeMutableRawPointer.allocate(byteCount: lines * 64, alignment: 64).bindMemory(to: Value.self, capacity: count)
     }
@@ -97,7 +96,7 @@ final class KeyedPrefetch: @unchecked Sendable {
         ringOf.deallocate()
         slots.deallocate()
         counts.deinitialize(count: max(1, ringCount) * Self.stride)
-        UnsafeMutableRawPointer(counts).deallocate()
+        counts.deallocate()
         local.deallocate()
         takenCount.deallocate()
     }

@@ -306,12 +306,8 @@ enum ValueTransforms {
 
     /// Unicode scalars in UTF-8 bytes: the bytes that do not continue a sequence.
     static func scalarCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        // ASCII eight bytes at a time: every byte is a character.
-        var offset = 0
-        if let base = bytes.baseAddress {
-            let raw = UnsafeRawPointer(base)
-            while offset + 8 <= bytes.count, raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 { offset += 8 }
-        }
+        // An ASCII byte is a character.
+        let offset = bytes.asciiPrefixCount
         var count = offset
         for byte in bytes[offset...] where byte & 0xC0 != 0x80 { count += 1 }
         return count

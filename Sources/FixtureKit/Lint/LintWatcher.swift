@@ -138,7 +138,7 @@ final class LintWatcher: StatementWatcher {
             let key = table.lowercased()
             let rows = copied[key] == nil && !declaresDrop(table, nil)
             if let before = snapshot(table, place: place, skipping: read[key] ?? [], countingRows: rows) { dropped[key] = before }
-            droppedAt[table.lowercased()] = statements
+            droppedAt[key] = statements
         }
         altered = [:]
         let counting = Self.mayDropColumn(statement.statement.sql)

@@ -34,20 +34,19 @@ extension UnsafeBufferPointer where Element == UInt8 {
         UnsafeRawBufferPointer(self).hasSameBytes(as: UnsafeRawBufferPointer(other))
     }
 
-    /// Whether every byte is below 0x80, read eight bytes at a time.
+    /// How many bytes from the start are below 0x80 (ASCII), read eight at a time.
     @inlinable
-    package var isASCII: Bool {
+    package var asciiPrefixCount: Int {
         let bytes = UnsafeRawBufferPointer(self)
-        var seen: UInt64 = 0
         var offset = 0
-        while offset + 8 <= bytes.count {
-            seen |= bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        while offset + 8 <= bytes.count, bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
             offset += 8
         }
-        while offset < bytes.count {
-            seen |= UInt64(bytes[offset])
-            offset += 1
-        }
-        return seen & 0x8080_8080_8080_8080 == 0
+        while offset < bytes.count, bytes[offset] < 0x80 { offset += 1 }
+        return offset
     }
+
+    /// Whether every byte is below 0x80.
+    @inlinable
+    package var isASCII: Bool { asciiPrefixCount == count }
 }

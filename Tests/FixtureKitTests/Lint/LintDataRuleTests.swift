@@ -154,6 +154,23 @@ import Testing
         #expect(findings.map(\.text) == ["R001 migrations/b.sql:2: the rebuild of notes never reads notes.body, which the new table keeps: its values are lost (fixtures: 1.0.0 2 rows, 1.1.0 0 rows)"])
     }
 
+    /// The columns read before the drop are matched as SQLite matches names (in
+    /// any case) and the rest counted under hostile names: the forgotten one's count
+    /// is exact. (The message names the table as the watcher keys it, lower-cased.)
+    @Test func aRebuildThatForgetsAColumnUnderHostileNames() throws {
+        let corpus = try LintCorpus(
+            schema: "CREATE TABLE \"No\"\"tes\" (Id INTEGER PRIMARY KEY, \"Ti tle\" TEXT, \"bo\"\"dy\" TEXT);",
+            rows: ["1.0.0": "INSERT INTO \"No\"\"tes\" VALUES (1, 't', 'b'), (2, 't', NULL), (3, 't', 'b')", "1.1.0": ""],
+            stage: """
+            CREATE TABLE n (id INTEGER PRIMARY KEY, "ti tle" TEXT, "bo""dy" TEXT);
+            INSERT INTO n (id, "ti tle") SELECT ID, "TI TLE" FROM "no""TES";
+            DROP TABLE "No""tes";
+            ALTER TABLE n RENAME TO "No""tes";
+            """)
+        let findings = try corpus.lint().findings
+        #expect(findings.map(\.text) == [#"R001 migrations/b.sql:2: the rebuild of no"tes never reads no"tes.bo"dy, which the new table keeps: its values are lost (fixtures: 1.0.0 2 rows, 1.1.0 0 rows)"#])
+    }
+
     @Test func aRebuildThatCopiesEveryColumnFindsNothing() throws {
         let corpus = try LintCorpus(schema: Self.notes, rows: Self.noteRows, stage: """
             CREATE TABLE notes_new (id INTEGER PRIMARY KEY, title TEXT NOT NULL DEFAULT '', body TEXT);
