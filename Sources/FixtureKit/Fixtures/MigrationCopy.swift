@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import FixtureKitSystem
 import FixtureKitSQLite
 import FixtureKitModels
@@ -10,12 +11,15 @@ final class MigrationCopy {
     /// Runs the stages on the copy.
     let stages: StageRunner
 
+    /// Copies the store set `store` of the fixture folder `fixture`.
     /// - Parameter cancellation: what stops a running stage.
-    init(fixture: String, store: String, swiftStages: [String: SwiftStage] = [:], cancellation: Cancellation? = nil) throws(FixtureKitError) {
-        let set = try StoreSet.locate( fixture.appendingPath(store))
-        do { copy = try ScratchCopy(storeSet: set) } catch {
-            throw FixtureKitError(what: "copy fixture", failed: error.cause)
-        }
+    convenience init(fixture: String, store: String, swiftStages: [String: SwiftStage] = [:], cancellation: Cancellation? = nil) throws(FixtureKitError) {
+        self.init(copy: try Self.copyStoreSet(of: fixture, store: store), swiftStages: swiftStages, cancellation: cancellation)
+    }
+
+    /// Runs the stages on `copy`, a store set copied by ``copyStoreSet(of:store:)``.
+    init(copy: ScratchCopy, swiftStages: [String: SwiftStage] = [:], cancellation: Cancellation? = nil) {
+        self.copy = copy
         let storePath = copy.path
         self.storePath = storePath
         stages = StageRunner(
@@ -24,6 +28,14 @@ final class MigrationCopy {
             let database = try Database(path: storePath, options: .init(busyTimeout: 5000))
             try database.execute(Self.throwawaySettings)
             return database
+        }
+    }
+
+    /// The store set `store` of the fixture folder `fixture`, copied into a fresh temporary folder.
+    static func copyStoreSet(of fixture: String, store: String) throws(FixtureKitError) -> ScratchCopy {
+        let set = try StoreSet.locate(fixture.appendingPath(store))
+        do { return try ScratchCopy(storeSet: set) } catch {
+            throw FixtureKitError(what: "copy fixture", failed: error.cause)
         }
     }
 
@@ -64,4 +76,35 @@ final class MigrationCopy {
     }
 
     deinit { close() }
+}
+
+/// A migration's copy made ahead: the store set of a fixture's private copy,
+/// copied again on a thread of its own while that copy is verified, so the
+/// first path from the fixture does not copy it after the verification. The
+/// private copy is the runner's own and only read meanwhile, so this copy holds
+/// the bytes that are verified; it is used only once they are.
+final class SpareCopy: Sendable {
+    private let done = DispatchGroup()
+    /// Written by the thread before it leaves `done`; taken once.
+    private let made = Mutex<Result<ScratchCopy, FixtureKitError>?>(nil)
+
+    /// Starts copying the store set `store` of the fixture folder `fixture`.
+    init(fixture: String, store: String) {
+        done.enter()
+        Thread { [self] in
+            let result = Result { () throws(FixtureKitError) in try MigrationCopy.copyStoreSet(of: fixture, store: store) }
+            made.withLock { $0 = result }
+            done.leave()
+        }.start()
+    }
+
+    /// The copy, or why it could not be made, once it is done: to the first
+    /// caller only (`nil` to the others, who copy for themselves).
+    func take() -> Result<ScratchCopy, FixtureKitError>? {
+        done.wait()
+        return made.withLock { value in
+            defer { value = nil }
+            return value
+        }
+    }
 }

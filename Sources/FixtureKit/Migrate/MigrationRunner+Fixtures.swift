@@ -11,17 +11,20 @@ extension MigrationRunner {
     /// first). When the corpus has no folder for it but its archive
     /// (`App-1.0.0.tar.zst`, as `pack` names it), the archive is unpacked,
     /// verified on the way, into a temporary folder.
-    func fixture(_ version: String) -> FixtureState {
+    /// - Parameter spare: when this call is the one that reads the fixture, a
+    ///   copy of its store set is made while it is verified (``FixtureState/spare``):
+    ///   a path that is about to copy it asks so.
+    func fixture(_ version: String, spare: Bool = false) -> FixtureState {
         let slot = fixtures.withLock { slots in
             if let slot = slots[version] { return slot }
             let slot = FixtureSlot()
             slots[version] = slot
             return slot
         }
-        return slot.resolve { readFixture(version) }
+        return slot.resolve { readFixture(version, spare: spare) }
     }
 
-    private func readFixture(_ version: String) -> FixtureState {
+    private func readFixture(_ version: String, spare wantsSpare: Bool) -> FixtureState {
         var state = FixtureState(folder: configuration.resolve(version))
         var isOwnCopy = false
         if !FixtureLocator.isFolder(state.folder) {
@@ -58,6 +61,10 @@ extension MigrationRunner {
                     reading.start { [self] in read.value = Result { () throws(FixtureKitError) in try readCopy(of: StoreSet.locate(store)) } }
                 }
                 defer { reading.drain() }
+                // The migration's copy, made from the private copy meanwhile.
+                var spare = wantsSpare ? (try? copy.get()).map { SpareCopy(fixture: $0, store: configuration.store) } : nil
+                // One that is not handed on is waited for, and goes away with this call.
+                defer { if let spare { _ = spare.take() } }
                 let problems = try Verifier.fixtureProblems((try? copy.get()) ?? folder)
                 reading.drain()
                 if !problems.isEmpty {
@@ -76,6 +83,8 @@ extension MigrationRunner {
                         state.keys = SourceKeys(reference: reference, schema: contents.schema, keys: configuration.keys ?? [:])
                         state.pages = SourcePages(reference: reference)
                         state.values = SourceValues(reference: reference, schema: contents.schema)
+                        state.spare = spare
+                        spare = nil
                     }
                 }
             } catch {

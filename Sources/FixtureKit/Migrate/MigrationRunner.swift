@@ -75,6 +75,9 @@ public final class MigrationRunner: Sendable {
         var pages: SourcePages?
         /// Which of its columns hold a value, found on a thread of their own.
         var values: SourceValues?
+        /// A copy of its store set made while it was verified, for the first
+        /// path that asks for the fixture with `spare` (``MigrationRunner/fixture(_:spare:)``).
+        var spare: SpareCopy?
     }
 
     /// Threads each path's integrity check runs on: the cores the paths leave.
@@ -205,7 +208,9 @@ public final class MigrationRunner: Sendable {
     /// - Parameter probes: the migrated copy's content hash is read for the probes (``PathRun/probeReference``).
     private func execute(_ path: MigrationPath, into run: inout PathRun, cancellation: Cancellation?, probes: Bool, checks: Bool, lint: Bool) {
         let start = ContinuousClock.now
-        let source = fixture(path.source)
+        let source = fixture(path.source, spare: true)
+        // Taken whatever happens next, so that it goes away with this path.
+        let spare = source.spare?.take()
         let verified = start.secondsSince
         let verifies = CheckKind.fixtureVerifies(version: path.source)
         if let problem = source.problem {
@@ -228,7 +233,11 @@ public final class MigrationRunner: Sendable {
         let copy: MigrationCopy
         let copying = ContinuousClock.now
         do {
-            copy = try MigrationCopy(fixture: source.folder, store: configuration.store, swiftStages: swiftStages, cancellation: cancellation)
+            if let spare {
+                copy = MigrationCopy(copy: try spare.get(), swiftStages: swiftStages, cancellation: cancellation)
+            } else {
+                copy = try MigrationCopy(fixture: source.folder, store: configuration.store, swiftStages: swiftStages, cancellation: cancellation)
+            }
         } catch {
             run.pass(verifies, seconds: verified)
             run.fail(.copyFixture(version: path.source), error.description, seconds: copying.secondsSince, error: error)

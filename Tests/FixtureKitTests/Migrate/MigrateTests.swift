@@ -96,6 +96,50 @@ import Testing
         }
     }
 
+    /// The first path's copy is made while the fixture verifies: it is the
+    /// path's own (the second path from the fixture copies for itself), and
+    /// no copy outlives the run, whether the fixture verifies or not.
+    @Test func theCopyMadeWhileAFixtureVerifiesIsOnePathsAndNoneOutlivesTheRun() throws {
+        let notes = try NotesCorpus()
+        let tmp = try TemporaryFolder()
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = tmp.path
+        let passed = try ToolProcess(["migrate", "--config", notes.config, "--from", "1.0.0", "--jobs", "1"], folder: notes.folder.path, environment: environment).wait()
+        #expect(passed.status == 0, "\(passed.standardError)")
+        #expect(passed.standardError.hasSuffix("migrate: 2 of 2 passed\n"), "\(passed.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.path) == [])
+
+        var bytes = try notes.folder.read("MigrationFixtures/1.0.0/App.sqlite")
+        bytes[5000] ^= 0xFF
+        try notes.folder.write("MigrationFixtures/1.0.0/App.sqlite", bytes)
+        let failed = try ToolProcess(["migrate", "--config", notes.config, "--from", "1.0.0", "--jobs", "1"], folder: notes.folder.path, environment: environment).wait()
+        #expect(failed.status == 1, "\(failed.standardError)")
+        #expect(failed.standardError.contains("      fixture 1.0.0: \(notes.corpus)/1.0.0 does not verify: App.sqlite: changed\n"), "\(failed.standardError)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.path) == [])
+    }
+
+    /// The spare copy holds the verified store's bytes, goes to one taker, and
+    /// is made only when asked, for a fixture that verifies.
+    @Test func aSpareCopyHoldsTheVerifiedBytesForOneTaker() throws {
+        let notes = try NotesCorpus()
+        let store = try notes.folder.read("MigrationFixtures/1.0.0/App.sqlite")
+        let runner = MigrationRunner(configuration: try CorpusConfiguration.load(notes.config))
+        #expect(runner.fixture("2.0.0").spare == nil)
+        let source = runner.fixture("1.0.0", spare: true)
+        let copy = try #require(try source.spare?.take()?.get())
+        #expect([UInt8](try Data(contentsOf: URL(fileURLWithPath: copy.path))) == store)
+        #expect(copy.path.hasPrefix(source.folder) == false)
+        #expect(source.spare?.take() == nil)
+        #expect(runner.fixture("1.0.0", spare: true).spare?.take() == nil)
+
+        var bytes = store
+        bytes[5000] ^= 0xFF
+        try notes.folder.write("MigrationFixtures/1.0.0/App.sqlite", bytes)
+        let damaged = MigrationRunner(configuration: try CorpusConfiguration.load(notes.config)).fixture("1.0.0", spare: true)
+        #expect(damaged.problem != nil)
+        #expect(damaged.spare == nil)
+    }
+
     @Test func aFailingStatementIsReportedWithItsText() throws {
         let notes = try NotesCorpus()
         try notes.folder.write("MigrationFixtures/migrations/1.0.0-2.0.0.sql", "CREATE TABLE folders (id INTEGER PRIMARY KEY);\nUPDATE notes SET colour = 'red';\n")
