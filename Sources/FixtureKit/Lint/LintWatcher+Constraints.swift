@@ -70,17 +70,13 @@ extension LintWatcher {
         }
     }
 
-    /// The rows of `table` that violate its foreign keys (`PRAGMA foreign_key_check`),
+    /// The rows of `table` that violate its foreign keys, as `PRAGMA foreign_key_check`
+    /// reports them but counted by anti-joins (``StoreContents/foreignKeyViolations(_:of:schema:)``),
     /// by foreign key: `(folder_id) REFERENCES folders`.
     func foreignKeyViolations(_ table: String) -> [String: Int] {
-        guard let rows = try? database.rows("SELECT fkid, parent, count(*) FROM pragma_foreign_key_check(?1, 'main') GROUP BY fkid, parent", [.text(table)]) else { return [:] }
-        var found: [String: Int] = [:]
-        for row in rows {
-            let columns = (try? database.rows("SELECT \"from\" FROM pragma_foreign_key_list(?1, 'main') WHERE id = ?2 ORDER BY seq", [.text(table), row[0]])) ?? []
-            let key = "(\(columns.compactMap { $0.first?.text }.joined(separator: ", "))) REFERENCES \(row[1].text ?? "")"
-            found[key, default: 0] += Int(row[2].integer ?? 0)
-        }
-        return found
+        guard let schema = try? SchemaSnapshot(database: database),
+              let described = schema.tables.first(where: { $0.name.lowercased() == table.lowercased() }) else { return [:] }
+        return (try? StoreContents.foreignKeyViolations(database, of: described, schema: schema)) ?? [:]
     }
 
     /// At the stage's end: the foreign keys of the tables it rebuilt, altered or

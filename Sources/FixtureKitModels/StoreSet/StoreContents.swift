@@ -88,29 +88,49 @@ public struct StoreContents: Codable, Equatable, Sendable {
     /// key SQLite itself would call a mismatch) is not looked up row by row: its
     /// values are gathered once (`IN` builds a temporary index of them).
     package static func countForeignKeyViolations(_ database: Database, schema: SchemaSnapshot) throws(SQLiteError) -> Int {
-        let tables = Dictionary(schema.tables.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
         var total = 0
         for table in schema.tables where table.kind == "table" && !table.foreignKeys.isEmpty {
-            let simple = table.foreignKeys.allSatisfy { key in
-                key.from.count == 1 && key.to.count == 1 && key.to[0] != nil && tables[key.table.lowercased()] != nil
-            }
-            guard simple else {
-                total += Int(try database.scalar("SELECT count(*) FROM pragma_foreign_key_check(?1)", [.text(table.name)])?.integer ?? 0)
-                continue
-            }
-            for key in table.foreignKeys {
-                guard let parentColumn = key.to[0] else { continue }
-                let child = "c." + quotedIdentifier(key.from[0])
-                let parent = quotedIdentifier(key.table)
-                let column = quotedIdentifier(parentColumn)
-                let collation = try database.collation(of: parentColumn, in: key.table)
-                let missing = schema.findsRows(of: key.table, by: [parentColumn], collations: [collation])
-                    ? "NOT EXISTS (SELECT 1 FROM \(parent) AS p WHERE p.\(column) = +\(child))"
-                    : "(+\(child)) COLLATE \(quotedIdentifier(collation)) NOT IN (SELECT p.\(column) FROM \(parent) AS p WHERE p.\(column) IS NOT NULL)"
-                let sql = "SELECT count(*) FROM \(quotedIdentifier(table.name)) AS c WHERE \(child) IS NOT NULL AND \(missing)"
-                total += Int(try database.scalar(sql)?.integer ?? 0)
-            }
+            total += try foreignKeyViolations(database, of: table, schema: schema).values.reduce(0, +)
         }
         return total
+    }
+
+    /// The rows of `table` (of the main schema, as `schema` describes it) that
+    /// violate each of its foreign keys, counted as ``countForeignKeyViolations(_:schema:)``
+    /// counts them; by key, named `(from, ...) REFERENCES parent`, keys no row
+    /// violates left out. `PRAGMA foreign_key_check(table)` takes about five times
+    /// as long on a large table (1.1 million rows: 2.08 s against 0.39 s).
+    package static func foreignKeyViolations(_ database: Database, of table: SchemaSnapshot.Table, schema: SchemaSnapshot) throws(SQLiteError) -> [String: Int] {
+        let tables = Set(schema.tables.map { $0.name.lowercased() })
+        let simple = table.foreignKeys.allSatisfy { key in
+            key.from.count == 1 && key.to.count == 1 && key.to[0] != nil && tables.contains(key.table.lowercased())
+        }
+        var found: [String: Int] = [:]
+        guard simple else {
+            for row in try database.rows("SELECT fkid, parent, count(*) FROM pragma_foreign_key_check(?1, 'main') GROUP BY fkid, parent", [.text(table.name)]) {
+                let columns = try database.rows("SELECT \"from\" FROM pragma_foreign_key_list(?1, 'main') WHERE id = ?2 ORDER BY seq", [.text(table.name), row[0]])
+                found[keyName(columns.compactMap { $0.first?.text }, row[1].text ?? ""), default: 0] += Int(row[2].integer ?? 0)
+            }
+            return found
+        }
+        for key in table.foreignKeys {
+            guard let parentColumn = key.to[0] else { continue }
+            let child = "c." + quotedIdentifier(key.from[0])
+            let parent = "main." + quotedIdentifier(key.table)
+            let column = quotedIdentifier(parentColumn)
+            let collation = try database.collation(of: parentColumn, in: key.table)
+            let missing = schema.findsRows(of: key.table, by: [parentColumn], collations: [collation])
+                ? "NOT EXISTS (SELECT 1 FROM \(parent) AS p WHERE p.\(column) = +\(child))"
+                : "(+\(child)) COLLATE \(quotedIdentifier(collation)) NOT IN (SELECT p.\(column) FROM \(parent) AS p WHERE p.\(column) IS NOT NULL)"
+            let sql = "SELECT count(*) FROM main.\(quotedIdentifier(table.name)) AS c WHERE \(child) IS NOT NULL AND \(missing)"
+            let count = Int(try database.scalar(sql)?.integer ?? 0)
+            if count > 0 { found[keyName(key.from, key.table), default: 0] += count }
+        }
+        return found
+    }
+
+    /// `(from, ...) REFERENCES parent`: a foreign key as the counts name it.
+    private static func keyName(_ from: [String], _ parent: String) -> String {
+        "(\(from.joined(separator: ", "))) REFERENCES \(parent)"
     }
 }

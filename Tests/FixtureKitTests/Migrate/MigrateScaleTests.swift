@@ -112,6 +112,39 @@ import Testing
         #expect(try StoreContents.countForeignKeyViolations(database, schema: try SchemaSnapshot(database: database)) == 2 * (3 + 7) + 5)
     }
 
+    /// Per table and per key (the lint's baselines), the counts are the pragma's:
+    /// single-column keys by anti-join, composite keys, keys to a primary key by
+    /// omission and keys to a missing table by the pragma; keys no row violates
+    /// are left out.
+    @Test func eachKeysViolationsAreCountedAsThePragmaCountsThem() throws {
+        let folder = try TemporaryFolder()
+        let database = try Database(path: folder.url("fk.sqlite"), options: .init(create: true))
+        try database.execute("""
+            CREATE TABLE folders (id INTEGER PRIMARY KEY, code TEXT UNIQUE, a INTEGER, b INTEGER, UNIQUE (a, b));
+            CREATE TABLE notes (id INTEGER PRIMARY KEY, folder_id INTEGER REFERENCES folders(id), code TEXT REFERENCES folders(code));
+            CREATE TABLE pairs (id INTEGER PRIMARY KEY, a INTEGER, b INTEGER, folder_id INTEGER REFERENCES folders, FOREIGN KEY (a, b) REFERENCES folders(a, b));
+            CREATE TABLE orphans (id INTEGER PRIMARY KEY, gone_id INTEGER REFERENCES gone(id));
+            CREATE TABLE tidy (id INTEGER PRIMARY KEY, folder_id INTEGER REFERENCES folders(id));
+            INSERT INTO folders VALUES (1, 'one', 1, 1), (2, 'two', 2, 2);
+            INSERT INTO notes VALUES (1, 1, 'one'), (2, 3, 'two'), (3, 4, 'three'), (4, NULL, NULL), (5, 2, 'four');
+            INSERT INTO pairs VALUES (1, 1, 1, 1), (2, 1, 2, 9), (3, 3, 3, 2), (4, NULL, 1, NULL);
+            INSERT INTO orphans VALUES (1, 1), (2, NULL), (3, 2);
+            INSERT INTO tidy VALUES (1, 1), (2, NULL);
+            """)
+        let schema = try SchemaSnapshot(database: database)
+        func counts(_ name: String) throws -> [String: Int] {
+            try StoreContents.foreignKeyViolations(database, of: try #require(schema.tables.first { $0.name == name }), schema: schema)
+        }
+        #expect(try counts("notes") == ["(folder_id) REFERENCES folders": 2, "(code) REFERENCES folders": 2])
+        #expect(try counts("pairs") == ["(a, b) REFERENCES folders": 2, "(folder_id) REFERENCES folders": 1])
+        #expect(try counts("orphans") == ["(gone_id) REFERENCES gone": 2])
+        #expect(try counts("tidy") == [:])
+        for table in ["notes", "pairs", "orphans", "tidy"] {
+            #expect(try counts(table).values.reduce(0, +) == database.rows("PRAGMA foreign_key_check(\(table))").count, "\(table)")
+        }
+        #expect(try StoreContents.countForeignKeyViolations(database, schema: schema) == 4 + 3 + 2)
+    }
+
     /// A configured check is read only as far as its `expect` needs: a query
     /// over a whole large table costs neither memory nor time.
     @Test func aConfiguredCheckReadsOnlyTheRowsItsExpectNeeds() throws {
