@@ -80,7 +80,10 @@ extension MigrationRunner {
                     } else {
                         state.contents = contents
                         state.copy = reference
-                        state.keys = SourceKeys(reference: reference, schema: contents.schema, keys: configuration.keys ?? [:])
+                        // The copies of the keys go in a folder of their own, removed with the run's.
+                        let keysFolder = try? ScratchFolder(prefix: "fixturekit-keys")
+                        if let keysFolder { temporaryFolders.withLock { $0.append(keysFolder) } }
+                        state.keys = SourceKeys(reference: reference, schema: contents.schema, keys: configuration.keys ?? [:], folder: keysFolder?.path)
                         state.pages = SourcePages(reference: reference)
                         state.values = SourceValues(reference: reference, schema: contents.schema)
                         state.spare = spare

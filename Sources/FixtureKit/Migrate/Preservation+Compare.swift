@@ -6,7 +6,8 @@ extension PreservationCheck {
     /// Compares one table present in both stores: its rows paired by key
     /// (``RowPairing``), then every column present in both, value by value.
     /// - Parameter keyColumns: from ``matchingKey(_:_:known:)``; empty for the rowid.
-    func compare(_ table: SchemaSnapshot.Table, _ after: SchemaSnapshot.Table, key keyColumns: [String]) throws(SQLiteError) -> [ColumnPreservation] {
+    /// - Parameter prebuilt: the source's keys copied ahead, in the attached keys store.
+    func compare(_ table: SchemaSnapshot.Table, _ after: SchemaSnapshot.Table, key keyColumns: [String], prebuilt: SourceKeys.Prebuilt? = nil) throws(SQLiteError) -> [ColumnPreservation] {
         let name = table.name
         let source = "\(Self.schemaName).\(quotedIdentifier(name))"
         let afterColumns = Set(after.columns.map { $0.name.lowercased() })
@@ -64,7 +65,8 @@ extension PreservationCheck {
         }.joined(separator: " AND ")
         var pairing = try RowPairing(
             database: database, schema: Self.schemaName, table: table, after: after, sourceSchema: self.source,
-            key: keyColumns, total: total, migratedCount: migratedCounts[after.name], sameRow: sameRow, compared: compared.map(\.column.name))
+            key: keyColumns, total: total, migratedCount: migratedCounts[after.name], sameRow: sameRow, compared: compared.map(\.column.name),
+            prebuilt: prebuilt)
         defer { pairing.drop() }
         // Example keys name rows by their key, or by their rowid when the key
         // holds personal values.

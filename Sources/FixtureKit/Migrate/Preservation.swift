@@ -76,6 +76,8 @@ struct PreservationCheck {
     /// Columns declared moved, by lowercased source `table.column`.
     var moves: [String: ChangeDeclaration.Move] = [:]
     static let schemaName = "fixturekit_source"
+    /// The schema name of the store of the source's keys copied ahead (``SourceKeys/Prebuilt``).
+    static let keysSchemaName = "fixturekit_keys"
     /// Rows a finding names at most.
     static let examples = 5
     /// The page cache of the attached source and of the temporary tables, in
@@ -92,6 +94,11 @@ struct PreservationCheck {
         defer { try? database.execute("DETACH DATABASE \(Self.schemaName)") }
         try database.execute("PRAGMA \(Self.schemaName).cache_size = -\(Self.cacheKiB); PRAGMA temp.cache_size = -\(Self.cacheKiB)")
         let known = sourceKeys?.wait() ?? [:]
+        // The copies of the keys made ahead, when there are some; without them,
+        // each comparison that needs one makes its own.
+        var keysStore = known.contains { $0.value.prebuilt != nil } ? sourceKeys?.store : nil
+        if let store = keysStore, !attachKeys(store) { keysStore = nil }
+        defer { if keysStore != nil { try? database.execute("DETACH DATABASE \(Self.keysSchemaName)") } }
         var unchanged: Set<String> = []
         if let changedPages {
             unchanged = try UnchangedTables.find(database: database, sourceSchema: Self.schemaName, changedPages: changedPages, sourcePages: sourcePages?.wait())
@@ -118,9 +125,23 @@ struct PreservationCheck {
                 results.append(problem)
                 continue
             }
-            results += unchanged.contains(table.name.lowercased()) ? try untouched(table) : try compare(table, after, key: key.columns)
+            let copied = keysStore == nil ? nil : known[table.name.lowercased()].flatMap { $0.key == key.columns ? $0.prebuilt : nil }
+            results += unchanged.contains(table.name.lowercased()) ? try untouched(table) : try compare(table, after, key: key.columns, prebuilt: copied)
         }
         return results
+    }
+
+    /// Attaches the store of the keys copied ahead, to read; false when it is not there.
+    private func attachKeys(_ store: String) -> Bool {
+        guard (try? POSIX.lstatIfPresent(store)) ?? nil != nil else { return false }
+        do throws(SQLiteError) {
+            _ = try database.rows("ATTACH DATABASE ?1 AS \(Self.keysSchemaName)", [.text(store)])
+            try database.execute("PRAGMA \(Self.keysSchemaName).cache_size = -\(Self.cacheKiB)")
+            return true
+        } catch {
+            try? database.execute("DETACH DATABASE \(Self.keysSchemaName)")
+            return false
+        }
     }
 
     /// The source's row count of `table`.

@@ -58,6 +58,9 @@ struct RowPairing {
     /// With ``Method/keyTable``: the copy of the keys holds every column
     /// compared, and stands for the source's rows in ``from`` (as `s`).
     private var keysCoverRows = false
+    /// With ``Method/keyTable``: the copy of the source's keys, made for this
+    /// comparison in `temp`, or made ahead (``SourceKeys/Prebuilt``).
+    private var keyCopy = (schema: "temp", name: RowPairing.sourceKeys)
     /// The source row's rowid, in ``from``'s terms.
     var sourceRowid: String { keysCoverRows ? "s.\(quotedIdentifier("fixturekit_location_0"))" : "s.rowid" }
     /// The temporary tables made for this table, dropped by ``drop()``.
@@ -73,9 +76,10 @@ struct RowPairing {
     ///   - total: the source table's row count.
     ///   - migratedCount: the migrated table's row count, when known.
     ///   - compared: the source's columns the check compares.
+    ///   - prebuilt: the source's keys, copied and indexed ahead, when they were.
     init(
         database: Database, schema: String, table: SchemaSnapshot.Table, after: SchemaSnapshot.Table, sourceSchema: SchemaSnapshot,
-        key: [String], total: Int, migratedCount: Int?, sameRow: String, compared: [String] = []
+        key: [String], total: Int, migratedCount: Int?, sameRow: String, compared: [String] = [], prebuilt: SourceKeys.Prebuilt? = nil
     ) throws(SQLiteError) {
         self.database = database
         self.source = "\(schema).\(quotedIdentifier(table.name))"
@@ -136,15 +140,14 @@ struct RowPairing {
         } else {
             method = .keyTable
             let quotedKey = self.key
-            let location = table.withoutRowID ? Self.primaryKey(table).map(quotedIdentifier) : ["rowid"]
-            // The source's keys with their affinity (CREATE TABLE AS gives each
-            // column its expression's) and their names, and where each row is.
-            let locations = location.indices.map { quotedIdentifier("fixturekit_location_\($0)") }
-            let selected = quotedKey.map { "s.\($0) AS \($0)" } + zip(location, locations).map { "s.\($0) AS \($1)" }
-            try database.execute("CREATE TEMP TABLE \(Self.sourceKeys) AS SELECT \(selected.joined(separator: ", ")) FROM \(source) AS s")
-            temporary.append(Self.sourceKeys)
-            let indexed = zip(quotedKey, collations).map { "\($0) COLLATE \(quotedIdentifier($1))" } + locations
-            try database.execute("CREATE INDEX temp.\(Self.sourceKeys)_order ON \(Self.sourceKeys) (\(indexed.joined(separator: ", ")))")
+            let locations = Self.keyLocations(of: table)
+            var copy = (schema: "temp", name: Self.sourceKeys)
+            if let prebuilt, prebuilt.collations.map({ $0.uppercased() }) == collations.map({ $0.uppercased() }) {
+                copy = (PreservationCheck.keysSchemaName, prebuilt.table)
+            } else {
+                try Self.copyKeys(database, of: table, from: source, key: key, collations: collations, into: ("temp", Self.sourceKeys))
+                temporary.append(Self.sourceKeys)
+            }
             // When the key's columns are all the columns compared (a table of
             // links, of tags), the copy stands for the source's rows: no
             // look-up of each row in the source, in another order than its own.
@@ -152,10 +155,12 @@ struct RowPairing {
             keysCoverRows = !table.withoutRowID && compared.allSatisfy { keyNames.contains($0.lowercased()) }
             let alias = keysCoverRows ? "s" : "k"
             let findKey = zip(quotedKey, collations).map { "\(alias).\($0) = (+m.\($0)) COLLATE \(quotedIdentifier($1))" }
-            locationJoin = zip(location, locations).map { "s.\($0) = k.\($1)" }.joined(separator: " AND ")
+            locationJoin = zip(locations.source, locations.copied).map { "s.\($0) = k.\($1)" }.joined(separator: " AND ")
+            keyCopy = copy
+            let keysTable = Self.qualified(copy)
             from = keysCoverRows
-                ? "FROM \(target) AS m CROSS JOIN temp.\(Self.sourceKeys) AS s ON \(findKey.joined(separator: " AND "))"
-                : "FROM \(target) AS m CROSS JOIN temp.\(Self.sourceKeys) AS k ON \(findKey.joined(separator: " AND ")) CROSS JOIN \(source) AS s ON \(locationJoin)"
+                ? "FROM \(target) AS m CROSS JOIN \(keysTable) AS s ON \(findKey.joined(separator: " AND "))"
+                : "FROM \(target) AS m CROSS JOIN \(keysTable) AS k ON \(findKey.joined(separator: " AND ")) CROSS JOIN \(source) AS s ON \(locationJoin)"
         }
         (matched, equalRows) = try Self.firstPass(database, from: from, sameRow: sameRow)
     }
@@ -206,7 +211,7 @@ struct RowPairing {
             let alias = keysCoverRows ? "s" : "k"
             let found = zip(key, collations).enumerated().map { "n.k\($0) = \(alias).\($1.0) COLLATE \(quotedIdentifier($1.1))" }.joined(separator: " AND ")
             // In the source keys' order, so the look-ups walk the migrated keys' index in order.
-            let keys = "FROM temp.\(Self.sourceKeys) AS \(alias) INDEXED BY \(Self.sourceKeys)_order"
+            let keys = "FROM \(Self.qualified(keyCopy)) AS \(alias) INDEXED BY \(quotedIdentifier(keyCopy.name + "_order"))"
             return (keysCoverRows ? keys : keys + " CROSS JOIN \(source) AS s ON " + locationJoin)
                 + " WHERE NOT EXISTS (SELECT 1 FROM temp.\(Self.migratedKeys) AS n WHERE \(found))"
         }
@@ -236,6 +241,33 @@ struct RowPairing {
         let sourceKey = "(" + key.map { "s.\($0)" }.joined(separator: ", ") + ")"
         let newKeys = "SELECT \(key.map { "+m.\($0)" }.joined(separator: ", ")) FROM \(target) AS m WHERE NOT EXISTS (SELECT 1 FROM \(source) AS o WHERE o.rowid = m.rowid)"
         return try database.scalar("SELECT EXISTS (SELECT 1 FROM \(source) AS s WHERE \(sourceKey) IN (\(newKeys)))")?.integer == 1
+    }
+
+    /// Where each row of `table` is: its rowid, or the primary key of a WITHOUT
+    /// ROWID table; quoted, as the source names them and as the copy of the keys does.
+    private static func keyLocations(of table: SchemaSnapshot.Table) -> (source: [String], copied: [String]) {
+        let source = table.withoutRowID ? primaryKey(table).map(quotedIdentifier) : ["rowid"]
+        return (source, source.indices.map { quotedIdentifier("fixturekit_location_\($0)") })
+    }
+
+    /// Copies the keys of `source` (`schema.table`, a table described by `table`)
+    /// and where each row is into the new table `into`, indexed (as `<name>_order`)
+    /// by the key under `collations`, then by location: the keys keep their
+    /// affinity (CREATE TABLE AS gives each column its expression's) and their names.
+    static func copyKeys(
+        _ database: Database, of table: SchemaSnapshot.Table, from source: String, key: [String], collations: [String], into: (schema: String, name: String)
+    ) throws(SQLiteError) {
+        let quotedKey = key.map(quotedIdentifier)
+        let locations = keyLocations(of: table)
+        let selected = quotedKey.map { "s.\($0) AS \($0)" } + zip(locations.source, locations.copied).map { "s.\($0) AS \($1)" }
+        let name = quotedIdentifier(into.name)
+        try database.execute("CREATE TABLE \(into.schema).\(name) AS SELECT \(selected.joined(separator: ", ")) FROM \(source) AS s")
+        let indexed = zip(quotedKey, collations).map { "\($0) COLLATE \(quotedIdentifier($1))" } + locations.copied
+        try database.execute("CREATE INDEX \(into.schema).\(quotedIdentifier(into.name + "_order")) ON \(name) (\(indexed.joined(separator: ", ")))")
+    }
+
+    private static func qualified(_ table: (schema: String, name: String)) -> String {
+        "\(table.schema).\(quotedIdentifier(table.name))"
     }
 
     static func primaryKey(_ table: SchemaSnapshot.Table) -> [String] {

@@ -11,26 +11,50 @@ import FixtureKitModels
 /// stages keep one core busy). A key that no index finds costs a sort of all its
 /// values, as long as a pass over the table: off the paths' way.
 ///
+/// That sort is the one ``RowPairing`` needs to pair a table's rows by key when
+/// the migration gave them other rowids: the keys and where each row is are
+/// copied into a store of their own and indexed there (``Prebuilt``), and the
+/// index answers whether the key is unique. A comparison that pairs its rows by
+/// key then attaches that store instead of copying and sorting the keys itself,
+/// after the stage; one that pairs them by rowid does not use it.
+///
 /// The reference copy is only read. A table whose answer could not be found
 /// (an error, a key column that does not exist) is left out: the check then
-/// finds out for itself, or reports the problem.
+/// finds out for itself, or reports the problem. A copy of the keys that could
+/// not be made (no room, a collation SQLite does not know) is left out too: the
+/// comparison makes its own, as without this.
 final class SourceKeys: Sendable {
     struct Table: Sendable, Equatable {
         /// The table's key (its declared key, or its primary key).
         var key: [String]
         /// Whether no two source rows share the key's values (NULLs as one value).
         var unique: Bool
+        /// The copy of the keys, when one was made.
+        var prebuilt: Prebuilt? = nil
     }
 
+    /// A table of the keys store (``SourceKeys/store``) holding a source table's
+    /// key columns and where each row is, as ``RowPairing/copyKeys(_:of:from:key:collations:into:)``
+    /// makes it, indexed by the key under `collations`.
+    struct Prebuilt: Sendable, Equatable {
+        let table: String
+        let collations: [String]
+    }
+
+    /// The store the copies of the keys are made in (in a folder the caller
+    /// removes); nil: none is made.
+    let store: String?
     private let done = DispatchGroup()
     /// By lowercased table name; written by the thread before it leaves `done`.
     private let tables = Mutex<[String: Table]>([:])
 
     /// Starts finding the answers for `reference`, a store whose schema is `schema`.
-    init(reference: String, schema: SchemaSnapshot, keys: [String: [String]]) {
+    /// - Parameter folder: where to make the store of the copies of the keys; nil: none.
+    init(reference: String, schema: SchemaSnapshot, keys: [String: [String]], folder: String? = nil) {
+        store = folder?.appendingPath("keys.sqlite")
         done.enter()
         Thread { [self] in
-            let found = (try? Self.find(reference: reference, schema: schema, keys: keys)) ?? [:]
+            let found = (try? Self.find(reference: reference, schema: schema, keys: keys, store: store)) ?? [:]
             tables.withLock { $0 = found }
             done.leave()
         }.start()
@@ -47,10 +71,26 @@ final class SourceKeys: Sendable {
         keys[table.name] ?? keys[table.name.lowercased()] ?? RowPairing.primaryKey(table)
     }
 
-    private static func find(reference: String, schema: SchemaSnapshot, keys: [String: [String]]) throws(SQLiteError) -> [String: Table] {
-        let database = try Database(path: reference, options: .init(readOnly: true))
+    /// The collations SQLite has in every connection.
+    private static let builtInCollations: Set<String> = ["BINARY", "NOCASE", "RTRIM"]
+
+    private static func find(reference: String, schema: SchemaSnapshot, keys: [String: [String]], store: String?) throws(SQLiteError) -> [String: Table] {
+        // The keys store (or a store in memory, when none can be made) with the
+        // reference attached read-only.
+        func open(_ path: String?) throws(SQLiteError) -> Database {
+            try Database(path: path.map(Database.fileURI) ?? ":memory:", options: .init(create: true, uri: true))
+        }
+        var store = store
+        let database: Database
+        do { database = try open(store) } catch {
+            store = nil
+            database = try open(nil)
+        }
         defer { try? database.close() }
+        _ = try database.rows("ATTACH DATABASE ?1 AS source", [.text(Database.fileURI(reference) + "?mode=ro")])
+        try database.execute("PRAGMA main.journal_mode = OFF; PRAGMA main.synchronous = OFF")
         var found: [String: Table] = [:]
+        var copies = 0
         for table in schema.tables where table.kind == "table" {
             let key = Self.key(of: table, keys: keys)
             let columns = Set(table.columns.map { $0.name.lowercased() })
@@ -59,9 +99,37 @@ final class SourceKeys: Sendable {
                 found[table.name.lowercased()] = Table(key: key, unique: true)
                 continue
             }
-            guard let unique = try? PreservationCheck.isUnique(key, of: table.name, schema: "main", in: database) else { continue }
+            if store != nil, let made = try? prebuild(table, key: key, named: "keys_\(copies)", schema: schema, in: database) {
+                found[table.name.lowercased()] = made
+                copies += 1
+                continue
+            }
+            guard let unique = try? PreservationCheck.isUnique(key, of: table.name, schema: "source", in: database) else { continue }
             found[table.name.lowercased()] = Table(key: key, unique: unique)
         }
         return found
+    }
+
+    /// Copies the keys of `table` into the keys store as `name` and says from
+    /// its index whether they are unique; nil when the comparison would not use
+    /// the copy (an index of the source finds the rows by key, or a collation is
+    /// not SQLite's own).
+    private static func prebuild(_ table: SchemaSnapshot.Table, key: [String], named name: String, schema: SchemaSnapshot, in database: Database) throws(SQLiteError) -> Table? {
+        var collations: [String] = []
+        for column in key { collations.append(try database.collation(of: column, in: table.name, schema: "source")) }
+        guard collations.allSatisfy({ builtInCollations.contains($0.uppercased()) }),
+              !schema.findsRows(of: table.name, by: key, collations: collations) else { return nil }
+        do {
+            try RowPairing.copyKeys(database, of: table, from: "source.\(quotedIdentifier(table.name))", key: key, collations: collations, into: ("main", name))
+            // The same groups as GROUP BY over the source's columns: their collations.
+            let grouped = zip(key, collations).map { "\(quotedIdentifier($0)) COLLATE \(quotedIdentifier($1))" }.joined(separator: ", ")
+            let copied = "main.\(quotedIdentifier(name))"
+            let groups = try database.scalar("SELECT count(*) FROM (SELECT 1 FROM \(copied) GROUP BY \(grouped))")
+            let unique = groups == (try database.scalar("SELECT count(*) FROM \(copied)"))
+            return Table(key: key, unique: unique, prebuilt: Prebuilt(table: name, collations: collations))
+        } catch {
+            try? database.execute("DROP TABLE IF EXISTS main.\(quotedIdentifier(name))")
+            throw error
+        }
     }
 }

@@ -104,7 +104,8 @@ import Testing
 
     /// Runs the check, and the naive figures while the source is attached.
     /// - Parameter prepared: with the source's keys' uniqueness found beforehand
-    ///   (``SourceKeys``), as the runner finds it, rather than by the check.
+    ///   and the keys that no index of the source finds copied ahead
+    ///   (``SourceKeys``), as the runner finds them, rather than by the check.
     static func compare(_ kind: Kind, rows: Int, stage: String, naive: Bool = true, prepared: Bool = false) throws -> (check: [String], naive: [String], seconds: Double) {
         let (folder, source, migrated) = try stores(kind, rows: rows, stage: stage)
         defer { withExtendedLifetime(folder) {} }
@@ -113,9 +114,13 @@ import Testing
         var check = PreservationCheck(database: database, keys: kind.keys, changes: [:], source: sourceSchema, migrated: try SchemaSnapshot(database: database))
         if prepared {
             let before = try Data(contentsOf: URL(fileURLWithPath: source))
-            let keys = SourceKeys(reference: source, schema: sourceSchema, keys: kind.keys)
+            let keys = SourceKeys(reference: source, schema: sourceSchema, keys: kind.keys, folder: folder.path)
             let table = try #require(sourceSchema.tables.first)
-            #expect(keys.wait()["t"]?.unique == true || SourceKeys.key(of: table, keys: kind.keys).isEmpty)
+            let key = SourceKeys.key(of: table, keys: kind.keys)
+            #expect(keys.wait()["t"]?.unique == true || key.isEmpty)
+            // Copied ahead exactly when no index of the source finds the key.
+            let found = key.isEmpty || PreservationCheck.isUnique(key, in: table) || kind.indexes.contains(" ON t (\(key.joined(separator: ", ")))")
+            #expect((keys.wait()["t"]?.prebuilt != nil) == !found, "\(kind)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: source)) == before, "the reference copy is only read")
             check.sourceKeys = keys
         }
@@ -225,5 +230,49 @@ import Testing
             key: ["note_uuid", "tag"], total: 273, migratedCount: nil, sameRow: "1", compared: ["note_uuid", "tag"])
         defer { pairing.drop() }
         #expect(pairing.method == .keyTable && !pairing.from.contains("fixturekit_source.\"tags\""))
+
+        // The same with the keys copied ahead: the figures, and the rows lost
+        // named from the copy.
+        let keysFolder = try TemporaryFolder()
+        check.sourceKeys = SourceKeys(reference: source, schema: sourceSchema, keys: keys, folder: keysFolder.path)
+        #expect(check.sourceKeys?.wait()["tags"]?.prebuilt != nil)
+        try target.execute("DETACH DATABASE fixturekit_source")
+        #expect(try check.run(sourcePath: source) == results)
+        #expect(try target.scalar("SELECT count(*) FROM pragma_database_list WHERE name = 'fixturekit_keys'") == .integer(0), "detached afterwards")
+    }
+
+    /// A key copied ahead is unique exactly where the sort of the source's
+    /// values says it is: under the column's collation, NULLs as one value. A
+    /// keys store that cannot be made leaves the answers to the sort.
+    @Test func keysCopiedAheadAreUniqueWhereTheSortSaysSo() throws {
+        let folder = try TemporaryFolder()
+        let source = folder.url("source.sqlite")
+        let database = try Database(path: source, options: .init(create: true))
+        try database.execute("""
+            CREATE TABLE distinct_keys (k TEXT, v TEXT);
+            INSERT INTO distinct_keys VALUES ('a', 1), ('A', 2), ('b', 3), (NULL, 4);
+            CREATE TABLE case_only (k TEXT COLLATE NOCASE, v TEXT);
+            INSERT INTO case_only VALUES ('a', 1), ('A', 2);
+            CREATE TABLE two_nulls (k TEXT, j INTEGER, v TEXT);
+            INSERT INTO two_nulls VALUES (NULL, 1, 1), (NULL, 1, 2), ('x', 1, 3);
+            CREATE TABLE trailing (k TEXT COLLATE RTRIM, v TEXT);
+            INSERT INTO trailing VALUES ('a', 1), ('a  ', 2);
+            CREATE TABLE numbers (k INTEGER, v TEXT);
+            INSERT INTO numbers VALUES (1, 1), ('1', 2), (1.5, 3);
+            """)
+        let schema = try SchemaSnapshot(database: database)
+        let keys = ["distinct_keys": ["k"], "case_only": ["k"], "two_nulls": ["k", "j"], "trailing": ["k"], "numbers": ["k"]]
+        var expected: [String: Bool] = [:]
+        for (table, key) in keys { expected[table] = try PreservationCheck.isUnique(key, of: table, schema: "main", in: database) }
+        #expect(expected == ["distinct_keys": true, "case_only": false, "two_nulls": false, "trailing": false, "numbers": false])
+        try database.close()
+
+        let keysFolder = try TemporaryFolder()
+        let copied = SourceKeys(reference: source, schema: schema, keys: keys, folder: keysFolder.path).wait()
+        #expect(copied.mapValues(\.unique) == expected)
+        #expect(copied.values.allSatisfy { $0.prebuilt != nil })
+        let sortedOnly = SourceKeys(reference: source, schema: schema, keys: keys, folder: keysFolder.url("missing")).wait()
+        #expect(sortedOnly.mapValues(\.unique) == expected)
+        #expect(sortedOnly.values.allSatisfy { $0.prebuilt == nil })
     }
 }
