@@ -99,7 +99,7 @@ final class SourceKeys: Sendable {
                 found[table.name.lowercased()] = Table(key: key, unique: true)
                 continue
             }
-            if store != nil, let made = try? prebuild(table, key: key, named: "keys_\(copies)", schema: schema, in: database) {
+            if let store, hasRoom(store, reference: reference), let made = try? prebuild(table, key: key, named: "keys_\(copies)", schema: schema, in: database) {
                 found[table.name.lowercased()] = made
                 copies += 1
                 continue
@@ -108,6 +108,14 @@ final class SourceKeys: Sendable {
             found[table.name.lowercased()] = Table(key: key, unique: unique)
         }
         return found
+    }
+
+    /// Whether the keys store's file system has room for twice the reference
+    /// copy beyond what it holds: a copy of keys, which is smaller than its
+    /// store, never takes the room the paths' own copies and stages need.
+    private static func hasRoom(_ store: String, reference: String) -> Bool {
+        guard let free = try? POSIX.availableSpace(at: store), let size = try? POSIX.lstat(reference).size else { return false }
+        return free / 2 >= UInt64(max(0, size))
     }
 
     /// Copies the keys of `table` into the keys store as `name` and says from

@@ -275,4 +275,28 @@ import Testing
         #expect(sortedOnly.mapValues(\.unique) == expected)
         #expect(sortedOnly.values.allSatisfy { $0.prebuilt == nil })
     }
+
+    /// Keys are copied ahead only where the copy leaves room for twice the
+    /// fixture: on a disk too small, the answers come from the sort alone.
+    @Test(.enabled(if: InfrastructureFailureTests.canMountTmpfs, "needs root, to mount a small tmpfs"))
+    func keysAreCopiedAheadOnlyWhereTheyLeaveRoom() throws {
+        let folder = try TemporaryFolder()
+        let source = folder.url("source.sqlite")
+        let database = try Database(path: source, options: .init(create: true))
+        try database.execute("""
+            CREATE TABLE t (uuid TEXT NOT NULL, v BLOB);
+            WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < 5000)
+            INSERT INTO t SELECT printf('%032d', n), randomblob(100) FROM i;
+            """)
+        let schema = try SchemaSnapshot(database: database)
+        try database.close()
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: source)[.size] as? Int)
+        #expect(size > 512 << 10 && size < 4 << 20, "\(size) bytes")
+        for (disk, copied) in [("1m", false), ("16m", true)] {
+            let small = try InfrastructureFailureTests.SmallDisk(size: disk)
+            let answers = SourceKeys(reference: source, schema: schema, keys: ["t": ["uuid"]], folder: small.path).wait()
+            #expect(answers["t"]?.unique == true, "\(disk)")
+            #expect((answers["t"]?.prebuilt != nil) == copied, "\(disk)")
+        }
+    }
 }
