@@ -119,14 +119,35 @@ public struct StoreContents: Codable, Equatable, Sendable {
             let parent = "main." + quotedIdentifier(key.table)
             let column = quotedIdentifier(parentColumn)
             let collation = try database.collation(of: parentColumn, in: key.table)
-            let missing = schema.findsRows(of: key.table, by: [parentColumn], collations: [collation])
-                ? "NOT EXISTS (SELECT 1 FROM \(parent) AS p WHERE p.\(column) = +\(child))"
-                : "(+\(child)) COLLATE \(quotedIdentifier(collation)) NOT IN (SELECT p.\(column) FROM \(parent) AS p WHERE p.\(column) IS NOT NULL)"
-            let sql = "SELECT count(*) FROM main.\(quotedIdentifier(table.name)) AS c WHERE \(child) IS NOT NULL AND \(missing)"
+            let childTable = "main.\(quotedIdentifier(table.name))"
+            let sql: String
+            if isRowid(parentColumn, of: key.table, schema: schema),
+               schema.findsRows(of: table.name, by: [key.from[0]], collations: [try database.collation(of: key.from[0], in: table.name)]) {
+                // A parent found by its rowid, a child value read in order from an
+                // index: each distinct value is looked up once, its rows counted
+                // together. Two values GROUP BY takes as one (equal numbers, texts
+                // equal under the child's collation) find the same rowid or none.
+                let value = quotedIdentifier(key.from[0])
+                let groups = "SELECT \(value) AS v, count(*) AS n FROM \(childTable) WHERE \(value) IS NOT NULL GROUP BY \(value)"
+                sql = "SELECT coalesce(sum(g.n), 0) FROM (\(groups)) AS g WHERE NOT EXISTS (SELECT 1 FROM \(parent) AS p WHERE p.\(column) = +g.v)"
+            } else {
+                let missing = schema.findsRows(of: key.table, by: [parentColumn], collations: [collation])
+                    ? "NOT EXISTS (SELECT 1 FROM \(parent) AS p WHERE p.\(column) = +\(child))"
+                    : "(+\(child)) COLLATE \(quotedIdentifier(collation)) NOT IN (SELECT p.\(column) FROM \(parent) AS p WHERE p.\(column) IS NOT NULL)"
+                sql = "SELECT count(*) FROM \(childTable) AS c WHERE \(child) IS NOT NULL AND \(missing)"
+            }
             let count = Int(try database.scalar(sql)?.integer ?? 0)
             if count > 0 { found[keyName(key.from, key.table), default: 0] += count }
         }
         return found
+    }
+
+    /// Whether `column` is the INTEGER PRIMARY KEY of a rowid table: another
+    /// name for its rowid.
+    private static func isRowid(_ column: String, of table: String, schema: SchemaSnapshot) -> Bool {
+        guard let described = schema.tables.first(where: { $0.name.lowercased() == table.lowercased() }), !described.withoutRowID else { return false }
+        let primaryKey = described.columns.filter { $0.primaryKey > 0 }
+        return primaryKey.count == 1 && primaryKey[0].type == "INTEGER" && primaryKey[0].name.lowercased() == column.lowercased()
     }
 
     /// `(from, ...) REFERENCES parent`: a foreign key as the counts name it.
