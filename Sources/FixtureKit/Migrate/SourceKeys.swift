@@ -71,9 +71,6 @@ final class SourceKeys: Sendable {
         keys[table.name] ?? keys[table.name.lowercased()] ?? RowPairing.primaryKey(table)
     }
 
-    /// The collations SQLite has in every connection.
-    private static let builtInCollations: Set<String> = ["BINARY", "NOCASE", "RTRIM"]
-
     private static func find(reference: String, schema: SchemaSnapshot, keys: [String: [String]], store: String?) throws(SQLiteError) -> [String: Table] {
         // The keys store (or a store in memory, when none can be made) with the
         // reference attached read-only.
@@ -125,7 +122,7 @@ final class SourceKeys: Sendable {
     private static func prebuild(_ table: SchemaSnapshot.Table, key: [String], named name: String, schema: SchemaSnapshot, in database: Database) throws(SQLiteError) -> Table? {
         var collations: [String] = []
         for column in key { collations.append(try database.collation(of: column, in: table.name, schema: "source")) }
-        guard collations.allSatisfy({ builtInCollations.contains($0.uppercased()) }),
+        guard collations.allSatisfy({ AnonymizationSchema.builtinCollations.contains($0.uppercased()) }),
               !schema.findsRows(of: table.name, by: key, collations: collations) else { return nil }
         do {
             try RowPairing.copyKeys(database, of: table, from: "source.\(quotedIdentifier(table.name))", key: key, collations: collations, into: ("main", name))

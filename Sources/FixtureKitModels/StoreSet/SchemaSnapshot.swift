@@ -78,6 +78,18 @@ public struct SchemaSnapshot: Codable, Equatable, Sendable {
 }
 
 extension SchemaSnapshot {
+    /// Whether `column` is the INTEGER PRIMARY KEY of `table`, a rowid table:
+    /// another name for its rowid.
+    package func isRowid(_ column: String, of table: String) -> Bool {
+        tables.first { $0.name.caseInsensitiveCompare(table) == .orderedSame }.map { isRowid(column, of: $0) } ?? false
+    }
+
+    private func isRowid(_ column: String, of table: Table) -> Bool {
+        let primaryKey = table.columns.filter { $0.primaryKey > 0 }
+        return !table.withoutRowID && primaryKey.count == 1 && primaryKey[0].type == "INTEGER"
+            && primaryKey[0].name.caseInsensitiveCompare(column) == .orderedSame
+    }
+
     /// Whether SQLite finds the rows of `table` with given values of `columns`
     /// through an index rather than a scan: the rowid (an INTEGER PRIMARY KEY),
     /// or a whole index (a WITHOUT ROWID table's PRIMARY KEY among them) that
@@ -86,11 +98,7 @@ extension SchemaSnapshot {
     package func findsRows(of table: String, by columns: [String], collations: [String]) -> Bool {
         guard !columns.isEmpty, let described = tables.first(where: { $0.name.caseInsensitiveCompare(table) == .orderedSame }) else { return false }
         let wanted = Dictionary(zip(columns.map { $0.lowercased() }, collations.map { $0.uppercased() }), uniquingKeysWith: { first, _ in first })
-        let primaryKey = described.columns.filter { $0.primaryKey > 0 }
-        if !described.withoutRowID, columns.count == 1, primaryKey.count == 1, primaryKey[0].type == "INTEGER",
-           primaryKey[0].name.caseInsensitiveCompare(columns[0]) == .orderedSame {
-            return true
-        }
+        if columns.count == 1, isRowid(columns[0], of: described) { return true }
         return indexes.contains { index in
             guard index.table.caseInsensitiveCompare(table) == .orderedSame, !index.partial, index.columns.count >= columns.count else { return false }
             let leading = index.columns.prefix(columns.count)

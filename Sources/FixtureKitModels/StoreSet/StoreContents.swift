@@ -113,15 +113,13 @@ public struct StoreContents: Codable, Equatable, Sendable {
             }
             return found
         }
+        let childTable = "main.\(quotedIdentifier(table.name))"
         for key in table.foreignKeys {
             guard let parentColumn = key.to[0] else { continue }
-            let child = "c." + quotedIdentifier(key.from[0])
             let parent = "main." + quotedIdentifier(key.table)
             let column = quotedIdentifier(parentColumn)
-            let collation = try database.collation(of: parentColumn, in: key.table)
-            let childTable = "main.\(quotedIdentifier(table.name))"
             let sql: String
-            if isRowid(parentColumn, of: key.table, schema: schema),
+            if schema.isRowid(parentColumn, of: key.table),
                schema.findsRows(of: table.name, by: [key.from[0]], collations: [try database.collation(of: key.from[0], in: table.name)]) {
                 // A parent found by its rowid, a child value read in order from an
                 // index: each distinct value is looked up once, its rows counted
@@ -131,6 +129,8 @@ public struct StoreContents: Codable, Equatable, Sendable {
                 let groups = "SELECT \(value) AS v, count(*) AS n FROM \(childTable) WHERE \(value) IS NOT NULL GROUP BY \(value)"
                 sql = "SELECT coalesce(sum(g.n), 0) FROM (\(groups)) AS g WHERE NOT EXISTS (SELECT 1 FROM \(parent) AS p WHERE p.\(column) = +g.v)"
             } else {
+                let child = "c." + quotedIdentifier(key.from[0])
+                let collation = try database.collation(of: parentColumn, in: key.table)
                 let missing = schema.findsRows(of: key.table, by: [parentColumn], collations: [collation])
                     ? "NOT EXISTS (SELECT 1 FROM \(parent) AS p WHERE p.\(column) = +\(child))"
                     : "(+\(child)) COLLATE \(quotedIdentifier(collation)) NOT IN (SELECT p.\(column) FROM \(parent) AS p WHERE p.\(column) IS NOT NULL)"
@@ -140,14 +140,6 @@ public struct StoreContents: Codable, Equatable, Sendable {
             if count > 0 { found[keyName(key.from, key.table), default: 0] += count }
         }
         return found
-    }
-
-    /// Whether `column` is the INTEGER PRIMARY KEY of a rowid table: another
-    /// name for its rowid.
-    private static func isRowid(_ column: String, of table: String, schema: SchemaSnapshot) -> Bool {
-        guard let described = schema.tables.first(where: { $0.name.lowercased() == table.lowercased() }), !described.withoutRowID else { return false }
-        let primaryKey = described.columns.filter { $0.primaryKey > 0 }
-        return primaryKey.count == 1 && primaryKey[0].type == "INTEGER" && primaryKey[0].name.lowercased() == column.lowercased()
     }
 
     /// `(from, ...) REFERENCES parent`: a foreign key as the counts name it.
