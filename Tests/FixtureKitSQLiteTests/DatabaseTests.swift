@@ -99,4 +99,27 @@ import Testing
         #expect(try folder.read("App.sqlite-wal").count > 32)
         #expect(Database.libraryVersion.hasPrefix("3."))
     }
+
+    /// `fileURI` names the same file whatever its path holds: the characters a
+    /// URI gives a meaning to (`?` `#` `%` `&` `=`), spaces, quotes, non-ASCII
+    /// letters. A query added after it is SQLite's, not part of the name.
+    @Test(arguments: ["a b.sqlite", "a#b.sqlite", "a?mode=rw.sqlite", "a%41b.sqlite", "a&vfs=x.sqlite", "l'été ✓.sqlite", "%2F.sqlite"])
+    func aFileURINamesThePathItWasGiven(name: String) throws {
+        let folder = try TemporaryFolder()
+        let path = folder.url(name)
+        let writer = try Database(path: path, options: .init(create: true))
+        try writer.execute("CREATE TABLE t (v); INSERT INTO t VALUES (42)")
+        try writer.close()
+        let reader = try Database(path: Database.fileURI(path) + "?mode=ro", options: .init(readOnly: true, uri: true))
+        #expect(try reader.scalar("SELECT v FROM t") == .integer(42))
+        #expect(throws: SQLiteError.self) { try reader.execute("INSERT INTO t VALUES (1)") }
+        try reader.close()
+        // Attached read-only by the same URI, from a connection to another store.
+        let other = try Database(path: folder.url("other.sqlite"), options: .init(create: true))
+        _ = try other.rows("ATTACH DATABASE ?1 AS source", [.text(Database.fileURI(path) + "?mode=ro")])
+        #expect(try other.scalar("SELECT v FROM source.t") == .integer(42))
+        #expect(other.isReadOnly("source") == true)
+        try other.close()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["other.sqlite", name].sorted())
+    }
 }

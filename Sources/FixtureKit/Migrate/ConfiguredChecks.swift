@@ -60,9 +60,7 @@ enum ConfiguredChecks {
 
     /// `file:/path?mode=ro`: the path as a URI, so that ATTACH opens it read-only.
     static func readOnlyURI(_ path: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~/")
-        return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?mode=ro"
+        Database.fileURI(path) + "?mode=ro"
     }
 
     private static func run(_ check: CorpusConfiguration.Check, on database: Database, personal: Set<String>?) -> CheckResult {
