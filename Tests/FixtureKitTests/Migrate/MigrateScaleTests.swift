@@ -208,4 +208,55 @@ import Testing
         let path = try #require(try MigrationRunner.runMatrix(config: config).paths.first)
         #expect(path.checks.first { $0.name == "data preserved" }?.message == "key (\"uuid\") is not unique in the source: rows cannot be matched (declare \"keys\")")
     }
+
+    /// Two runs at once on one corpus and one TMPDIR each make their own copies
+    /// and their own store of keys (``SourceKeys``), give the same report, and
+    /// leave the folder as they found it; a run killed (SIGKILL) while it holds
+    /// them leaves its folders, which a later run neither reads nor minds.
+    @Test func runsAtOnceOrKilledShareATemporaryFolderWithoutMeetingThere() throws {
+        // The rows renumbered: the diff pairs them by key, through the keys copied
+        // ahead. The stage takes a second or so: time to kill a run during it.
+        let (folder, config) = try Self.corpus(rows: 20_000, stage: """
+            CREATE TEMP TABLE pause AS WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 10000000) SELECT count(*) AS n FROM c;
+            CREATE TABLE notes_new (uuid TEXT NOT NULL, title TEXT, body TEXT, created_at TEXT, pinned INTEGER NOT NULL DEFAULT 0);
+            INSERT INTO notes_new (uuid, title, body, created_at) SELECT uuid, title, body, created_at FROM notes ORDER BY uuid DESC;
+            DROP TABLE notes;
+            ALTER TABLE notes_new RENAME TO notes;
+            CREATE INDEX notes_by_date ON notes (created_at);
+            PRAGMA user_version = 2;
+            """)
+        defer { withExtendedLifetime(folder) {} }
+        let temporary = folder.url("tmp")
+        try FileManager.default.createDirectory(atPath: temporary, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = temporary
+        let migrate = ["migrate", "--config", config, "--jobs", "1"]
+        func entries() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: temporary).sorted() }
+        func summary(_ result: RunResult) -> [Substring] {
+            // The report without its times.
+            result.standardError.split(separator: "\n").filter { !$0.contains("time:") }.map { $0.prefix { $0 != "," } }
+        }
+
+        let runs = try (0..<2).map { _ in try ToolProcess(migrate, folder: folder.path, environment: environment) }
+        let results = runs.map { $0.wait() }
+        for result in results { #expect(result.status == 0, "\(result.standardError)") }
+        #expect(summary(results[0]) == summary(results[1]))
+        #expect(summary(results[0]).contains("PASS  1.0.0 -> 2.0.0  1 stage"), "\(results[0].standardError)")
+        #expect(try entries() == [])
+
+        // Killed once its store of keys exists, while it is being filled or used.
+        let victim = try ToolProcess(migrate, folder: folder.path, environment: environment)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try !entries().contains(where: { $0.hasPrefix(".fixturekit-keys-") }), ContinuousClock.now < deadline, isAlive(victim.pid) {
+            usleep(2000)
+        }
+        kill(victim.pid, SIGKILL)
+        #expect(victim.wait().status == 128 + SIGKILL)
+        let left = try entries()
+        #expect(left.contains { $0.hasPrefix(".fixturekit-keys-") }, "\(left)")
+        let after = try ToolProcess(migrate, folder: folder.path, environment: environment).wait()
+        #expect(after.status == 0, "\(after.standardError)")
+        #expect(summary(after) == summary(results[0]))
+        #expect(try entries() == left)
+    }
 }
