@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import FixtureKitSystem
 import FixtureKitSQLite
 import FixtureKitModels
@@ -84,27 +83,16 @@ final class MigrationCopy {
 /// private copy is the runner's own and only read meanwhile, so this copy holds
 /// the bytes that are verified; it is used only once they are.
 final class SpareCopy: Sendable {
-    private let done = DispatchGroup()
-    /// Written by the thread before it leaves `done`; taken once.
-    private let made = Mutex<Result<ScratchCopy, FixtureKitError>?>(nil)
+    private let made: ThreadedValue<Result<ScratchCopy, FixtureKitError>>
 
     /// Starts copying the store set `store` of the fixture folder `fixture`.
     init(fixture: String, store: String) {
-        done.enter()
-        Thread { [self] in
-            let result = Result { () throws(FixtureKitError) in try MigrationCopy.copyStoreSet(of: fixture, store: store) }
-            made.withLock { $0 = result }
-            done.leave()
-        }.start()
+        made = ThreadedValue { Result { () throws(FixtureKitError) in try MigrationCopy.copyStoreSet(of: fixture, store: store) } }
     }
 
     /// The copy, or why it could not be made, once it is done: to the first
     /// caller only (`nil` to the others, who copy for themselves).
     func take() -> Result<ScratchCopy, FixtureKitError>? {
-        done.wait()
-        return made.withLock { value in
-            defer { value = nil }
-            return value
-        }
+        made.take()
     }
 }

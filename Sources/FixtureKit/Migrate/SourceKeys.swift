@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import FixtureKitSystem
 import FixtureKitSQLite
 import FixtureKitArchiveIO
@@ -44,26 +43,20 @@ final class SourceKeys: Sendable {
     /// The store the copies of the keys are made in (in a folder the caller
     /// removes); nil: none is made.
     let store: String?
-    private let done = DispatchGroup()
-    /// By lowercased table name; written by the thread before it leaves `done`.
-    private let tables = Mutex<[String: Table]>([:])
+    /// By lowercased table name.
+    private let tables: ThreadedValue<[String: Table]>
 
     /// Starts finding the answers for `reference`, a store whose schema is `schema`.
     /// - Parameter folder: where to make the store of the copies of the keys; nil: none.
     init(reference: String, schema: SchemaSnapshot, keys: [String: [String]], folder: String? = nil) {
-        store = folder?.appendingPath("keys.sqlite")
-        done.enter()
-        Thread { [self] in
-            let found = (try? Self.find(reference: reference, schema: schema, keys: keys, store: store)) ?? [:]
-            tables.withLock { $0 = found }
-            done.leave()
-        }.start()
+        let store = folder?.appendingPath("keys.sqlite")
+        self.store = store
+        tables = ThreadedValue { (try? Self.find(reference: reference, schema: schema, keys: keys, store: store)) ?? [:] }
     }
 
     /// Waits for the answers; by lowercased table name.
     func wait() -> [String: Table] {
-        done.wait()
-        return tables.withLock { $0 }
+        tables.wait() ?? [:]
     }
 
     /// A table's key, as ``PreservationCheck`` chooses it: declared, or the primary key.

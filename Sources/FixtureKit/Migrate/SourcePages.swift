@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import FixtureKitSystem
 import FixtureKitSQLite
 import FixtureKitModels
@@ -22,25 +21,17 @@ import FixtureKitModels
 /// The reference copy is only read. When the walk fails, ``wait()`` answers
 /// `nil` and the migrated store's b-trees are walked as before.
 final class SourcePages: Sendable {
-    private let done = DispatchGroup()
-    /// Page numbers by object name, as `sqlite_schema` spells it; written by the
-    /// thread before it leaves `done`.
-    private let pages = Mutex<[String: [Int]]?>(nil)
+    /// Page numbers by object name, as `sqlite_schema` spells it.
+    private let pages: ThreadedValue<[String: [Int]]?>
 
     /// Starts walking `reference`, a store no one writes.
     init(reference: String) {
-        done.enter()
-        Thread { [self] in
-            let found = try? Self.walk(reference)
-            pages.withLock { $0 = found }
-            done.leave()
-        }.start()
+        pages = ThreadedValue { try? Self.walk(reference) }
     }
 
     /// Waits for the walk; the pages by object name, or `nil` when it failed.
     func wait() -> [String: [Int]]? {
-        done.wait()
-        return pages.withLock { $0 }
+        pages.wait() ?? nil
     }
 
     private static func walk(_ reference: String) throws(SQLiteError) -> [String: [Int]] {

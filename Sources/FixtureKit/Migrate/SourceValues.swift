@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import FixtureKitSystem
 import FixtureKitSQLite
 import FixtureKitModels
@@ -19,25 +18,17 @@ import FixtureKitModels
 final class SourceValues: Sendable {
     static let probeRows = 1000
 
-    private let done = DispatchGroup()
-    /// Lowercased column names by lowercased table name; written by the thread
-    /// before it leaves `done`.
-    private let held = Mutex<[String: Set<String>]?>(nil)
+    /// Lowercased column names by lowercased table name.
+    private let held: ThreadedValue<[String: Set<String>]?>
 
     /// Starts reading `reference`, a store no one writes, whose schema is `schema`.
     init(reference: String, schema: SchemaSnapshot) {
-        done.enter()
-        Thread { [self] in
-            let found = try? Self.find(reference: reference, schema: schema)
-            held.withLock { $0 = found }
-            done.leave()
-        }.start()
+        held = ThreadedValue { try? Self.find(reference: reference, schema: schema) }
     }
 
     /// Waits for the answer: the columns that hold a value, or `nil`.
     func wait() -> [String: Set<String>]? {
-        done.wait()
-        return held.withLock { $0 }
+        held.wait() ?? nil
     }
 
     private static func find(reference: String, schema: SchemaSnapshot) throws(SQLiteError) -> [String: Set<String>] {
