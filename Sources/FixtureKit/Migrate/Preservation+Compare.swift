@@ -65,7 +65,7 @@ extension PreservationCheck {
         }.joined(separator: " AND ")
         var pairing = try RowPairing(
             database: database, schema: Self.schemaName, table: table, after: after, sourceSchema: self.source,
-            key: keyColumns, total: total, migratedCount: migratedCounts[after.name], sameRow: sameRow, compared: compared.map(\.column.name),
+            migratedSchema: migrated, key: keyColumns, total: total, migratedCount: migratedCounts[after.name], sameRow: sameRow, compared: compared.map(\.column.name),
             prebuilt: prebuilt)
         defer { pairing.drop() }
         // Example keys name rows by their key, or by their rowid when the key

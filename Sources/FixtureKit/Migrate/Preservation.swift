@@ -181,7 +181,7 @@ struct PreservationCheck {
         if let missing = keyColumns.first(where: { !afterColumns.contains($0.lowercased()) }) {
             return (keyColumns, failure(name, "key column \(missing) is missing after the migration: rows cannot be matched (declare \"keys\")"))
         }
-        var unique = Self.isUnique(keyColumns, in: table)
+        var unique = Self.isUnique(keyColumns, in: table, of: source)
         if !unique, let known, known.key == keyColumns { unique = known.unique }
         if !unique, known?.key != keyColumns { unique = try Self.isUnique(keyColumns, of: name, schema: Self.schemaName, in: database) }
         if !unique {
@@ -201,14 +201,14 @@ struct PreservationCheck {
         return groups == (try database.scalar("SELECT count(*) FROM \(source)"))
     }
 
-    /// Whether `key` is unique in `table` by construction: the rowid, or the
-    /// primary key of a WITHOUT ROWID table or an INTEGER PRIMARY KEY (the rowid
-    /// under another name). Other keys are counted.
-    static func isUnique(_ key: [String], in table: SchemaSnapshot.Table) -> Bool {
+    /// Whether `key` is unique in `table` (of `schema`) by construction: the
+    /// rowid, or the primary key of a WITHOUT ROWID table or an INTEGER PRIMARY
+    /// KEY (the rowid under another name). Other keys are counted: a rowid
+    /// table's other primary keys may hold NULL, in several rows.
+    static func isUnique(_ key: [String], in table: SchemaSnapshot.Table, of schema: SchemaSnapshot) -> Bool {
         if key.isEmpty { return true }
-        let primaryKey = table.columns.filter { $0.primaryKey > 0 }.sorted { $0.primaryKey < $1.primaryKey }
-        guard primaryKey.map({ $0.name.lowercased() }) == key.map({ $0.lowercased() }) else { return false }
-        return table.withoutRowID || (primaryKey.count == 1 && primaryKey[0].type == "INTEGER")
+        guard table.primaryKey.map({ $0.name.lowercased() }) == key.map({ $0.lowercased() }) else { return false }
+        return table.withoutRowID || schema.rowidColumn(of: table) != nil
     }
 
     private func failure(_ table: String, _ finding: String) -> ColumnPreservation {

@@ -72,6 +72,7 @@ struct RowPairing {
     /// Pairs the rows, and counts in the same pass the pairs and those whose
     /// every column is the same (`sameRow`, an expression over `s` and `m`).
     /// - Parameters:
+    ///   - sourceSchema, migratedSchema: the schemas `table` and `after` are of.
     ///   - key: the key's columns; empty for the rowid.
     ///   - total: the source table's row count.
     ///   - migratedCount: the migrated table's row count, when known.
@@ -79,7 +80,7 @@ struct RowPairing {
     ///   - prebuilt: the source's keys, copied and indexed ahead, when they were.
     init(
         database: Database, schema: String, table: SchemaSnapshot.Table, after: SchemaSnapshot.Table, sourceSchema: SchemaSnapshot,
-        key: [String], total: Int, migratedCount: Int?, sameRow: String, compared: [String] = [], prebuilt: SourceKeys.Prebuilt? = nil
+        migratedSchema: SchemaSnapshot, key: [String], total: Int, migratedCount: Int?, sameRow: String, compared: [String] = [], prebuilt: SourceKeys.Prebuilt? = nil
     ) throws(SQLiteError) {
         self.database = database
         self.source = "\(schema).\(quotedIdentifier(table.name))"
@@ -102,7 +103,7 @@ struct RowPairing {
         var collations: [String] = []
         for column in key { collations.append(try database.collation(of: column, in: table.name, schema: schema)) }
         self.collations = collations
-        var unique = PreservationCheck.isUnique(key, in: after)
+        var unique = PreservationCheck.isUnique(key, in: after, of: migratedSchema)
         for (column, collation) in zip(key, collations) where unique {
             unique = try database.collation(of: column, in: after.name).caseInsensitiveCompare(collation) == .orderedSame
         }
@@ -271,6 +272,6 @@ struct RowPairing {
     }
 
     static func primaryKey(_ table: SchemaSnapshot.Table) -> [String] {
-        table.columns.filter { $0.primaryKey > 0 }.sorted { $0.primaryKey < $1.primaryKey }.map(\.name)
+        table.primaryKey.map(\.name)
     }
 }

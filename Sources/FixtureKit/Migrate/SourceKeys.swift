@@ -85,7 +85,7 @@ final class SourceKeys: Sendable {
             let key = Self.key(of: table, keys: keys)
             let columns = Set(table.columns.map { $0.name.lowercased() })
             guard !key.isEmpty, key.allSatisfy({ columns.contains($0.lowercased()) }) else { continue }
-            guard !PreservationCheck.isUnique(key, in: table) else {
+            guard !PreservationCheck.isUnique(key, in: table, of: schema) else {
                 found[table.name.lowercased()] = Table(key: key, unique: true)
                 continue
             }

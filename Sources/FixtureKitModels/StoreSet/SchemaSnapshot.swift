@@ -35,6 +35,11 @@ public struct SchemaSnapshot: Codable, Equatable, Sendable {
         public package(set) var strict: Bool
         public package(set) var columns: [Column]
         public package(set) var foreignKeys: [ForeignKey]
+
+        /// The primary key's columns, in the key's order.
+        package var primaryKey: [Column] {
+            columns.filter { $0.primaryKey > 0 }.sorted { $0.primaryKey < $1.primaryKey }
+        }
     }
 
     public struct IndexColumn: Codable, Equatable, Sendable {
@@ -85,9 +90,18 @@ extension SchemaSnapshot {
     }
 
     private func isRowid(_ column: String, of table: Table) -> Bool {
-        let primaryKey = table.columns.filter { $0.primaryKey > 0 }
-        return !table.withoutRowID && primaryKey.count == 1 && primaryKey[0].type == "INTEGER"
-            && primaryKey[0].name.caseInsensitiveCompare(column) == .orderedSame
+        rowidColumn(of: table)?.caseInsensitiveCompare(column) == .orderedSame
+    }
+
+    /// The column that names the rowid of `table`: the INTEGER PRIMARY KEY of a
+    /// rowid table. Not one declared `INTEGER PRIMARY KEY DESC`, which SQLite
+    /// keeps in an index of its own like any other key (a quirk it keeps for
+    /// compatibility): that column is not the rowid and may hold NULL, in several rows.
+    package func rowidColumn(of table: Table) -> String? {
+        let primaryKey = table.primaryKey
+        guard !table.withoutRowID, primaryKey.count == 1, primaryKey[0].type == "INTEGER",
+              !indexes.contains(where: { $0.origin == "pk" && $0.table.caseInsensitiveCompare(table.name) == .orderedSame }) else { return nil }
+        return primaryKey[0].name
     }
 
     /// Whether SQLite finds the rows of `table` with given values of `columns`

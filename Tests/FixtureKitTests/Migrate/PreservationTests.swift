@@ -114,4 +114,41 @@ import Testing
         #expect(try database.scalar("SELECT \(PreservationCheck.sameValue("'2024-01-05T09:30:00Z'", "1704447000"))") == .integer(1))
         #expect(try database.scalar("SELECT \(PreservationCheck.sameValue("'abc'", "'abd'"))") == .integer(0))
     }
+
+    /// The rowid has another name only where SQLite gives it one: an INTEGER
+    /// PRIMARY KEY, but not one declared `INTEGER PRIMARY KEY DESC`, which
+    /// SQLite keeps in an index like any other key and which may hold NULL in
+    /// several rows. Such a key is counted, not taken as unique.
+    @Test(arguments: [
+        ("(id INTEGER PRIMARY KEY, v TEXT)", "id"), ("(id integer primary key asc, v TEXT)", "id"), ("(id INTEGER, v TEXT, PRIMARY KEY (id DESC))", "id"),
+        ("(id INTEGER PRIMARY KEY DESC, v TEXT)", nil), ("(id INT PRIMARY KEY, v TEXT)", nil), ("(id INTEGER, v TEXT)", nil),
+        ("(id INTEGER PRIMARY KEY, v TEXT) WITHOUT ROWID", nil),
+    ] as [(String, String?)])
+    func onlyAKeySQLiteMakesTheRowidIsUniqueByConstruction(definition: String, rowid: String?) throws {
+        let folder = try TemporaryFolder()
+        let source = folder.url("source.sqlite"), migrated = folder.url("migrated.sqlite")
+        let database = try Database(path: source, options: .init(create: true))
+        try database.execute("CREATE TABLE t \(definition); INSERT INTO t (id, v) VALUES (1, 'a'), (2, 'b'), (3, 'c');")
+        // Two rows without a key, where SQLite lets them be (a rowid alias numbers them).
+        _ = try? database.execute("INSERT INTO t (id, v) VALUES (NULL, 'x'), (NULL, 'y')")
+        let nullKeys = Int(try database.scalar("SELECT count(*) FROM t WHERE id IS NULL")?.integer ?? 0)
+        let schema = try SchemaSnapshot(database: database)
+        try database.close()
+        let table = try #require(schema.tables.first)
+        #expect(schema.rowidColumn(of: table) == rowid)
+        #expect(PreservationCheck.isUnique(["id"], in: table, of: schema) == (rowid != nil || table.withoutRowID))
+        #expect(nullKeys == (rowid != nil || table.withoutRowID ? 0 : 2))
+
+        try FileManager.default.copyItem(atPath: source, toPath: migrated)
+        let target = try Database(path: migrated)
+        try target.execute("ALTER TABLE t ADD COLUMN w INTEGER")
+        let check = PreservationCheck(database: target, keys: ["t": ["id"]], changes: [:], source: schema, migrated: try SchemaSnapshot(database: target))
+        let results = try check.run(sourcePath: source)
+        if nullKeys > 1 {
+            #expect(results.first?.finding == "key (\"id\") is not unique in the source: rows cannot be matched (declare \"keys\")")
+        } else {
+            #expect(results.allSatisfy { $0.passed }, "\(results.map { $0.finding })")
+        }
+        try target.close()
+    }
 }

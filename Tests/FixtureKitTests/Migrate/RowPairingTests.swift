@@ -119,7 +119,7 @@ import Testing
             let key = SourceKeys.key(of: table, keys: kind.keys)
             #expect(keys.wait()["t"]?.unique == true || key.isEmpty)
             // Copied ahead exactly when no index of the source finds the key.
-            let found = key.isEmpty || PreservationCheck.isUnique(key, in: table) || kind.indexes.contains(" ON t (\(key.joined(separator: ", ")))")
+            let found = key.isEmpty || PreservationCheck.isUnique(key, in: table, of: sourceSchema) || kind.indexes.contains(" ON t (\(key.joined(separator: ", ")))")
             #expect((keys.wait()["t"]?.prebuilt != nil) == !found, "\(kind)")
             #expect(try Data(contentsOf: URL(fileURLWithPath: source)) == before, "the reference copy is only read")
             check.sourceKeys = keys
@@ -156,7 +156,7 @@ import Testing
         let total = Int(try database.scalar("SELECT count(*) FROM fixturekit_source.t")?.integer ?? 0)
         let pairing = try RowPairing(
             database: database, schema: "fixturekit_source", table: try #require(sourceSchema.tables.first), after: try #require(after.tables.first),
-            sourceSchema: sourceSchema, key: key, total: total, migratedCount: nil, sameRow: "1")
+            sourceSchema: sourceSchema, migratedSchema: after, key: key, total: total, migratedCount: nil, sameRow: "1")
         defer { pairing.drop() }
         return pairing.method
     }
@@ -224,10 +224,11 @@ import Testing
         #expect(naiveLost == .integer(2))
         #expect(results.map { ($0.column, $0.compared, $0.equal) }.map { "\($0.0 ?? "-") \($0.1) \($0.2)" } == ["- 271 271", "note_uuid 271 271", "tag 271 271"])
         let table = try #require(sourceSchema.tables.first)
-        let after = try #require(try SchemaSnapshot(database: target).tables.first)
+        let migratedSchema = try SchemaSnapshot(database: target)
+        let after = try #require(migratedSchema.tables.first)
         let pairing = try RowPairing(
             database: target, schema: "fixturekit_source", table: table, after: after, sourceSchema: sourceSchema,
-            key: ["note_uuid", "tag"], total: 273, migratedCount: nil, sameRow: "1", compared: ["note_uuid", "tag"])
+            migratedSchema: migratedSchema, key: ["note_uuid", "tag"], total: 273, migratedCount: nil, sameRow: "1", compared: ["note_uuid", "tag"])
         defer { pairing.drop() }
         #expect(pairing.method == .keyTable && !pairing.from.contains("fixturekit_source.\"tags\""))
 
