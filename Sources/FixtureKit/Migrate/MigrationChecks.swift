@@ -80,9 +80,9 @@ enum MigrationChecks {
 }
 
 /// An integrity check running on threads of its own while the caller goes on
-/// (a migration path diffs the data meanwhile: with two cores, the check's two
-/// threads and the diff share them, and the longest task, `quick_check` or the
-/// largest table's check, no longer runs alone after the diff); ``result()`` has
+/// (a migration path diffs the data meanwhile: with two cores, the check's
+/// thread starts the longest task, the largest table's check, on one, the diff
+/// runs on the other, and the caller then takes the tasks left); ``result()`` has
 /// the caller take the tasks no thread has started, then waits. See
 /// ``MigrationChecks/integrity(path:sizes:workers:)``.
 final class ParallelIntegrityCheck: Sendable {
@@ -97,7 +97,8 @@ final class ParallelIntegrityCheck: Sendable {
     /// ``cacheBudgetKiB``. `integrity_check` looks up every row's entry in each
     /// index, in the index's order rather than the table's: with SQLite's
     /// default 2 MiB most of those reads are system calls (a 640 MiB store:
-    /// 7.4 s with 2 MiB, 5.1 s with 32 MiB). Two threads: 16 MiB each.
+    /// 7.4 s with 2 MiB, 5.1 s with 32 MiB). The workers and the caller's
+    /// thread share it: one worker and the caller, 16 MiB each.
     private let cacheKiB: Int
     static let cacheBudgetKiB = 32768
     /// The page cache of the largest table's check, in KiB: the whole
@@ -119,7 +120,7 @@ final class ParallelIntegrityCheck: Sendable {
     /// Starts `workers` threads (at most one a task).
     fileprivate init(path: String, sizes: [String: Int], workers: Int) {
         self.path = path
-        cacheKiB = max(2048, Self.cacheBudgetKiB / max(1, workers))
+        cacheKiB = max(2048, Self.cacheBudgetKiB / (max(0, workers) + 1))
         var tables: [String] = []
         do throws(SQLiteError) {
             let database = try Database(path: path, options: .init(readOnly: true))
@@ -137,9 +138,10 @@ final class ParallelIntegrityCheck: Sendable {
         for _ in 0..<max(0, min(workers, tasks.count)) {
             done.enter()
             // At the path's own priority: the threads are as many as the cores
-            // the paths leave, so they take no core from the path's thread; a
-            // lower one would hand their share to whatever else runs on the
-            // machine (a CI runner's other jobs), and the path would wait for them.
+            // the paths leave but the path's own (``MigrationRunner/integrityWorkers(cores:paths:)``),
+            // so they take no core from the path's thread; a lower one would hand
+            // their share to whatever else runs on the machine (a CI runner's
+            // other jobs), and the path would wait for them.
             Thread { [self] in
                 work()
                 done.leave()
