@@ -15,8 +15,11 @@ final class ThreadedValue<Value: Sendable>: Sendable {
     init(_ compute: @escaping @Sendable () -> Value) {
         done.enter()
         Thread { [self] in
-            let value = compute()
-            slot.withLock { $0 = value }
+            // Straight into the slot: the thread keeps no reference to the value
+            // once it leaves `done`, so a value that cleans up when released (a
+            // scratch copy) is gone when the last caller drops it, not whenever
+            // this thread ends (perhaps after the process has).
+            slot.withLock { $0 = compute() }
             done.leave()
         }.start()
     }

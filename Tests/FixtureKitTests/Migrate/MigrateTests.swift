@@ -107,7 +107,9 @@ import Testing
         let passed = try ToolProcess(["migrate", "--config", notes.config, "--from", "1.0.0", "--jobs", "1"], folder: notes.folder.path, environment: environment).wait()
         #expect(passed.status == 0, "\(passed.standardError)")
         #expect(passed.standardError.hasSuffix("migrate: 2 of 2 passed\n"), "\(passed.standardError)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.path) == [])
+        // (Listed first, so that a failure shows what was left.)
+        let leftByPassing = try FileManager.default.contentsOfDirectory(atPath: tmp.path)
+        #expect(leftByPassing == [])
 
         var bytes = try notes.folder.read("MigrationFixtures/1.0.0/App.sqlite")
         bytes[5000] ^= 0xFF
@@ -115,7 +117,8 @@ import Testing
         let failed = try ToolProcess(["migrate", "--config", notes.config, "--from", "1.0.0", "--jobs", "1"], folder: notes.folder.path, environment: environment).wait()
         #expect(failed.status == 1, "\(failed.standardError)")
         #expect(failed.standardError.contains("      fixture 1.0.0: \(notes.corpus)/1.0.0 does not verify: App.sqlite: changed\n"), "\(failed.standardError)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: tmp.path) == [])
+        let leftByFailing = try FileManager.default.contentsOfDirectory(atPath: tmp.path)
+        #expect(leftByFailing == [])
     }
 
     /// The spare copy holds the verified store's bytes, goes to one taker, and
