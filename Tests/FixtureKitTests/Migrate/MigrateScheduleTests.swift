@@ -118,4 +118,12 @@ import Testing
         }
         #expect(made.load(ordering: .relaxed) == 1)
     }
+
+    /// Each path's integrity check starts one thread fewer than the cores the
+    /// paths leave: the path's own thread keeps a core for its data diff, then
+    /// takes the check's remaining tasks. Never fewer than one.
+    @Test func theIntegrityCheckLeavesThePathItsCore() {
+        let workers = [(2, 1), (4, 1), (2, 2), (1, 1), (8, 3), (16, 2), (2, 5)].map { MigrationRunner.integrityWorkers(cores: $0.0, paths: $0.1) }
+        #expect(workers == [1, 3, 1, 1, 1, 7, 1])
+    }
 }
