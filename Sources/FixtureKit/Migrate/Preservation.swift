@@ -195,9 +195,15 @@ struct PreservationCheck {
     /// count as one value, as in `GROUP BY`): the groups of a sort of the keys
     /// (`DISTINCT` would insert them one by one into a b-tree: 7 times slower
     /// on 2,000,000 keys).
-    static func isUnique(_ key: [String], of table: String, schema: String, in database: Database) throws(SQLiteError) -> Bool {
+    /// - Parameter collations: one a key column, for a table whose columns do
+    ///   not carry the collations the key is compared under (a copy of the
+    ///   keys); nil: the columns' own.
+    static func isUnique(_ key: [String], of table: String, schema: String, collations: [String]? = nil, in database: Database) throws(SQLiteError) -> Bool {
         let source = "\(schema).\(quotedIdentifier(table))"
-        let groups = try database.scalar("SELECT count(*) FROM (SELECT 1 FROM \(source) GROUP BY \(key.map(quotedIdentifier).joined(separator: ", ")))")
+        let grouped = key.enumerated().map { index, column in
+            collations.map { "\(quotedIdentifier(column)) COLLATE \(quotedIdentifier($0[index]))" } ?? quotedIdentifier(column)
+        }
+        let groups = try database.scalar("SELECT count(*) FROM (SELECT 1 FROM \(source) GROUP BY \(grouped.joined(separator: ", ")))")
         return groups == (try database.scalar("SELECT count(*) FROM \(source)"))
     }
 

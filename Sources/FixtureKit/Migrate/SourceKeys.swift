@@ -120,10 +120,7 @@ final class SourceKeys: Sendable {
         do {
             try RowPairing.copyKeys(database, of: table, from: "source.\(quotedIdentifier(table.name))", key: key, collations: collations, into: ("main", name))
             // The same groups as GROUP BY over the source's columns: their collations.
-            let grouped = zip(key, collations).map { "\(quotedIdentifier($0)) COLLATE \(quotedIdentifier($1))" }.joined(separator: ", ")
-            let copied = "main.\(quotedIdentifier(name))"
-            let groups = try database.scalar("SELECT count(*) FROM (SELECT 1 FROM \(copied) GROUP BY \(grouped))")
-            let unique = groups == (try database.scalar("SELECT count(*) FROM \(copied)"))
+            let unique = try PreservationCheck.isUnique(key, of: name, schema: "main", collations: collations, in: database)
             return Table(key: key, unique: unique, prebuilt: Prebuilt(table: name, collations: collations))
         } catch {
             try? database.execute("DROP TABLE IF EXISTS main.\(quotedIdentifier(name))")
