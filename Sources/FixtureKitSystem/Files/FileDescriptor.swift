@@ -58,6 +58,20 @@ package struct FileDescriptor: Sendable {
         package static let directory = OpenOptions(rawValue: O_DIRECTORY)
         /// `O_NOCTTY`.
         package static let noControllingTerminal = OpenOptions(rawValue: O_NOCTTY)
+        /// `O_DIRECT`: writes go from the caller's memory to the device, around
+        /// the page cache; their offset, size and memory must be aligned to the
+        /// device's block (`EINVAL` otherwise, or where the file system does not
+        /// take it). Its value depends on the architecture, and Swift's Glibc
+        /// does not export it: `nil` on an architecture not listed here.
+        package static let direct: OpenOptions? = {
+            #if arch(x86_64) || arch(i386)
+            OpenOptions(rawValue: 0o40000)
+            #elseif arch(arm64)
+            OpenOptions(rawValue: 0o200000)
+            #else
+            nil
+            #endif
+        }()
     }
 
     /// Opens `path` (`open(2)` with `O_CLOEXEC`, again after `EINTR`).

@@ -115,6 +115,80 @@ import Testing
         #expect(try sha256(ofFileAt: folder.url("sunk.sqlite")) == (try sha256(ofFileAt: folder.url("plain.sqlite"))))
     }
 
+    /// A copy nothing reads again (`readingContents`, as `capture` without
+    /// anonymization reads its contents from the source) goes to the disk around
+    /// the page cache, where the file system takes `O_DIRECT`: the same bytes and
+    /// digest, and nothing of it left in the page cache but page 1, which SQLite
+    /// writes itself. A piece the kernel refuses goes through SQLite's file: at
+    /// page size 512, every piece starts 512 bytes past a block.
+    @Test(arguments: [512, 4096, 65536])
+    func aCopyNothingReadsAgainGoesAroundThePageCache(pageSize: Int) throws {
+        let folder = try TemporaryFolder()
+        let (path, _) = try Self.store(.walAtRest, pageSize: pageSize, in: folder)
+        let copy = folder.url("captured.sqlite")
+        let facts = try Capture.snapshot(try StoreSet.locate(path), to: copy, readingContents: true)
+        #expect(facts.contents != nil)
+        let resident = try Self.residentBytes(of: copy)
+        let size = try #require(try? POSIX.lstat(copy).size)
+        if pageSize >= HashedWrites.directAlignment, Self.takesDirectWrites(folder.path) {
+            #expect(resident <= max(pageSize, Int(sysconf(Int32(_SC_PAGESIZE)))), "\(resident) of \(size) bytes went through the page cache")
+        }
+        #expect(facts.digest?.digest.hex == (try sha256(ofFileAt: copy)))
+        #expect(facts.digest?.size == UInt64(size))
+        try Self.plainBackup(of: path, to: folder.url("plain.sqlite"))
+        #expect(try sha256(ofFileAt: folder.url("plain.sqlite")) == (try sha256(ofFileAt: copy)))
+    }
+
+    /// A direct descriptor whose writes fail (here, one opened read-only; on a
+    /// user's machine a file system that refuses them) costs nothing but the
+    /// page cache: every piece goes through SQLite's file, and the digest is the
+    /// copy's.
+    @Test func piecesTheKernelRefusesGoThroughSQLitesFile() throws {
+        let folder = try TemporaryFolder()
+        let (path, _) = try Self.store(.rollback, pageSize: 4096, in: folder)
+        let destination = folder.url("sunk.sqlite")
+        let refusing = try FileDescriptor.open(destination, .readOnly, options: .exclusiveCreate)
+        defer { try? refusing.close() }
+        try CaptureVFS.register()
+        let source = try Database(path: path, options: .init(readOnly: true))
+        let pageCount = try #require(try source.scalar("PRAGMA page_count")?.integer)
+        let firstPage = try #require(SnapshotCopy.firstPage(of: Array(try folder.read("live/App.sqlite").prefix(4096)), pageCount: pageCount))
+        let sink = try HashedWrites(firstPage: firstPage, direct: refusing)
+        let id = CaptureVFS.register(sink)
+        defer { CaptureVFS.unregister(id) }
+        let copy = try Database(path: CaptureVFS.uri(destination, [("fixturekit_sink", String(id))]), options: .init(create: true, uri: true))
+        try copy.execute("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF")
+        try source.backup(to: copy)
+        try copy.close()
+        let digest = try #require(try sink.finish())
+        #expect(digest.digest.hex == (try sha256(ofFileAt: destination)))
+        try Self.plainBackup(of: path, to: folder.url("plain.sqlite"))
+        #expect(try sha256(ofFileAt: folder.url("plain.sqlite")) == (try sha256(ofFileAt: destination)))
+    }
+
+    /// Whether files in `folder` open with `O_DIRECT` (not on tmpfs before Linux 6.6).
+    static func takesDirectWrites(_ folder: String) -> Bool {
+        guard let direct = FileDescriptor.OpenOptions.direct else { return false }
+        let probe = folder.appendingPath("direct-probe")
+        guard let file = try? FileDescriptor.open(probe, .writeOnly, options: [.exclusiveCreate, direct]) else { return false }
+        try? file.close()
+        unlink(probe)
+        return true
+    }
+
+    /// How many bytes of the file at `path` the page cache holds (`mincore`).
+    static func residentBytes(of path: String) throws -> Int {
+        let file = try FileDescriptor.open(path, .readOnly)
+        defer { try? file.close() }
+        let size = Int(try file.status().size)
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        guard size > 0, let map = mmap(nil, size, PROT_READ, MAP_SHARED, file.rawValue, 0), map != MAP_FAILED else { return -1 }
+        defer { munmap(map, size) }
+        var pages = [UInt8](repeating: 0, count: (size + page - 1) / page)
+        guard mincore(map, size, &pages) == 0 else { return -1 }
+        return pages.filter { $0 & 1 != 0 }.count * page
+    }
+
     /// The whole capture: its `SHA256SUMS` names the store's bytes, and the
     /// fixture is the one a capture that hashes from the disk writes.
     @Test func aCaptureRecordsTheDigestOfItsBytes() throws {
