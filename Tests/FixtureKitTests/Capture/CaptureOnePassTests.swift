@@ -79,8 +79,11 @@ import Testing
     /// page at 1 GiB that holds SQLite's lock bytes, zeros in the file), and the
     /// copy is still hashed as it is written, the lock page's zeros in their
     /// place. (Overflow pages begin with the number of the next one: a page
-    /// hashed out of place changes the digest.)
-    @Test func aStoreBeyondTheLockPageIsHashedAsItIsWritten() throws {
+    /// hashed out of place changes the digest.) The same when the copy goes
+    /// around the page cache (`readingContents`): the lock page's zeros are
+    /// written with the pieces.
+    @Test(arguments: [false, true])
+    func aStoreBeyondTheLockPageIsHashedAsItIsWritten(readingContents: Bool) throws {
         let folder = try TemporaryFolder()
         let path = folder.url("big.sqlite")
         let database = try Database(path: path, options: .init(create: true))
@@ -88,9 +91,10 @@ import Testing
         try database.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1040) INSERT INTO blobs SELECT zeroblob(1048576) FROM n")
         try database.close()
         let copy = folder.url("copy.sqlite")
-        let digest = try Capture.snapshot(try StoreSet.locate(path), to: copy).digest
+        let digest = try Capture.snapshot(try StoreSet.locate(path), to: copy, readingContents: readingContents).digest
         let size = try #require(try? POSIX.lstat(copy).size)
         #expect(size > HashedWrites.lockPageOffset + 65536)
+        if readingContents, Self.takesDirectWrites(folder.path) { #expect(try Self.residentBytes(of: copy) <= 65536) }
         #expect(digest?.digest.hex == (try sha256(ofFileAt: copy)), "the copy was hashed from the disk, or its digest is wrong")
         #expect(digest?.size == UInt64(size))
     }
