@@ -7,9 +7,11 @@ import Testing
 final class TemporaryFolder {
     let path: String
 
-    init() throws {
-        var template = Array((NSTemporaryDirectory().appendingPathComponentForTest("fixturekit-test-XXXXXX")).utf8CString)
-        guard let created = mkdtemp(&template) else { throw FileSystemError("mkdtemp", path: NSTemporaryDirectory(), errno: errno) }
+    /// - Parameter parent: where to make it; the temporary folder (`TMPDIR`) when nil.
+    init(in parent: String? = nil) throws {
+        let parent = parent ?? NSTemporaryDirectory()
+        var template = Array((parent.appendingPathComponentForTest("fixturekit-test-XXXXXX")).utf8CString)
+        guard let created = mkdtemp(&template) else { throw FileSystemError("mkdtemp", path: parent, errno: errno) }
         path = String(cString: created)
     }
 
