@@ -5,19 +5,22 @@ import FixtureKitCrypto
 /// The writes of a file that SQLite builds, opened through ``CaptureVFS`` with
 /// `fixturekit_sink=ID`: the file's SHA-256 computed from the bytes as they are
 /// written, without reading the file again, and the writes gathered into pieces of
-/// ``pieceSize`` bytes, hashed and written on a second thread while SQLite produces
-/// the next ones.
+/// ``pieceSize`` bytes, each hashed on one thread and written on another while
+/// SQLite produces the next one: a piece then takes the longer of the two rather
+/// than both, and SQLite's thread does not wait for the disk (a 1.2 GiB copy
+/// through `O_DIRECT` waits about 0.6 ms per MiB for it, while SHA-256 takes
+/// 0.55 ms).
 ///
 /// A SHA-256 takes the bytes in file order. The online backup writes a new copy
 /// in page order, except page 1, which stays in its page cache until the commit
 /// changes its header and writes it last: the caller gives page 1 as it will be
-/// written (``init(firstPage:writeback:)``), it is hashed first, and the page the
+/// written (``init(firstPage:writeback:direct:)``), it is hashed first, and the page the
 /// commit writes must be that one. Any other order (a write out of sequence, a
 /// different page 1, a truncation) makes ``finish()`` answer `nil`: the caller
 /// then hashes the file as it is on disk.
 ///
-/// Used by the one thread that runs the connection; the second thread only ever
-/// holds a piece between ``BackgroundStage/start(_:)`` and its wait.
+/// Used by the one thread that runs the connection; the two others only ever
+/// hold a piece between ``BackgroundStage/start(_:)`` and its wait.
 package final class HashedWrites {
     /// 1 MiB: 256 pages of 4 KiB per write, a piece the hasher takes at full speed.
     static let pieceSize = 1 << 20
@@ -33,12 +36,13 @@ package final class HashedWrites {
     private var firstPageWritten = false
     /// Whether every byte so far was hashed in file order.
     private var inOrder = true
-    private let stage = BackgroundStage()
+    private let hashing = BackgroundStage()
+    private let writing = BackgroundStage()
     private var inner: UnsafeMutablePointer<sqlite3_file>?
     private let writeback: Int32?
     private var tracker = WritebackTracker()
     /// A descriptor of the file opened with `O_DIRECT`, while writes to it work;
-    /// used by the second thread only.
+    /// used by the writing thread only.
     private var direct: FileDescriptor?
     /// The first failure of a write, reported to SQLite and by ``finish()``.
     private var failure: (any Error)?
@@ -71,7 +75,8 @@ package final class HashedWrites {
     }
 
     deinit {
-        stage.drain()
+        hashing.drain()
+        writing.drain()
         pieces.forEach { $0.deallocate() }
     }
 
@@ -135,21 +140,24 @@ package final class HashedWrites {
         return SQLITE_OK
     }
 
-    /// Hands the piece being filled to the second thread, after the one before.
+    /// Hands the piece being filled to the two other threads, after the one before.
     @discardableResult
     func flush() -> Int32 {
         if filled > 0, case let code = submit(), code != SQLITE_OK { return code }
         return quiesce()
     }
 
-    /// Waits for the piece the second thread holds.
+    /// Waits for the piece the two other threads hold.
     @discardableResult
     func quiesce() -> Int32 {
-        do { try stage.wait() } catch {
-            failure = failure ?? error
-            return (error as? WriteFailed)?.code ?? CaptureVFS.ioErrorWrite
+        var code = SQLITE_OK
+        for stage in [hashing, writing] {
+            do { try stage.wait() } catch {
+                failure = failure ?? error
+                if code == SQLITE_OK { code = (error as? WriteFailed)?.code ?? CaptureVFS.ioErrorWrite }
+            }
         }
-        return SQLITE_OK
+        return code
     }
 
     func truncate(to size: Int64) -> Int32 {
@@ -162,9 +170,8 @@ package final class HashedWrites {
         if case let code = quiesce(), code != SQLITE_OK { return code }
         let piece = UnsafeRawBufferPointer(rebasing: pieces[current][0..<filled])
         let offset = pieceOffset
-        let hasher = inOrder ? self.hasher : nil
-        stage.start { [self] in
-            if let hasher { try hasher.update(piece) }
+        if inOrder { hashing.start { [hasher] in try hasher.update(piece) } }
+        writing.start { [self] in
             if writeDirect(piece, at: offset) { return }
             let code = writeThrough(piece.baseAddress!, count: piece.count, offset: offset)
             guard code == SQLITE_OK else { throw WriteFailed(code: code) }
