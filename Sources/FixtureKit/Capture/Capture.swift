@@ -216,8 +216,10 @@ public enum Capture {
                 defer { try? output?.close() }
                 // A copy nothing reads again (its contents come from the source) goes
                 // to the disk around the page cache, where the file system lets it
-                // (``HashedWrites/init(firstPage:writeback:direct:)``).
-                let direct = readingContents && output != nil ? FileDescriptor.OpenOptions.direct.flatMap { try? FileDescriptor.open(destination, .writeOnly, options: [$0, .noFollow]) } : nil
+                // (``HashedWrites/init(firstPage:writeback:direct:)``). Not that of a
+                // WAL store read in place, whose contents are read from the copy.
+                let readAgain = !readingContents || (opener.read == .inPlace && opener.set.has(.wal))
+                let direct = !readAgain && output != nil ? FileDescriptor.OpenOptions.direct.flatMap { try? FileDescriptor.open(destination, .writeOnly, options: [$0, .noFollow]) } : nil
                 defer { try? direct?.close() }
                 // The snapshot's read transaction first, so that its page 1 is known
                 // before the copy is written: the backup copies that same snapshot.

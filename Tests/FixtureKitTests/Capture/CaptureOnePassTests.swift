@@ -146,6 +146,21 @@ import Testing
         #expect(try sha256(ofFileAt: folder.url("plain.sqlite")) == (try sha256(ofFileAt: copy)))
     }
 
+    /// The copy of a WAL store read in place beside its app is read again for
+    /// its contents (``SnapshotContentsReader`` cannot prove the two connections
+    /// read one snapshot): it goes through the page cache, which then holds it.
+    @Test func aCopyReadAgainStaysInThePageCache() throws {
+        let folder = try TemporaryFolder()
+        let (path, held) = try Self.store(.heldWAL, pageSize: 4096, in: folder)
+        let disk = Self.folderKeepingDirectWritesOutOfTheCache()
+        let copy = (disk ?? folder).url("captured.sqlite")
+        let facts = try Capture.snapshot(try StoreSet.locate(path), to: copy, readingContents: true)
+        #expect(facts.contents == nil)
+        let size = try #require(try? POSIX.lstat(copy).size)
+        if disk != nil { #expect(try Self.residentBytes(of: copy) == Int(size)) }
+        withExtendedLifetime(held) {}
+    }
+
     /// A direct descriptor whose writes fail (here, one opened read-only; on a
     /// user's machine a file system that refuses them) costs nothing but the
     /// page cache: every piece goes through SQLite's file, and the digest is the
