@@ -213,10 +213,11 @@ import Testing
         defer { try? file.close() }
         let size = Int(try file.status().size)
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        guard size > 0, let map = mmap(nil, size, PROT_READ, MAP_SHARED, file.rawValue, 0), map != MAP_FAILED else { return -1 }
+        guard size > 0 else { return 0 }
+        guard let map = mmap(nil, size, PROT_READ, MAP_SHARED, file.rawValue, 0), map != MAP_FAILED else { throw FileSystemError("mmap", path: path, errno: errno) }
         defer { munmap(map, size) }
         var pages = [UInt8](repeating: 0, count: (size + page - 1) / page)
-        guard mincore(map, size, &pages) == 0 else { return -1 }
+        guard mincore(map, size, &pages) == 0 else { throw FileSystemError("mincore", path: path, errno: errno) }
         return pages.filter { $0 & 1 != 0 }.count * page
     }
 
