@@ -247,7 +247,7 @@ struct RowPairing {
     /// Where each row of `table` is: its rowid, or the primary key of a WITHOUT
     /// ROWID table; quoted, as the source names them and as the copy of the keys does.
     private static func keyLocations(of table: SchemaSnapshot.Table) -> (source: [String], copied: [String]) {
-        let source = table.withoutRowID ? primaryKey(table).map(quotedIdentifier) : ["rowid"]
+        let source = table.withoutRowID ? table.primaryKey.map { quotedIdentifier($0.name) } : ["rowid"]
         return (source, source.indices.map { quotedIdentifier("fixturekit_location_\($0)") })
     }
 
@@ -269,9 +269,5 @@ struct RowPairing {
 
     private static func qualified(_ table: (schema: String, name: String)) -> String {
         "\(table.schema).\(quotedIdentifier(table.name))"
-    }
-
-    static func primaryKey(_ table: SchemaSnapshot.Table) -> [String] {
-        table.primaryKey.map(\.name)
     }
 }

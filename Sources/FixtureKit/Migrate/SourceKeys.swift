@@ -61,7 +61,7 @@ final class SourceKeys: Sendable {
 
     /// A table's key, as ``PreservationCheck`` chooses it: declared, or the primary key.
     static func key(of table: SchemaSnapshot.Table, keys: [String: [String]]) -> [String] {
-        keys[table.name] ?? keys[table.name.lowercased()] ?? RowPairing.primaryKey(table)
+        keys[table.name] ?? keys[table.name.lowercased()] ?? table.primaryKey.map(\.name)
     }
 
     private static func find(reference: String, schema: SchemaSnapshot, keys: [String: [String]], store: String?) throws(SQLiteError) -> [String: Table] {
