@@ -1,29 +1,37 @@
+import FixtureKitSQLite
 import FixtureKitSystem
 
 /// The structural differences between two schemas, in plain words:
 /// `notes.created_at: TEXT here, INTEGER in 3.0.0`, `index notes_by_title: missing`.
+///
+/// Names are compared as SQLite resolves them (``identifierKey(_:)``: ASCII
+/// letters without case): those of tables, columns, indexes, views and
+/// triggers, and the names inside an index's or a foreign key's description
+/// (its table, columns and collations). A name is shown as the schema spells it.
 public enum SchemaDiff {
     /// Every difference of `schema` from `reference`, named after `referenceName`
     /// (`3.0.0`), in a stable order: tables, then indexes, views, triggers.
     public static func differences(_ schema: SchemaSnapshot, from reference: SchemaSnapshot, referenceName: String) -> [String] {
         var lines: [String] = []
-        let ours = Dictionary(schema.tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let theirs = Dictionary(reference.tables.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        for name in Set(ours.keys).union(theirs.keys).sorted() {
-            switch (ours[name], theirs[name]) {
-            case (nil, .some):
-                lines.append("table \(name): missing (\(referenceName) has it)")
-            case (.some, nil):
-                lines.append("table \(name): extra (not in \(referenceName))")
+        let ours = Dictionary(schema.tables.map { (identifierKey($0.name), $0) }, uniquingKeysWith: { first, _ in first })
+        let theirs = Dictionary(reference.tables.map { (identifierKey($0.name), $0) }, uniquingKeysWith: { first, _ in first })
+        for key in Set(ours.keys).union(theirs.keys).sorted() {
+            switch (ours[key], theirs[key]) {
+            case (nil, let expected?):
+                lines.append("table \(expected.name): missing (\(referenceName) has it)")
+            case (let table?, nil):
+                lines.append("table \(table.name): extra (not in \(referenceName))")
             case let (table?, expected?):
                 lines += tableDifferences(table, expected, referenceName: referenceName)
             case (nil, nil):
                 break
             }
         }
-        lines += namedDifferences("index", schema.indexes.map { ($0.name, describe($0)) }, reference.indexes.map { ($0.name, describe($0)) }, referenceName)
-        lines += namedDifferences("view", schema.views.map { ($0.name, $0.sql) }, reference.views.map { ($0.name, $0.sql) }, referenceName)
-        lines += namedDifferences("trigger", schema.triggers.map { ($0.name, $0.sql) }, reference.triggers.map { ($0.name, $0.sql) }, referenceName)
+        let index = { (index: SchemaSnapshot.Index) in Described(name: index.name, shown: describe(index), compared: describe(index, foldingNames: true)) }
+        lines += namedDifferences("index", schema.indexes.map(index), reference.indexes.map(index), referenceName)
+        let statement = { (name: String, sql: String) in Described(name: name, shown: sql, compared: sql) }
+        lines += namedDifferences("view", schema.views.map { statement($0.name, $0.sql) }, reference.views.map { statement($0.name, $0.sql) }, referenceName)
+        lines += namedDifferences("trigger", schema.triggers.map { statement($0.name, $0.sql) }, reference.triggers.map { statement($0.name, $0.sql) }, referenceName)
         return lines
     }
 
@@ -37,13 +45,13 @@ public enum SchemaDiff {
         if table.strict != expected.strict {
             lines.append("table \(name): \(table.strict ? "STRICT" : "not STRICT") here, \(expected.strict ? "STRICT" : "not STRICT") in \(referenceName)")
         }
-        let columns = Dictionary(table.columns.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
-        let expectedColumns = Dictionary(expected.columns.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
-        for column in expected.columns where columns[column.name.lowercased()] == nil {
+        let columns = Dictionary(table.columns.map { (identifierKey($0.name), $0) }, uniquingKeysWith: { first, _ in first })
+        let expectedColumns = Dictionary(expected.columns.map { (identifierKey($0.name), $0) }, uniquingKeysWith: { first, _ in first })
+        for column in expected.columns where columns[identifierKey(column.name)] == nil {
             lines.append("\(name).\(column.name): missing (\(referenceName) has it)")
         }
         for column in table.columns {
-            guard let other = expectedColumns[column.name.lowercased()] else {
+            guard let other = expectedColumns[identifierKey(column.name)] else {
                 lines.append("\(name).\(column.name): extra (not in \(referenceName))")
                 continue
             }
@@ -64,50 +72,67 @@ public enum SchemaDiff {
                 lines.append("\(label): \(hiddenName(column.hidden)) here, \(hiddenName(other.hidden)) in \(referenceName)")
             }
         }
-        let order = table.columns.map { $0.name.lowercased() }.filter { expectedColumns[$0] != nil }
-        let expectedOrder = expected.columns.map { $0.name.lowercased() }.filter { columns[$0] != nil }
+        let order = table.columns.map { identifierKey($0.name) }.filter { expectedColumns[$0] != nil }
+        let expectedOrder = expected.columns.map { identifierKey($0.name) }.filter { columns[$0] != nil }
         if order != expectedOrder {
             lines.append("table \(name): columns in another order (\(order.joined(separator: ", ")) here, \(expectedOrder.joined(separator: ", ")) in \(referenceName))")
         }
-        let keys = Set(table.foreignKeys.map(describe))
-        let expectedKeys = Set(expected.foreignKeys.map(describe))
-        for key in expectedKeys.subtracting(keys).sorted() { lines.append("table \(name): foreign key \(key) missing (\(referenceName) has it)") }
-        for key in keys.subtracting(expectedKeys).sorted() { lines.append("table \(name): foreign key \(key) extra (not in \(referenceName))") }
+        let key = { (key: SchemaSnapshot.ForeignKey) in (describe(key, foldingNames: true), describe(key)) }
+        let keys = Dictionary(table.foreignKeys.map(key), uniquingKeysWith: { first, _ in first })
+        let expectedKeys = Dictionary(expected.foreignKeys.map(key), uniquingKeysWith: { first, _ in first })
+        for (compared, shown) in expectedKeys.sorted(by: { $0.key < $1.key }) where keys[compared] == nil {
+            lines.append("table \(name): foreign key \(shown) missing (\(referenceName) has it)")
+        }
+        for (compared, shown) in keys.sorted(by: { $0.key < $1.key }) where expectedKeys[compared] == nil {
+            lines.append("table \(name): foreign key \(shown) extra (not in \(referenceName))")
+        }
         return lines
     }
 
-    private static func namedDifferences(_ kind: String, _ ours: [(String, String)], _ theirs: [(String, String)], _ referenceName: String) -> [String] {
-        let mine = Dictionary(ours, uniquingKeysWith: { first, _ in first })
-        let expected = Dictionary(theirs, uniquingKeysWith: { first, _ in first })
+    /// A named object: its description as shown, and as compared.
+    private struct Described {
+        var name: String
+        var shown: String
+        var compared: String
+    }
+
+    private static func namedDifferences(_ kind: String, _ ours: [Described], _ theirs: [Described], _ referenceName: String) -> [String] {
+        let mine = Dictionary(ours.map { (identifierKey($0.name), $0) }, uniquingKeysWith: { first, _ in first })
+        let expected = Dictionary(theirs.map { (identifierKey($0.name), $0) }, uniquingKeysWith: { first, _ in first })
         var lines: [String] = []
-        for name in Set(mine.keys).union(expected.keys).sorted() {
-            switch (mine[name], expected[name]) {
-            case (nil, .some): lines.append("\(kind) \(name): missing (\(referenceName) has it)")
-            case (.some, nil): lines.append("\(kind) \(name): extra (not in \(referenceName))")
-            case let (here?, there?) where here != there: lines.append("\(kind) \(name): \(here) here, \(there) in \(referenceName)")
+        for key in Set(mine.keys).union(expected.keys).sorted() {
+            switch (mine[key], expected[key]) {
+            case (nil, let there?): lines.append("\(kind) \(there.name): missing (\(referenceName) has it)")
+            case (let here?, nil): lines.append("\(kind) \(here.name): extra (not in \(referenceName))")
+            case let (here?, there?) where here.compared != there.compared:
+                lines.append("\(kind) \(here.name): \(here.shown) here, \(there.shown) in \(referenceName)")
             default: break
             }
         }
         return lines
     }
 
-    static func describe(_ index: SchemaSnapshot.Index) -> String {
+    /// `foldingNames`: the index's table, columns and collations as ``identifierKey(_:)`` gives them (to compare).
+    static func describe(_ index: SchemaSnapshot.Index, foldingNames: Bool = false) -> String {
+        let name = { (name: String) in foldingNames ? identifierKey(name) : name }
         let columns = index.columns.map { column in
-            var text = column.name ?? "<expression>"
+            var text = column.name.map(name) ?? "<expression>"
             if column.descending { text += " DESC" }
-            if column.collation != "BINARY" { text += " COLLATE \(column.collation)" }
+            if identifierKey(column.collation) != "binary" { text += " COLLATE \(name(column.collation))" }
             return text
         }.joined(separator: ", ")
-        var text = "\(index.unique ? "UNIQUE " : "")on \(index.table)(\(columns))"
+        var text = "\(index.unique ? "UNIQUE " : "")on \(name(index.table))(\(columns))"
         if index.partial { text += " WHERE …" }
         // Expressions and WHERE clauses are only in the statement.
         if index.partial || index.columns.contains(where: { $0.name == nil }), let sql = index.sql { text += " [\(sql)]" }
         return text
     }
 
-    static func describe(_ key: SchemaSnapshot.ForeignKey) -> String {
-        let to = key.to.map { $0 ?? "<primary key>" }.joined(separator: ", ")
-        return "(\(key.from.joined(separator: ", "))) -> \(key.table)(\(to)) ON UPDATE \(key.onUpdate) ON DELETE \(key.onDelete)"
+    /// `foldingNames`: the key's tables and columns as ``identifierKey(_:)`` gives them (to compare).
+    static func describe(_ key: SchemaSnapshot.ForeignKey, foldingNames: Bool = false) -> String {
+        let name = { (name: String) in foldingNames ? identifierKey(name) : name }
+        let to = key.to.map { $0.map(name) ?? "<primary key>" }.joined(separator: ", ")
+        return "(\(key.from.map(name).joined(separator: ", "))) -> \(name(key.table))(\(to)) ON UPDATE \(key.onUpdate) ON DELETE \(key.onDelete)"
     }
 
     private static func typeName(_ type: String) -> String { type.isEmpty ? "no type" : type }
