@@ -71,14 +71,17 @@ final class ProfilePlan {
         }
         self.targets = targets
         self.indexes = indexes
-        self.tallies = .allocate(capacity: max(1, tallies.count))
+        // As many as there are, none when no column is profiled (every
+        // column kept, no index): the memory holds at least one.
+        let memory = UnsafeMutablePointer<ProfileTally>.allocate(capacity: max(1, tallies.count))
+        self.tallies = UnsafeMutableBufferPointer(start: memory, count: tallies.count)
         _ = self.tallies.initialize(from: tallies)
     }
 
     deinit {
         for index in tallies.indices { tallies[index].release() }
         _ = tallies.deinitialize()
-        tallies.deallocate()
+        tallies.baseAddress?.deallocate()
     }
 
     /// Reads the values of the columns no rule feeds, `before` or after the

@@ -278,6 +278,25 @@ import Testing
         return (folder, result)
     }
 
+    /// Rules that rewrite nothing (every column kept, or no table named) on a
+    /// store with no index profile no column at all: the output is the input's
+    /// content, and nothing is freed that was never made.
+    @Test(arguments: [
+        "{\"tables\": {\"notes\": {\"id\": \"keep\", \"body\": \"keep\"}}}",
+        "{\"tables\": {}}",
+    ])
+    func rulesThatRewriteNothingCopyTheContent(rules: String) throws {
+        let (folder, result) = try Self.anonymizeStore([
+            "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)",
+            "INSERT INTO notes VALUES (1, 'first'), (2, NULL), (3, '')",
+        ], rules: rules)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.hasPrefix("\(folder.url("out.sqlite")): anonymized \(folder.url("App.sqlite")) with \(folder.url("rules.json")): 0 columns rewritten, 0 values replaced\n"), "\(result.standardError)")
+        let input = try Database(path: folder.url("App.sqlite"), options: .init(readOnly: true))
+        let output = try Database(path: folder.url("out.sqlite"), options: .init(readOnly: true))
+        #expect(try output.contentHash() == input.contentHash())
+    }
+
     @Test func aContentlessFullTextIndexIsRefused() throws {
         let (folder, result) = try Self.anonymizeStore([
             "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); CREATE VIRTUAL TABLE search USING fts5(body, content='')",
