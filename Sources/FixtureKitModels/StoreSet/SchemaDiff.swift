@@ -8,6 +8,8 @@ import FixtureKitSystem
 /// letters without case): those of tables, columns, indexes, views and
 /// triggers, and the names inside an index's or a foreign key's description
 /// (its table, columns and collations). A name is shown as the schema spells it.
+/// The statement of a view, a trigger, or a partial or expression index is
+/// compared as written.
 public enum SchemaDiff {
     /// Every difference of `schema` from `reference`, named after `referenceName`
     /// (`3.0.0`), in a stable order: tables, then indexes, views, triggers.
