@@ -277,7 +277,7 @@ final class KeyedPrefetch: @unchecked Sendable {
                     slot.storeBytes(of: Int32(input.count), toByteOffset: 8, as: Int32.self)
                     slot.storeBytes(of: Int32(output.count), toByteOffset: 12, as: Int32.self)
                     (slot + 16).copyMemory(from: input.baseAddress!, byteCount: input.count)
-                    output.withUnsafeBytes { (slot + 16 + Self.maximumBytes).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                    output.withUnsafeBytes { if let base = $0.baseAddress { (slot + 16 + Self.maximumBytes).copyMemory(from: base, byteCount: $0.count) } }
                     produced(ring).pointee.store(written + 1, ordering: .releasing)
                 }
             }
