@@ -76,7 +76,7 @@ enum TableScan {
         let statement = try database.prepare("SELECT \(select.joined(separator: ", ")) FROM \(quotedIdentifier(table))")
         var any = false
         var row = 0
-        let nullColumns = names.map { judgment.nullColumns[$0.lowercased()] }
+        let nullColumns = names.map { judgment.nullColumns[identifierKey($0)] }
         let textForm: WholeValue.Form = utf16 ? (UInt16(1).littleEndian == 1 ? .utf16LE : .utf16BE) : .utf8
         while try statement.step() {
             row += 1

@@ -297,6 +297,19 @@ import Testing
         #expect(try output.contentHash() == input.contentHash())
     }
 
+    /// A column set to `null` is exempt from the search for its own values
+    /// only: another column whose name differs from it only in a non-ASCII
+    /// letter's case is another column to SQLite, and its copy is a leak.
+    @Test func aColumnNamedLikeANulledOneIsStillSearched() throws {
+        let value = "Zephyrine Quillfeather-Obadiah lives at 42 Marrow Lane"
+        let (folder, result) = try Self.anonymizeStore([
+            "CREATE TABLE people (id INTEGER PRIMARY KEY, \"Énote\" TEXT, \"énote\" TEXT)",
+            "INSERT INTO people VALUES (1, '\(value)', '\(value)')",
+        ], rules: "{\"tables\": {\"people\": {\"id\": \"keep\", \"Énote\": {\"strategy\": \"null\"}, \"énote\": \"keep\"}}}")
+        #expect(result.status == 1, "\(result.standardError)")
+        #expect(result.standardError.contains("leak scan: \(folder.url("out.sqlite")): a replaced value of people.Énote is in people.énote, rowid 1"), "\(result.standardError)")
+    }
+
     @Test func aContentlessFullTextIndexIsRefused() throws {
         let (folder, result) = try Self.anonymizeStore([
             "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); CREATE VIRTUAL TABLE search USING fts5(body, content='')",
