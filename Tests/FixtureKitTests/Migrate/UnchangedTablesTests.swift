@@ -180,6 +180,22 @@ import Testing
         #expect(!missing.passed)
     }
 
+    /// With one worker, the check is split only when the tables other than the
+    /// largest cost more than the split's second walk of every b-tree (a third
+    /// of the whole); with two or more, always; with none, never.
+    @Test func theCheckIsSplitWhereTheOtherTablesOutweighTheSecondWalk() {
+        #expect(ParallelIntegrityCheck.splits([80, 20], workers: 1) == false)
+        #expect(ParallelIntegrityCheck.splits([67, 33], workers: 1) == false)
+        #expect(ParallelIntegrityCheck.splits([66, 34], workers: 1) == true)
+        #expect(ParallelIntegrityCheck.splits([58, 20, 22], workers: 1) == true)
+        #expect(ParallelIntegrityCheck.splits([5], workers: 1) == false)
+        #expect(ParallelIntegrityCheck.splits([], workers: 1) == false)
+        #expect(ParallelIntegrityCheck.splits([0, 0], workers: 1) == false)
+        #expect(ParallelIntegrityCheck.splits([80, 20], workers: 2) == true)
+        #expect(ParallelIntegrityCheck.splits([5], workers: 3) == true)
+        #expect(ParallelIntegrityCheck.splits([40, 60], workers: 0) == false)
+    }
+
     /// The largest table's check starts first, `quick_check` second (it walks
     /// every page), then the other tables by size; whatever the sizes and the
     /// number of workers, the split check reports what the whole one does.
