@@ -3,7 +3,7 @@ import FixtureKitSystem
 
 extension Database {
     /// The tables each view and trigger reaches while SQLite compiles `sql`, by the
-    /// view's or trigger's name, both lower-cased: what the authorizer is asked on
+    /// view's or trigger's name, both by `identifierKey`: what the authorizer is asked on
     /// their behalf (its sixth argument names the innermost view or trigger
     /// responsible, <https://www.sqlite.org/c3ref/set_authorizer.html>). The
     /// statement is compiled only, never run.
@@ -31,10 +31,10 @@ private let collectReferences: @convention(c) (UnsafeMutableRawPointer?, Int32, 
     guard let context, let inside, let first else { return SQLITE_OK }
     switch action {
     case SQLITE_READ, SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE:
-        let table = String(cString: first).lowercased()
+        let table = String(cString: first).identifierKey
         guard !table.hasPrefix("sqlite_") else { return SQLITE_OK }
         let collector = Unmanaged<ReferenceCollector>.fromOpaque(context).takeUnretainedValue()
-        collector.references[String(cString: inside).lowercased(), default: []].insert(table)
+        collector.references[String(cString: inside).identifierKey, default: []].insert(table)
     default:
         break
     }

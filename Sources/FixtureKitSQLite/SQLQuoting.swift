@@ -11,10 +11,14 @@ package func quotedLiteral(_ text: String) -> String {
     "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
 }
 
-/// A name as SQLite compares identifiers (tables, columns, indexes, collations):
-/// ASCII letters folded to lower case, every other character as it is, quoted
-/// or not (`Users`, `users` and `"USERS"` name one table; `É` and `é` two).
-/// See `sqlite3StrICmp` in SQLite's sources.
-package func identifierKey(_ name: String) -> String {
-    String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+extension String {
+    /// The name as SQLite compares identifiers (tables, columns, indexes,
+    /// collations, functions): ASCII letters folded to lower case, every other
+    /// character as it is, quoted or not (`Users`, `users` and `"USERS"` name
+    /// one table; `É` and `é` two). See `sqlite3StrICmp` in SQLite's sources.
+    /// Every comparison of names goes through it: Swift's `lowercased()` folds
+    /// every letter, and would merge names SQLite keeps apart.
+    package var identifierKey: String {
+        String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
 }

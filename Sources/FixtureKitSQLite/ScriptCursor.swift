@@ -10,7 +10,7 @@ package struct StatementActions: Equatable, Sendable {
         case begin = "BEGIN", commit = "COMMIT", rollback = "ROLLBACK"
     }
 
-    /// A `PRAGMA`: `SQLITE_PRAGMA`, its name lower-cased, its argument or value, its schema.
+    /// A `PRAGMA`: `SQLITE_PRAGMA`, its name by `identifierKey`, its argument or value, its schema.
     package struct Pragma: Equatable, Sendable {
         package var name: String
         package var argument: String?
@@ -41,7 +41,7 @@ package struct StatementActions: Equatable, Sendable {
     package var createsIndex: [CreatedIndex] = []
     /// The columns the statement itself reads, by table (`SQLITE_READ`).
     package var reads: [String: [String]] = [:]
-    /// The SQL functions the statement calls (`SQLITE_FUNCTION`), lower-cased.
+    /// The SQL functions the statement calls (`SQLITE_FUNCTION`), by `identifierKey`.
     package var functions: [String] = []
 
     /// Whether it is `PRAGMA foreign_key_check`.
@@ -238,7 +238,7 @@ private let authorize: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePo
         collector.actions.transaction = name.flatMap { StatementActions.TransactionControl(rawValue: $0.uppercased()) }
     case SQLITE_PRAGMA:
         collector.actions.pragma = StatementActions.Pragma(
-            name: (name ?? "").lowercased(), argument: second.map { String(cString: $0) }, schema: schema.map { String(cString: $0) })
+            name: (name ?? "").identifierKey, argument: second.map { String(cString: $0) }, schema: schema.map { String(cString: $0) })
     case SQLITE_INSERT where direct:
         if let name, !collector.actions.inserts.contains(name) { collector.actions.inserts.append(name) }
     case SQLITE_UPDATE where direct:
@@ -260,7 +260,7 @@ private let authorize: @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafePo
         }
     case SQLITE_FUNCTION:
         // The first argument is NULL, the second the function's name.
-        if let function = second.map({ String(cString: $0).lowercased() }), !collector.actions.functions.contains(function) { collector.actions.functions.append(function) }
+        if let function = second.map({ String(cString: $0).identifierKey }), !collector.actions.functions.contains(function) { collector.actions.functions.append(function) }
     default:
         break
     }

@@ -65,7 +65,7 @@ extension AnonymizationEngine {
                 return (profile, FixtureKitError(what: "anonymize: data profile", path: display, why: "\(name): its counts could not be read back from their temporary file"))
             }
             let keeps = ProfileKept(target.rule)
-            kept[identifierKey(target.table) + "\u{0}" + identifierKey(target.column)] = keeps
+            kept[target.table.identifierKey + "\u{0}" + target.column.identifierKey] = keeps
             profile.columns[name] = Manifest.ColumnProfile(counts: after, before: before == after ? nil : before)
             problems += differences(before, after, keeps).map { ("\(name): \($0.what)", $0.hint) }
         }
@@ -74,7 +74,7 @@ extension AnonymizationEngine {
             let before = plan.indexesBefore[index.name] ?? after
             profile.indexes[index.name] = Manifest.IndexProfile(table: table, counts: after, before: before == after ? nil : before)
             // Compared when every column it reads keeps its distinct values.
-            let keeps = index.columns.allSatisfy { kept[identifierKey(table) + "\u{0}" + identifierKey($0)]?.contains(.distinct) ?? true }
+            let keeps = index.columns.allSatisfy { kept[table.identifierKey + "\u{0}" + $0.identifierKey]?.contains(.distinct) ?? true }
             if keeps, before.distinct != after.distinct || before.duplicateGroups != after.duplicateGroups {
                 problems.append((
                     "\(index.label) on \(table): \(before.distinct) distinct keys and \(before.duplicateGroups) duplicate groups before, \(after.distinct) and \(after.duplicateGroups) after",

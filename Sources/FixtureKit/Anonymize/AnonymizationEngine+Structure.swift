@@ -27,7 +27,7 @@ extension AnonymizationEngine {
             collations.append((column.collation, "declared on the column"))
         }
         for index in table.indexes where index.covers(column.name) {
-            for key in index.keys where (key.column == nil || key.column.map(identifierKey) == identifierKey(column.name))
+            for key in index.keys where (key.column == nil || key.column.map(\.identifierKey) == column.name.identifierKey)
                 && !AnonymizationSchema.builtinCollations.contains(key.collation) {
                 collations.append((key.collation, "of \(index.label)"))
             }
@@ -41,8 +41,8 @@ extension AnonymizationEngine {
 
     /// How a message names the constraint that makes `column` unique.
     static func uniqueConstraint(of column: AnonymizationSchema.Column, in table: AnonymizationSchema.Table) -> String {
-        let key = identifierKey(column.name)
-        if let index = table.indexes.first(where: { $0.unique && $0.keys.count == 1 && $0.keys[0].column.map(identifierKey) == key }) {
+        let key = column.name.identifierKey
+        if let index = table.indexes.first(where: { $0.unique && $0.keys.count == 1 && $0.keys[0].column.map(\.identifierKey) == key }) {
             return index.label
         }
         return "the PRIMARY KEY of \(table.name)"

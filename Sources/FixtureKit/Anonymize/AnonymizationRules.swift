@@ -56,17 +56,17 @@ public struct AnonymizationRules: Equatable, Sendable {
     /// names: without regard to ASCII case.
     func rule(table: String, column: String) -> ColumnRule? {
         if let rule = tables[table]?[column] { return rule }
-        let tableKey = identifierKey(table), columnKey = identifierKey(column)
-        for (name, columns) in tables where identifierKey(name) == tableKey {
-            if let rule = columns.first(where: { identifierKey($0.key) == columnKey })?.value { return rule }
+        let tableKey = table.identifierKey, columnKey = column.identifierKey
+        for (name, columns) in tables where name.identifierKey == tableKey {
+            if let rule = columns.first(where: { $0.key.identifierKey == columnKey })?.value { return rule }
         }
         return nil
     }
 
     /// Whether the file marks the column `"TODO"`, names compared as SQLite does.
     func isUndecided(table: String, column: String) -> Bool {
-        let key = identifierKey("\(table).\(column)")
-        return undecided.contains { identifierKey($0) == key }
+        let key = "\(table).\(column)".identifierKey
+        return undecided.contains { $0.identifierKey == key }
     }
 
     /// Reads and checks a rules file.
@@ -263,7 +263,7 @@ struct RulesFile: Decodable {
             let columns = try tablesContainer.nestedContainer(keyedBy: AnyCodingKey.self, forKey: tableKey)
             for columnKey in columns.allKeys.sorted(by: { AnonymizationRules.bytewise($0.stringValue, $1.stringValue) }) {
                 let name = "\(tableKey.stringValue).\(columnKey.stringValue)"
-                let key = identifierKey(tableKey.stringValue) + "\u{0}" + identifierKey(columnKey.stringValue)
+                let key = tableKey.stringValue.identifierKey + "\u{0}" + columnKey.stringValue.identifierKey
                 if let other = named[key] {
                     throw RuleError(description: "tables.\(other) and tables.\(name) name the same column (SQLite compares names without regard to case): give it one rule")
                 }

@@ -42,8 +42,8 @@ extension AnonymizationSchema {
 
         /// Whether one of the keys reads `column`.
         func covers(_ column: String) -> Bool {
-            let key = identifierKey(column)
-            return columns.contains { identifierKey($0) == key }
+            let key = column.identifierKey
+            return columns.contains { $0.identifierKey == key }
         }
     }
 
@@ -68,7 +68,7 @@ extension AnonymizationSchema {
                     index.condition = condition
                     let read = (try? database.columnsRead(compiling: "SELECT 1 FROM main.\(quotedIdentifier(table)) ORDER BY \(ordering)")) ?? []
                     var columns: [String] = []
-                    for (owner, column) in read where identifierKey(owner) == identifierKey(table) && !columns.contains(column) {
+                    for (owner, column) in read where owner.identifierKey == table.identifierKey && !columns.contains(column) {
                         columns.append(column)
                     }
                     index.columns = columns
@@ -100,7 +100,7 @@ extension AnonymizationSchema {
                 guard database.compileCheck("\(source) ORDER BY \(list)") == .oneStatement else { continue }
                 let rest = String(text((end + 1)..<bytes.count).drop { $0.isWhitespace })
                 if rest.allSatisfy(\.isWhitespace) { return (list, nil) }
-                guard rest.utf8.count > 5, identifierKey(String(rest.prefix(5))) == "where" else { continue }
+                guard rest.utf8.count > 5, String(rest.prefix(5)).identifierKey == "where" else { continue }
                 let condition = String(rest.dropFirst(5)).trimmingTrailingWhitespace()
                 if database.compileCheck("\(source) WHERE \(condition)") == .oneStatement { return (list, condition) }
             }

@@ -59,8 +59,8 @@ struct AnonymizationSchema {
 
         /// The column SQLite resolves `name` to: names compare without regard to ASCII case.
         func column(_ name: String) -> Column? {
-            let key = identifierKey(name)
-            return columns.first { identifierKey($0.name) == key }
+            let key = name.identifierKey
+            return columns.first { $0.name.identifierKey == key }
         }
 
         /// The columns a user can write text into: those of an ordinary table or
@@ -124,13 +124,13 @@ struct AnonymizationSchema {
             if kind == .ordinary {
                 indexes = try Self.indexes(of: name, database: database)
                 for index in indexes where index.unique && index.keys.count == 1 {
-                    if let column = index.keys[0].column { unique.insert(identifierKey(column)) }
+                    if let column = index.keys[0].column { unique.insert(column.identifierKey) }
                 }
                 let keys = try database.rows("SELECT name, upper(type) FROM pragma_table_info(?1) WHERE pk > 0", [.text(name)])
                 if keys.count == 1, let column = keys[0][0].text {
-                    unique.insert(identifierKey(column))
+                    unique.insert(column.identifierKey)
                     // Without an index of its own, an INTEGER primary key is the rowid.
-                    if keys[0][1].text == "INTEGER", !indexes.contains(where: { $0.origin == "pk" }) { rowid = identifierKey(column) }
+                    if keys[0][1].text == "INTEGER", !indexes.contains(where: { $0.origin == "pk" }) { rowid = column.identifierKey }
                 }
             }
             var columns: [Column] = []
@@ -139,9 +139,9 @@ struct AnonymizationSchema {
                 let hidden = row[2].integer ?? 0
                 // Hidden columns of virtual tables (FTS's own name, `rank`) hold no data.
                 if hidden == 1 { continue }
-                var entry = Column(name: column, affinity: Affinity(declaredType: row[1].text ?? ""), generated: hidden >= 2, unique: unique.contains(identifierKey(column)))
+                var entry = Column(name: column, affinity: Affinity(declaredType: row[1].text ?? ""), generated: hidden >= 2, unique: unique.contains(column.identifierKey))
                 if kind == .ordinary { entry.collation = try database.collation(of: column, in: name).uppercased() }
-                entry.isRowid = identifierKey(column) == rowid
+                entry.isRowid = column.identifierKey == rowid
                 columns.append(entry)
             }
             tables[name] = Table(name: name, kind: kind, columns: columns, indexes: indexes)
@@ -154,14 +154,14 @@ struct AnonymizationSchema {
     /// The table SQLite resolves `name` to: names compare without regard to ASCII case.
     func table(_ name: String) -> Table? {
         if let table = tables[name] { return table }
-        let key = identifierKey(name)
-        return tables.values.first { identifierKey($0.name) == key }
+        let key = name.identifierKey
+        return tables.values.first { $0.name.identifierKey == key }
     }
 
     /// Whether `name` is one of SQLite's own tables or an FTS or R*Tree shadow table.
     func isInternal(_ name: String) -> Bool {
-        let key = identifierKey(name)
-        return internalTables.contains { identifierKey($0) == key }
+        let key = name.identifierKey
+        return internalTables.contains { $0.identifierKey == key }
     }
 
     /// Whether text is stored as UTF-16.

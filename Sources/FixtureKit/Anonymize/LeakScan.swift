@@ -369,10 +369,10 @@ final class LeakScan {
         return min(PatternIndex.runBytes, max(PatternIndex.minimumBytes, digits + 3))
     }
 
-    /// `table.column` (as ``identifierKey(_:)`` gives it) of each column the rules set to `null`, and its rule's index.
+    /// `table.column` (as `identifierKey` gives it) of each column the rules set to `null`, and its rule's index.
     private func nullColumnNames(_ columns: [String]) -> [String: Int] {
         var names: [String: Int] = [:]
-        for column in nullColumns where column < columns.count { names[identifierKey(columns[column])] = column }
+        for column in nullColumns where column < columns.count { names[columns[column].identifierKey] = column }
         return names
     }
 

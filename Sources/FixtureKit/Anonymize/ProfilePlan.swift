@@ -51,9 +51,9 @@ final class ProfilePlan {
                 // The rowid no rule rewrites is what it was: nothing to count.
                 guard rule != nil || ((!covering.isEmpty || column.unique) && !column.isRowid) else { continue }
                 var comparisons: [ProfileComparison] = [.binary]
-                let key = identifierKey(column.name)
+                let key = column.name.identifierKey
                 let collations = [column.collation] + covering.flatMap { index in
-                    index.keys.filter { $0.column.map(identifierKey) == key }.map(\.collation)
+                    index.keys.filter { $0.column.map(\.identifierKey) == key }.map(\.collation)
                 }
                 for comparison in [ProfileComparison.nocase, .rtrim] where collations.contains(comparison.rawValue) {
                     comparisons.append(comparison)
@@ -98,7 +98,7 @@ final class ProfilePlan {
         }
         for (table, index) in indexes {
             // An index of columns no rule rewrites is counted once, after the rules.
-            if before && !index.columns.contains(where: { column in targets.contains { $0.rule != nil && $0.table == table && identifierKey($0.column) == identifierKey(column) } }) { continue }
+            if before && !index.columns.contains(where: { column in targets.contains { $0.rule != nil && $0.table == table && $0.column.identifierKey == column.identifierKey } }) { continue }
             guard let counts = try Self.counts(of: index, in: table, database: database) else { continue }
             if before { indexesBefore[index.name] = counts } else { indexesAfter[index.name] = counts }
         }

@@ -67,7 +67,7 @@ enum TableScan {
             let keys = try database.rows("SELECT name FROM pragma_table_info(?1) WHERE pk > 0 ORDER BY pk", [.text(table)]).compactMap { $0[0].text }
             identity = .key(keys.compactMap { columns.firstIndex(of: $0) })
         } else {
-            let names = Set(columns.map { $0.lowercased() })
+            let names = Set(columns.map { $0.identifierKey })
             if let alias = ["_rowid_", "rowid", "oid"].first(where: { !names.contains($0) }) {
                 select.append(alias)
                 identity = .rowid(columns.count)
@@ -76,7 +76,7 @@ enum TableScan {
         let statement = try database.prepare("SELECT \(select.joined(separator: ", ")) FROM \(quotedIdentifier(table))")
         var any = false
         var row = 0
-        let nullColumns = names.map { judgment.nullColumns[identifierKey($0)] }
+        let nullColumns = names.map { judgment.nullColumns[$0.identifierKey] }
         let textForm: WholeValue.Form = utf16 ? (UInt16(1).littleEndian == 1 ? .utf16LE : .utf16BE) : .utf8
         while try statement.step() {
             row += 1

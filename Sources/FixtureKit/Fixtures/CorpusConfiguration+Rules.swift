@@ -19,19 +19,19 @@ extension CorpusConfiguration {
         return configuration
     }
 
-    /// The columns (`table.column`, lowercased) the anonymization rules mark as
+    /// The columns (`table.column`, by `identifierKey`) the anonymization rules mark as
     /// personal: every rule but `keep`. `nil` when rules are named but cannot
     /// be read: then every column counts as personal.
     var personalColumns: Set<String>? {
         guard let file = anonymize?.rulesFile else { return [] }
         guard let rules = try? AnonymizationRules.load(resolve(file)) else { return nil }
-        return Set(rules.orderedRules.filter { $0.rule.strategy != .keep }.map { "\($0.table).\($0.column)".lowercased() })
+        return Set(rules.orderedRules.filter { $0.rule.strategy != .keep }.map { "\($0.table).\($0.column)".identifierKey })
     }
 
-    /// The columns (`table.column`, lowercased) the anonymization rules `keep`:
+    /// The columns (`table.column`, by `identifierKey`) the anonymization rules `keep`:
     /// known, and not personal. None without rules, or with rules that cannot be read.
     var keptColumns: Set<String> {
         guard let file = anonymize?.rulesFile, let rules = try? AnonymizationRules.load(resolve(file)) else { return [] }
-        return Set(rules.orderedRules.filter { $0.rule.strategy == .keep }.map { "\($0.table).\($0.column)".lowercased() })
+        return Set(rules.orderedRules.filter { $0.rule.strategy == .keep }.map { "\($0.table).\($0.column)".identifierKey })
     }
 }

@@ -18,10 +18,10 @@ extension CorpusInit {
               let compiler = try? Database(path: ":memory:", options: .init(create: true)),
               (try? scratch.execute(sql)) != nil,
               let all = try? compiler.columnsRead(compiling: sql) else { return [:] }
-        let key = identifierKey(table)
+        let key = table.identifierKey
         func reads(_ list: [(table: String, column: String)]) -> [String: Int] {
             var counts: [String: Int] = [:]
-            for (owner, column) in list where identifierKey(owner) == key { counts[column, default: 0] += 1 }
+            for (owner, column) in list where owner.identifierKey == key { counts[column, default: 0] += 1 }
             return counts
         }
         let before = reads(all)
@@ -35,7 +35,7 @@ extension CorpusInit {
                 let read = before.filter { $0.value > (after[$0.key] ?? 0) }.map(\.key)
                 // In the table's column order.
                 let order = (try? scratch.rows("SELECT name FROM pragma_table_xinfo(?1) ORDER BY cid", [.text(table)]).compactMap { $0.first?.text }) ?? []
-                return order.filter { name in read.contains { identifierKey($0) == identifierKey(name) } }
+                return order.filter { name in read.contains { $0.identifierKey == name.identifierKey } }
             }
         }
         return sources

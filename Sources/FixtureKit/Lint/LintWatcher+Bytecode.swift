@@ -21,15 +21,15 @@ extension LintWatcher {
         guard actions.transaction == nil, actions.pragma == nil, (actions.creates + actions.drops + actions.alters).isEmpty, actions.createsIndex.isEmpty else { return [] }
         var found: [Feature] = []
         // A CREATE of a view or trigger inserts and updates its row of sqlite_schema: not an UPSERT.
-        let inserted = Set(actions.inserts.map { $0.lowercased() }.filter { !$0.hasPrefix("sqlite_") })
-        if !inserted.isDisjoint(with: actions.updates.map { $0.lowercased() }) {
+        let inserted = Set(actions.inserts.map { $0.identifierKey }.filter { !$0.hasPrefix("sqlite_") })
+        if !inserted.isDisjoint(with: actions.updates.map { $0.identifierKey }) {
             found.append(Feature(name: "UPSERT (ON CONFLICT ... DO UPDATE)", since: "3.24.0"))
         }
         let sql = statement.statement.sql
         if let program = try? database.rows("EXPLAIN " + sql) {
             for instruction in program where instruction.count > 5 {
                 let opcode = instruction[1].text ?? "", p4 = instruction[5].text ?? ""
-                if opcode == "AggValue", let name = p4.split(separator: "(").first.map(String.init), !Self.windowOnly.contains(name.lowercased()) {
+                if opcode == "AggValue", let name = p4.split(separator: "(").first.map(String.init), !Self.windowOnly.contains(name.identifierKey) {
                     found.append(Feature(name: "\(name)() as a window function (OVER)", since: "3.25.0"))
                 }
                 if p4.hasPrefix("k("), p4.split(separator: ",").dropFirst().contains(where: { $0.hasPrefix("N.") || $0.hasPrefix("-N.") }) {

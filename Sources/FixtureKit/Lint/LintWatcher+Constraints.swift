@@ -75,7 +75,7 @@ extension LintWatcher {
     /// by foreign key: `(folder_id) REFERENCES folders`.
     func foreignKeyViolations(_ table: String) -> [String: Int] {
         guard let schema = try? SchemaSnapshot(database: database),
-              let described = schema.tables.first(where: { $0.name.lowercased() == table.lowercased() }) else { return [:] }
+              let described = schema.tables.first(where: { $0.name.identifierKey == table.identifierKey }) else { return [:] }
         return (try? StoreContents.foreignKeyViolations(database, of: described, schema: schema)) ?? [:]
     }
 
@@ -135,17 +135,17 @@ extension LintWatcher {
     func compareAffinity(of old: String, with new: String, at place: StagePlace) {
         guard exists(new), let before = declaredTypes(old), let after = declaredTypes(new) else { return }
         let strict = isStrict(new) && !isStrict(old)
-        let declared = Set((configuration.changes ?? [:]).keys.map { $0.lowercased() })
+        let declared = Set((configuration.changes ?? [:]).keys.map { $0.identifierKey })
         var changed: [(column: String, from: String, to: String)] = []
         for (column, type) in before {
-            guard let now = after.first(where: { $0.name.lowercased() == column.lowercased() })?.type,
-                  !declared.contains("\(old).\(column)".lowercased()), !declared.contains("\(new).\(column)".lowercased()) else { continue }
+            guard let now = after.first(where: { $0.name.identifierKey == column.identifierKey })?.type,
+                  !declared.contains("\(old).\(column)".identifierKey), !declared.contains("\(new).\(column)".identifierKey) else { continue }
             // A STRICT column of the same affinity refuses what it would change (the failure above): only a changed affinity changes values.
-            if type.lowercased() != now.lowercased() && affinity(type) != affinity(now) { changed.append((column, type, now)) }
+            if type.identifierKey != now.identifierKey && affinity(type) != affinity(now) { changed.append((column, type, now)) }
         }
         guard !changed.isEmpty else { return }
         let keys = ((try? database.rows("SELECT name FROM pragma_table_info(?1, 'main') WHERE pk > 0 ORDER BY pk", [.text(old)])) ?? []).compactMap { $0.first?.text }
-        let matching = !keys.isEmpty && keys.allSatisfy { key in after.contains { $0.name.lowercased() == key.lowercased() } }
+        let matching = !keys.isEmpty && keys.allSatisfy { key in after.contains { $0.name.identifierKey == key.identifierKey } }
             ? keys.map { "o.\(quotedIdentifier($0)) = n.\(quotedIdentifier($0))" }.joined(separator: " AND ") : "o.rowid = n.rowid"
         // The data-preserved check's rule: '42' and 42 are one value, '01234' and 1234 are not.
         let differs = changed.map { "NOT \(LossyConversion.sameValue("o.\(quotedIdentifier($0.column))", "n.\(quotedIdentifier($0.column))"))" }
@@ -170,7 +170,7 @@ extension LintWatcher {
     /// (`text,text` TEXT, `text,integer` BLOB, `integer,integer` NUMERIC or INTEGER,
     /// `real,real` REAL), created inside a savepoint that is rolled back.
     private func affinity(_ declared: String) -> String? {
-        let key = declared.lowercased()
+        let key = declared.identifierKey
         if let known = stageSchema.affinities[key] { return known }
         let found = inSavepoint { () throws(SQLiteError) -> String in
             try database.execute("CREATE TEMP TABLE fixturekit_lint_affinity (v \(declared))")

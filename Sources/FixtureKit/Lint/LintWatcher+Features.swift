@@ -16,7 +16,7 @@ extension LintWatcher {
         var since: String
     }
 
-    /// Functions by name (lower-cased), with the release that brought them.
+    /// Functions by name (by `identifierKey`), with the release that brought them.
     static let functions: [String: String] = {
         var table: [String: String] = [:]
         for name in windowOnly { table[name] = "3.25.0" }
@@ -40,7 +40,7 @@ extension LintWatcher {
         for (table, old) in before {
             guard let now = columns(of: table) else { continue }
             if now.count < old.columns.count { found.append(Feature(name: "ALTER TABLE ... DROP COLUMN", since: "3.35.0")) }
-            if now.count == old.columns.count, now.map({ $0.lowercased() }) != old.columns.map({ $0.lowercased() }) {
+            if now.count == old.columns.count, now.map({ $0.identifierKey }) != old.columns.map({ $0.identifierKey }) {
                 found.append(Feature(name: "ALTER TABLE ... RENAME COLUMN", since: "3.25.0"))
             }
         }

@@ -18,9 +18,9 @@ import FixtureKitModels
 extension LintWatcher {
     /// The schema objects of the main schema at one moment.
     struct SchemaObjects {
-        /// Each index, trigger and view by name (lower-cased): its type, its table (lower-cased).
+        /// Each index, trigger and view by name (by `identifierKey`): its type, its table (by `identifierKey`).
         var objects: [String: (type: String, table: String)] = [:]
-        /// The tables each view and trigger reaches, by name (lower-cased).
+        /// The tables each view and trigger reaches, by name (by `identifierKey`).
         var references: [String: Set<String>] = [:]
         /// The views and triggers that do not compile, with SQLite's error.
         var broken: [String: String] = [:]
@@ -32,13 +32,13 @@ extension LintWatcher {
     struct StageSchema {
         /// Statements seen so far in the stage.
         var order = 0
-        /// Where each table (lower-cased) was first dropped or altered, and when.
+        /// Where each table (by `identifierKey`) was first dropped or altered, and when.
         var touched: [String: (order: Int, place: StagePlace)] = [:]
-        /// Where a statement read a table to write another: by the table read (lower-cased).
+        /// Where a statement read a table to write another: by the table read (by `identifierKey`).
         var copies: [String: (target: String, place: StagePlace)] = [:]
-        /// Where rows were first copied into each table (lower-cased).
+        /// Where rows were first copied into each table (by `identifierKey`).
         var copiedInto: [String: StagePlace] = [:]
-        /// Tables renamed, old name to new (lower-cased).
+        /// Tables renamed, old name to new (by `identifierKey`).
         var renamed: [String: String] = [:]
         /// Where each table that kept its name was first altered (ADD COLUMN, ...).
         var alteredAt: [String: StagePlace] = [:]
@@ -75,15 +75,15 @@ extension LintWatcher {
             stageSchema.legacy = (try? database.setting(.legacyAlterTable)) ?? false
         }
         for table in changing {
-            let name = table.lowercased()
+            let name = table.identifierKey
             if stageSchema.touched[name] == nil { stageSchema.touched[name] = (stageSchema.order, place) }
             if stageSchema.foreignKeysBefore[name] == nil { stageSchema.foreignKeysBefore[name] = foreignKeyViolations(table) }
         }
         let writes = actions.inserts + actions.updates
         if let target = writes.first {
-            for table in actions.reads.keys where !writes.contains(where: { $0.lowercased() == table.lowercased() }) {
-                stageSchema.copies[table.lowercased()] = (target, place)
-                if stageSchema.copiedInto[target.lowercased()] == nil { stageSchema.copiedInto[target.lowercased()] = place }
+            for table in actions.reads.keys where !writes.contains(where: { $0.identifierKey == table.identifierKey }) {
+                stageSchema.copies[table.identifierKey] = (target, place)
+                if stageSchema.copiedInto[target.identifierKey] == nil { stageSchema.copiedInto[target.identifierKey] = place }
             }
         }
         for table in actions.drops {
@@ -92,10 +92,10 @@ extension LintWatcher {
                 [.text(table)])) ?? []
             for row in carried {
                 guard let type = row[0].text, let name = row[1].text else { continue }
-                let origin = stageSchema.start?.objects[name.lowercased()]?.table ?? table.lowercased()
+                let origin = stageSchema.start?.objects[name.identifierKey]?.table ?? table.identifierKey
                 stageSchema.carried.append((type, name, origin, table, place))
             }
-            if let copy = stageSchema.copies[table.lowercased()] { compareAffinity(of: table, with: copy.target, at: copy.place) }
+            if let copy = stageSchema.copies[table.identifierKey] { compareAffinity(of: table, with: copy.target, at: copy.place) }
         }
         if !actions.alters.isEmpty { stageSchema.tablesBeforeAlter = tables() }
     }
@@ -103,7 +103,7 @@ extension LintWatcher {
     /// After a statement ran without error: the tables an ALTER TABLE renamed.
     func noteRenames(_ statement: ScriptStatement, at place: StagePlace) {
         for table in statement.actions.alters {
-            let name = table.lowercased()
+            let name = table.identifierKey
             if exists(table) {
                 if stageSchema.alteredAt[name] == nil { stageSchema.alteredAt[name] = place }
             } else {
@@ -147,7 +147,7 @@ extension LintWatcher {
             guard let now = end.objects[name], now.table != object.table, exists(object.table) else { continue }
             observe(.staleReference, stageSchema.touched[object.table]?.place, "\(object.type) \(name) is on \(now.table) now, no longer on \(object.table), which the stage created again")
         }
-        for lost in stageSchema.carried where end.objects[lost.name.lowercased()] == nil && exists(lost.origin) {
+        for lost in stageSchema.carried where end.objects[lost.name.identifierKey] == nil && exists(lost.origin) {
             observe(.staleReference, lost.place, "\(lost.type) \(lost.name) of \(lost.origin) goes with DROP TABLE \(lost.dropped), and the stage does not create it again")
         }
     }
@@ -157,7 +157,7 @@ extension LintWatcher {
         tables.compactMap { stageSchema.touched[$0] }.min { $0.order < $1.order }?.place
     }
 
-    /// The tables of the main schema, lower-cased.
+    /// The tables of the main schema, by `identifierKey`.
     func tables() -> Set<String> {
         let rows = (try? database.rows("SELECT lower(name) FROM main.sqlite_schema WHERE type = 'table'")) ?? []
         return Set(rows.compactMap { $0.first?.text })
@@ -170,10 +170,10 @@ extension LintWatcher {
         var triggered: [String: [String]] = [:]
         for row in rows {
             guard let type = row[0].text, let name = row[1].text, let table = row[2].text else { continue }
-            found.objects[name.lowercased()] = (type, table.lowercased())
+            found.objects[name.identifierKey] = (type, table.identifierKey)
             if type == "view" {
                 do { found.references.merge(try database.references(compiling: "SELECT * FROM main.\(quotedIdentifier(name))")) { $0.union($1) } } catch {
-                    found.broken[name.lowercased()] = error.message
+                    found.broken[name.identifierKey] = error.message
                 }
             }
             if type == "trigger" { triggered[table, default: []].append(name) }
@@ -183,7 +183,7 @@ extension LintWatcher {
                 do { found.references.merge(try database.references(compiling: sql)) { $0.union($1) } } catch {
                     // A view without an INSTEAD OF trigger for this statement cannot be written: not a trigger's fault.
                     guard !error.message.hasPrefix("cannot modify") else { continue }
-                    for (trigger, message) in brokenTriggers(triggers, firedBy: sql) { found.broken[trigger.lowercased()] = message }
+                    for (trigger, message) in brokenTriggers(triggers, firedBy: sql) { found.broken[trigger.identifierKey] = message }
                 }
             }
         }
@@ -208,7 +208,7 @@ extension LintWatcher {
         for trigger in triggers {
             do {
                 try database.inSavepoint(savepoint, end: .rollback) { () throws(SQLiteError) in
-                    for other in others where other.lowercased() != trigger.lowercased() { try database.execute("DROP TRIGGER main.\(quotedIdentifier(other))") }
+                    for other in others where other.identifierKey != trigger.identifierKey { try database.execute("DROP TRIGGER main.\(quotedIdentifier(other))") }
                     _ = try database.references(compiling: sql)
                 }
             } catch {

@@ -21,11 +21,11 @@ extension LintWatcher {
     ///
     /// The counts are one scan of the table, as long as a read of it: only
     /// those a rule can still ask for are taken. `skipping` names columns
-    /// (lower-cased) whose count no rule will read (their `held` is 0), and
+    /// (by `identifierKey`) whose count no rule will read (their `held` is 0), and
     /// `rows` is 0 unless `countingRows`; with nothing to count, nothing is read.
     func snapshot(_ table: String, place: StagePlace, skipping: Set<String> = [], countingRows: Bool = true) -> TableBefore? {
         guard let columns = columns(of: table), !columns.isEmpty else { return nil }
-        let counted = columns.indices.filter { !skipping.contains(columns[$0].lowercased()) }
+        let counted = columns.indices.filter { !skipping.contains(columns[$0].identifierKey) }
         var held = [Int](repeating: 0, count: columns.count), rows = 0
         if countingRows || !counted.isEmpty {
             let counts = ["count(*)"] + counted.map { "count(\(quotedIdentifier(columns[$0])))" }
@@ -34,7 +34,7 @@ extension LintWatcher {
             for (index, value) in zip(counted, row.dropFirst()) { held[index] = Int(value.integer ?? 0) }
         }
         // A table that refers to itself is not its own child: its rows go with it.
-        let children = ((try? ConstraintProbe.children(of: table, in: database)) ?? []).filter { $0.table.lowercased() != table.lowercased() }
+        let children = ((try? ConstraintProbe.children(of: table, in: database)) ?? []).filter { $0.table.identifierKey != table.identifierKey }
         let own = Int((try? database.scalar("SELECT count(*) FROM pragma_foreign_key_list(?1, 'main')", [.text(table)]))??.integer ?? 0)
         let foreignKeys = (try? database.scalar("PRAGMA foreign_keys"))??.integer == 1
         return TableBefore(
@@ -59,7 +59,7 @@ extension LintWatcher {
         sql.lowercased().contains("drop")
     }
 
-    /// `sqlite_sequence` by table (lower-cased); `nil` when the store has none.
+    /// `sqlite_sequence` by table (by `identifierKey`); `nil` when the store has none.
     func sequence() -> [String: Int]? {
         guard exists("sqlite_sequence"), let rows = try? database.rows("SELECT lower(name), max(seq) FROM main.sqlite_sequence GROUP BY lower(name)") else { return nil }
         return Dictionary(rows.compactMap { row in row[0].text.map { ($0, Int(row[1].integer ?? 0)) } }, uniquingKeysWith: max)
@@ -70,7 +70,7 @@ extension LintWatcher {
     /// created inside a savepoint on the table emptied, read (`PRAGMA index_xinfo`),
     /// and rolled back.
     func indexCollations(_ statement: ScriptStatement, table: String, columns: [String]) -> [String]? {
-        guard let created = statement.actions.createsIndex.first, created.table.lowercased() == table.lowercased() else { return nil }
+        guard let created = statement.actions.createsIndex.first, created.table.identifierKey == table.identifierKey else { return nil }
         let savepoint = "fixturekit_lint_index"
         do {
             return try database.inSavepoint(savepoint, end: .rollback) { () throws(SQLiteError) -> [String]? in
@@ -78,7 +78,7 @@ extension LintWatcher {
                 let again = try database.prepare(statement.statement.sql)
                 while try again.step() {}
                 let keys = try database.rows("SELECT name, coll FROM pragma_index_xinfo(?1, 'main') WHERE key = 1 ORDER BY seqno", [.text(created.index)])
-                guard keys.compactMap({ $0[0].text?.lowercased() }) == columns.map({ $0.lowercased() }) else { return nil }
+                guard keys.compactMap({ $0[0].text?.identifierKey }) == columns.map({ $0.identifierKey }) else { return nil }
                 return keys.map { $0[1].text ?? "BINARY" }
             }
         } catch {

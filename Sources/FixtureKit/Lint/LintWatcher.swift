@@ -45,18 +45,18 @@ final class LintWatcher: StatementWatcher {
 
     // MARK: One stage's state
 
-    /// `sqlite_sequence` when the stage started, by table (lower-cased).
+    /// `sqlite_sequence` when the stage started, by table (by `identifierKey`).
     var sequenceAtStart: [String: Int] = [:]
     /// Where each table's sequence last fell below its start.
     var sequenceFell: [String: StagePlace] = [:]
     /// The tables whose sequence is below its start after the last statement.
     var sequenceBelow: Set<String> = []
-    /// The tables dropped by the stage, as they were, by name (lower-cased).
+    /// The tables dropped by the stage, as they were, by name (by `identifierKey`).
     private var dropped: [String: TableBefore] = [:]
     /// The tables altered by the statement running, as they were (their values
     /// counted only when the statement can drop a column).
     private var altered: [String: TableBefore] = [:]
-    /// The columns the stage read, by table (lower-cased).
+    /// The columns the stage read, by table (by `identifierKey`).
     private var read: [String: Set<String>] = [:]
     /// Where a statement read a table to write another (a rebuild's copy), by the table read.
     private var copied: [String: StagePlace] = [:]
@@ -135,7 +135,7 @@ final class LintWatcher: StatementWatcher {
             // The rules that read these counts at the stage's end (rebuilt, gone)
             // never ask for a column the stage read from the table already, nor
             // for the rows of a table it copied or that the configuration drops.
-            let key = table.lowercased()
+            let key = table.identifierKey
             let rows = copied[key] == nil && !declaresDrop(table, nil)
             if let before = snapshot(table, place: place, skipping: read[key] ?? [], countingRows: rows) { dropped[key] = before }
             droppedAt[key] = statements
@@ -143,12 +143,12 @@ final class LintWatcher: StatementWatcher {
         altered = [:]
         let counting = Self.mayDropColumn(statement.statement.sql)
         for table in actions.alters {
-            if let before = counting ? snapshot(table, place: place) : columnsBefore(table, place: place) { altered[table.lowercased()] = before }
+            if let before = counting ? snapshot(table, place: place) : columnsBefore(table, place: place) { altered[table.identifierKey] = before }
         }
         for (table, columns) in actions.reads {
-            read[table.lowercased(), default: []].formUnion(columns.map { $0.lowercased() })
-            let writes = Set((actions.inserts + actions.updates).map { $0.lowercased() })
-            if !writes.isEmpty, !writes.contains(table.lowercased()), copied[table.lowercased()] == nil { copied[table.lowercased()] = place }
+            read[table.identifierKey, default: []].formUnion(columns.map { $0.identifierKey })
+            let writes = Set((actions.inserts + actions.updates).map { $0.identifierKey })
+            if !writes.isEmpty, !writes.contains(table.identifierKey), copied[table.identifierKey] == nil { copied[table.identifierKey] = place }
         }
         if actions.checksForeignKeys { checkedForeignKeys = statements }
         watchSchema(statement, at: place)
@@ -164,7 +164,7 @@ final class LintWatcher: StatementWatcher {
         }
         noteRenames(statement, at: place)
         for table in statement.actions.drops {
-            guard let before = dropped[table.lowercased()], before.foreignKeysOn else { continue }
+            guard let before = dropped[table.identifierKey], before.foreignKeysOn else { continue }
             // With foreign keys on, the drop's implicit DELETE took the child rows with it (ON DELETE CASCADE or SET NULL).
             let count = before.children.reduce(0) { $0 + $1.count }
             if count > 0 { observe(.droppedParent, place, "DROP TABLE \(table) with foreign_keys on changes the rows of \(names(before.children)) that refer to it (ON DELETE actions)", count: count) }
@@ -212,7 +212,7 @@ extension LintWatcher {
         } else if error.message.contains("Cannot add a NOT NULL column with default value NULL"), let table = statement.actions.alters.first {
             let rows = Int((try? database.scalar("SELECT count(*) FROM main.\(quotedIdentifier(table))"))??.integer ?? 0)
             observe(.notNull, place, "ADD COLUMN ... NOT NULL without a DEFAULT fails on \(table), which has rows (give it a DEFAULT)", count: rows)
-        } else if error.isForeignKeyViolation, let table = statement.actions.drops.first, let before = dropped[table.lowercased()] {
+        } else if error.isForeignKeyViolation, let table = statement.actions.drops.first, let before = dropped[table.identifierKey] {
             observe(.droppedParent, place, "DROP TABLE \(table) fails with foreign_keys on: rows of \(names(before.children)) refer to it", count: before.children.reduce(0) { $0 + $1.count })
         } else {
             observe(.stageFails, place, "fails: SQLite error \(error.code): \(error.message)")
@@ -222,8 +222,8 @@ extension LintWatcher {
     /// The columns an ALTER TABLE took away from `table` (a DROP COLUMN), with the values they held.
     private func droppedColumns(_ table: String, _ before: TableBefore, at place: StagePlace) {
         guard let after = columns(of: table), after.count < before.columns.count else { return }
-        let kept = Set(after.map { $0.lowercased() })
-        for (column, held) in zip(before.columns, before.held) where !kept.contains(column.lowercased()) && held > 0 {
+        let kept = Set(after.map { $0.identifierKey })
+        for (column, held) in zip(before.columns, before.held) where !kept.contains(column.identifierKey) && held > 0 {
             guard !declaresDrop(table, column) else { continue }
             observe(.undeclaredDrop, place, "DROP COLUMN \(table).\(column) drops values a fixture holds, and \"changes\" does not declare \"\(table).\(column)\": \"dropped\"", count: held)
         }
@@ -233,11 +233,11 @@ extension LintWatcher {
     private func rebuilt(_ table: String, _ before: TableBefore) {
         let place = copied[table] ?? before.place
         if let now = columns(of: table) {
-            let kept = Set(now.map { $0.lowercased() })
+            let kept = Set(now.map { $0.identifierKey })
             // A column counts as read when the stage read it from the old table, under its name or another it gave the table on the way.
             let gone = Set(dropped.keys).union(read.keys.filter { !exists($0) })
-            for (column, held) in zip(before.columns, before.held) where kept.contains(column.lowercased()) && held > 0 {
-                let wasRead = gone.union([table]).contains { read[$0]?.contains(column.lowercased()) ?? false }
+            for (column, held) in zip(before.columns, before.held) where kept.contains(column.identifierKey) && held > 0 {
+                let wasRead = gone.union([table]).contains { read[$0]?.contains(column.identifierKey) ?? false }
                 if !wasRead {
                     observe(.forgottenColumn, place, "the rebuild of \(table) never reads \(table).\(column), which the new table keeps: its values are lost", count: held)
                 }
@@ -271,10 +271,10 @@ extension LintWatcher {
     /// Whether the configuration declares the table (or its column) dropped.
     private func declaresDrop(_ table: String, _ column: String?) -> Bool {
         let declared = configuration.declaredChanges
-        if [.dropped, .excluded].contains(declared[table.lowercased()]) { return true }
-        if let rule = (configuration.counts ?? [:]).first(where: { $0.key.lowercased() == table.lowercased() })?.value, column == nil, rule != .preserved { return true }
+        if [.dropped, .excluded].contains(declared[table.identifierKey]) { return true }
+        if let rule = (configuration.counts ?? [:]).first(where: { $0.key.identifierKey == table.identifierKey })?.value, column == nil, rule != .preserved { return true }
         guard let column else { return false }
-        return (configuration.changes ?? [:]).keys.contains { $0.lowercased() == "\(table).\(column)".lowercased() }
+        return (configuration.changes ?? [:]).keys.contains { $0.identifierKey == "\(table).\(column)".identifierKey }
     }
 
     /// `notes.folder_id (3 rows)`.

@@ -24,7 +24,7 @@ struct UnregisteredName: Equatable, Sendable {
             guard let range = message.range(of: marker) else { continue }
             let name = String(message[range.upperBound...].prefix { !$0.isWhitespace })
             guard !name.isEmpty else { return nil }
-            if kind == .function, LintWatcher.functions[name.lowercased()] != nil { return nil }
+            if kind == .function, LintWatcher.functions[name.identifierKey] != nil { return nil }
             (self.kind, self.name) = (kind, name)
             return
         }

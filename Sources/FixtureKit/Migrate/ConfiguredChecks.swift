@@ -22,7 +22,7 @@ enum ConfiguredChecks {
     /// - Parameters:
     ///   - source: the source store's path (a private copy, never a fixture's
     ///     store), attached read-only as `source` when a check names it.
-    ///   - personal: columns (`table.column`, lowercased) whose values are never
+    ///   - personal: columns (`table.column`, by `identifierKey`) whose values are never
     ///     shown; `nil`: none is shown that does not come straight from a column.
     static func run(_ checks: [CorpusConfiguration.Check], from version: String, on database: Database, source: String?, personal: Set<String>?) -> [CheckResult] {
         let applicable = checks.filter { $0.from?.contains(version) ?? true }
@@ -55,7 +55,7 @@ enum ConfiguredChecks {
 
     /// Whether a check's SQL may read `source` (it names it).
     static func needsSource(_ check: CorpusConfiguration.Check) -> Bool {
-        ([check.sql] + [check.expectSQL].compactMap { $0 }).contains { $0.range(of: sourceSchema, options: .caseInsensitive) != nil }
+        ([check.sql] + [check.expectSQL].compactMap { $0 }).contains { $0.identifierKey.contains(sourceSchema.identifierKey) }
     }
 
     /// `file:/path?mode=ro`: the path as a URI, so that ATTACH opens it read-only.
@@ -150,7 +150,7 @@ enum ConfiguredChecks {
             case (_, nil): true
             // An expression's number (a count) is shown; its text or bytes may be a personal value.
             case (nil, let personal?): !personal.isEmpty && [.text, .blob].contains(statement.column(index).kind)
-            case (let origin?, let personal?): personal.contains("\(origin.table).\(origin.column)".lowercased())
+            case (let origin?, let personal?): personal.contains("\(origin.table).\(origin.column)".identifierKey)
             }
             return isPersonal ? hidden : ExpectedResult.render(statement.column(index))
         }

@@ -52,12 +52,16 @@ enum MigrationChecks {
     ///   - atCurrent: whether the migration ends at the current version, where a
     ///     table declared `dropped` must be gone.
     ///   - renamed: the new name of each table declared renamed (by its old
-    ///     name, lowercased): its rows are counted under it.
+    ///     name, as `identifierKey` gives it): its rows are counted under it.
     static func countProblems(rules: [String: CorpusConfiguration.CountRule], source: String, before: [String: Int], after: [String: Int], atCurrent: Bool, renamed: [String: String] = [:]) -> [String] {
+        // Rules and tables by name as SQLite matches it: a rule on `users`
+        // is one on `Users`, and a case-only rename keeps the table.
+        let rules = Dictionary(rules.map { ($0.key.identifierKey, $0.value) }, uniquingKeysWith: { first, _ in first })
+        let after = Dictionary(after.map { ($0.key.identifierKey, $0.value) }, uniquingKeysWith: { first, _ in first })
         var problems: [String] = []
         for (table, count) in before.sorted(by: { $0.key < $1.key }) {
-            let rule = rules[table] ?? .preserved
-            switch (after[table] ?? renamed[table.lowercased()].flatMap { after[$0] }, rule) {
+            let rule = rules[table.identifierKey] ?? .preserved
+            switch (after[table.identifierKey] ?? renamed[table.identifierKey].flatMap { after[$0.identifierKey] }, rule) {
             case (nil, .dropped), (_, .changes):
                 continue
             case (nil, .preserved):

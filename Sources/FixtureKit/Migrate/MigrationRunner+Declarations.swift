@@ -22,10 +22,10 @@ extension MigrationRunner {
 
         func has(_ schema: SchemaSnapshot, _ name: String) -> Bool {
             guard let column = CorpusConfiguration.columnName(name) else {
-                return schema.tables.contains { $0.kind == "table" && $0.name.lowercased() == name.lowercased() }
+                return schema.tables.contains { $0.kind == "table" && $0.name.identifierKey == name.identifierKey }
             }
-            guard let table = schema.tables.first(where: { $0.kind == "table" && $0.name.lowercased() == column.table.lowercased() }) else { return false }
-            return table.columns.contains { $0.name.lowercased() == column.column.lowercased() }
+            guard let table = schema.tables.first(where: { $0.kind == "table" && $0.name.identifierKey == column.table.identifierKey }) else { return false }
+            return table.columns.contains { $0.name.identifierKey == column.column.identifierKey }
         }
         func what(_ name: String) -> String { name.contains(".") ? "a column" : "a table" }
         let supported = configuration.supportedVersions.joined(separator: ", ")

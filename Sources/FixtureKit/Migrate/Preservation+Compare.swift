@@ -10,7 +10,7 @@ extension PreservationCheck {
     func compare(_ table: SchemaSnapshot.Table, _ after: SchemaSnapshot.Table, key keyColumns: [String], prebuilt: SourceKeys.Prebuilt? = nil) throws(SQLiteError) -> [ColumnPreservation] {
         let name = table.name
         let source = "\(Self.schemaName).\(quotedIdentifier(name))"
-        let afterColumns = Set(after.columns.map { $0.name.lowercased() })
+        let afterColumns = Set(after.columns.map { $0.name.identifierKey })
         let usesRowID = keyColumns.isEmpty
         let keyExpressions = usesRowID ? ["rowid"] : keyColumns.map(quotedIdentifier)
         let keyOrder = keyExpressions.map { "s.\($0)" }.joined(separator: ", ")
@@ -23,12 +23,12 @@ extension PreservationCheck {
         var targets: [String: String] = [:]
         for column in table.columns where column.hidden == 0 {
             let label = "\(name).\(column.name)"
-            let declared = changes[label.lowercased()]
+            let declared = changes[label.identifierKey]
             // Moved columns are followed to their new place (Preservation+Moves.swift).
-            if moves[label.lowercased()] != nil { continue }
+            if moves[label.identifierKey] != nil { continue }
             let quoted = quotedIdentifier(column.name)
             let target = migratedName(of: column.name, in: table, afterColumns: afterColumns)
-            guard afterColumns.contains(target.lowercased()) else {
+            guard afterColumns.contains(target.identifierKey) else {
                 let held = Int(try database.scalar("SELECT count(*) FROM \(source) WHERE \(quoted) IS NOT NULL")?.integer ?? 0)
                 let failed = held > 0 && declared != .dropped
                 results.append(ColumnPreservation(
@@ -55,12 +55,12 @@ extension PreservationCheck {
         // (TEXT, then INTEGER) it would take '01234' for 1234: one storage class
         // too (typeof on every row of every column costs the pass twice its time,
         // so only there).
-        let afterTypes = Dictionary(after.columns.map { ($0.name.lowercased(), $0.type) }, uniquingKeysWith: { first, _ in first })
+        let afterTypes = Dictionary(after.columns.map { ($0.name.identifierKey, $0.type) }, uniquingKeysWith: { first, _ in first })
         let sameRow = compared.isEmpty ? "1" : compared.map { entry in
             let target = targets[entry.column.name] ?? entry.column.name
             let s = "s.\(quotedIdentifier(entry.column.name))", m = "m.\(quotedIdentifier(target))"
-            if changes["\(name).\(entry.column.name)".lowercased()] == .derived { return "(\(s) IS NULL OR \(m) IS NOT NULL)" }
-            let sameAffinity = AnonymizationSchema.Affinity(declaredType: entry.column.type) == AnonymizationSchema.Affinity(declaredType: afterTypes[target.lowercased()] ?? "")
+            if changes["\(name).\(entry.column.name)".identifierKey] == .derived { return "(\(s) IS NULL OR \(m) IS NOT NULL)" }
+            let sameAffinity = AnonymizationSchema.Affinity(declaredType: entry.column.type) == AnonymizationSchema.Affinity(declaredType: afterTypes[target.identifierKey] ?? "")
             return sameAffinity ? "\(s) IS \(m)" : "(\(s) IS \(m) AND typeof(\(s)) = typeof(\(m)))"
         }.joined(separator: " AND ")
         var pairing = try RowPairing(
@@ -70,7 +70,7 @@ extension PreservationCheck {
         defer { pairing.drop() }
         // Example keys name rows by their key, or by their rowid when the key
         // holds personal values.
-        let personalKey = !usesRowID && keyColumns.contains { personal?.contains("\(name).\($0)".lowercased()) ?? true }
+        let personalKey = !usesRowID && keyColumns.contains { personal?.contains("\(name).\($0)".identifierKey) ?? true }
         let keyText = !personalKey ? keyExpressions.map { "quote(s.\($0))" }.joined(separator: " || ', ' || ")
             : table.withoutRowID ? "NULL" : "'rowid ' || \(pairing.sourceRowid)"
         let joined = pairing.from
@@ -133,7 +133,7 @@ extension PreservationCheck {
     /// The migrated name of a source column: its own when the migrated table
     /// has it, else its declared new name.
     func migratedName(of column: String, in table: SchemaSnapshot.Table, afterColumns: Set<String>) -> String {
-        if afterColumns.contains(column.lowercased()) { return column }
-        return renames["\(table.name).\(column)".lowercased()] ?? column
+        if afterColumns.contains(column.identifierKey) { return column }
+        return renames["\(table.name).\(column)".identifierKey] ?? column
     }
 }

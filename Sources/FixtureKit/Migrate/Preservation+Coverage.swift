@@ -42,36 +42,36 @@ extension PreservationCheck {
     /// a table once when none of its columns is seen, for the table's own
     /// reason (it is new, empty in the source, or excluded), else each column.
     /// - Parameter held: the source's columns that hold a non-NULL value in
-    ///   some row, lowercased, by lowercased table name (``SourceValues``);
+    ///   some row, by `identifierKey`, by table name (``SourceValues``);
     ///   `nil` when unknown: every column of a table with rows then counts.
     func unchecked(version: String, held: [String: Set<String>]?) -> [UncheckedValues] {
         typealias Feeder = (table: String, column: String)
-        let migratedTables = Dictionary(migrated.tables.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
-        // What stands for each migrated table and column (lowercased `table`, `table.column`).
+        let migratedTables = Dictionary(migrated.tables.map { ($0.name.identifierKey, $0) }, uniquingKeysWith: { first, _ in first })
+        // What stands for each migrated table and column (by `identifierKey`: `table`, `table.column`).
         var sourceTables: [String: String] = [:]
         var feeders: [String: [Feeder]] = [:]
         var declared: [String: String] = [:]
         for table in source.tables where table.kind == "table" {
-            let name = table.name.lowercased()
+            let name = table.name.identifierKey
             if changes[name] != .excluded {
                 for column in table.columns where column.hidden == 0 {
-                    guard let move = moves["\(name).\(column.name)".lowercased()] else { continue }
-                    for target in [move.movedTo, move.key] { feeders[target.lowercased(), default: []].append((table.name, column.name)) }
+                    guard let move = moves["\(name).\(column.name)".identifierKey] else { continue }
+                    for target in [move.movedTo, move.key] { feeders[target.identifierKey, default: []].append((table.name, column.name)) }
                 }
             }
-            guard let after = migratedTables[name] ?? renames[name].flatMap({ migratedTables[$0.lowercased()] }) else { continue }
-            let afterName = after.name.lowercased()
+            guard let after = migratedTables[name] ?? renames[name].flatMap({ migratedTables[$0.identifierKey] }) else { continue }
+            let afterName = after.name.identifierKey
             if changes[name] == .excluded {
                 declared[afterName] = "excluded"
                 continue
             }
             sourceTables[afterName] = table.name
-            let afterColumns = Set(after.columns.map { $0.name.lowercased() })
-            for column in table.columns where column.hidden == 0 && moves["\(name).\(column.name)".lowercased()] == nil {
-                let targetColumn = migratedName(of: column.name, in: table, afterColumns: afterColumns).lowercased()
+            let afterColumns = Set(after.columns.map { $0.name.identifierKey })
+            for column in table.columns where column.hidden == 0 && moves["\(name).\(column.name)".identifierKey] == nil {
+                let targetColumn = migratedName(of: column.name, in: table, afterColumns: afterColumns).identifierKey
                 guard afterColumns.contains(targetColumn) else { continue }
                 let target = "\(afterName).\(targetColumn)"
-                if changes["\(name).\(column.name)".lowercased()] == .dropped {
+                if changes["\(name).\(column.name)".identifierKey] == .dropped {
                     declared[target] = "dropped"
                 } else {
                     feeders[target, default: []].append((table.name, column.name))
@@ -82,15 +82,15 @@ extension PreservationCheck {
         func holds(_ feeder: Feeder) -> Bool {
             guard !isEmpty(feeder.table) else { return false }
             guard let held else { return true }
-            return held[feeder.table.lowercased()]?.contains(feeder.column.lowercased()) ?? false
+            return held[feeder.table.identifierKey]?.contains(feeder.column.identifierKey) ?? false
         }
         func alias(_ name: String, _ own: String) -> String {
-            name.lowercased() == own.lowercased() ? "" : " (as \(name))"
+            name.identifierKey == own.identifierKey ? "" : " (as \(name))"
         }
 
         var unchecked: [UncheckedValues] = []
         for table in migrated.tables where table.kind == "table" {
-            let name = table.name.lowercased()
+            let name = table.name.identifierKey
             // Why the table's rows are not compared at all, when they are not.
             var whole: (UncheckedValues.Reason, String)?
             if let word = declared[name] {
@@ -104,14 +104,14 @@ extension PreservationCheck {
             var seen = false
             for column in table.columns where column.hidden == 0 {
                 let label = "\(table.name).\(column.name)"
-                let fed = feeders[label.lowercased()] ?? []
+                let fed = feeders[label.identifierKey] ?? []
                 if fed.contains(where: holds) {
                     seen = true
                     continue
                 }
                 let first = fed.first.map { alias("\($0.table).\($0.column)", label) } ?? ""
                 let (reason, why): (UncheckedValues.Reason, String) =
-                    if let word = declared[label.lowercased()] { (.declared, "declared \"\(word)\"") }
+                    if let word = declared[label.identifierKey] { (.declared, "declared \"\(word)\"") }
                     else if fed.isEmpty, let whole, whole.0 == .declared { whole }
                     else if fed.isEmpty { (.new, "not in \(version)") }
                     else if fed.allSatisfy({ isEmpty($0.table) }) { (.empty, "no rows in \(version)" + first) }

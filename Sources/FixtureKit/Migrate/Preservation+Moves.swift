@@ -11,7 +11,7 @@ extension PreservationCheck {
     func followMoves(of table: SchemaSnapshot.Table) throws(SQLiteError) -> [ColumnPreservation] {
         var results: [ColumnPreservation] = []
         for column in table.columns where column.hidden == 0 {
-            guard let move = moves["\(table.name).\(column.name)".lowercased()] else { continue }
+            guard let move = moves["\(table.name).\(column.name)".identifierKey] else { continue }
             results.append(try follow(column.name, of: table, move: move))
         }
         return results
@@ -35,11 +35,11 @@ extension PreservationCheck {
         guard let to = CorpusConfiguration.columnName(move.movedTo), let key = CorpusConfiguration.columnName(move.key) else {
             return failure("not a table.column")
         }
-        guard let target = migrated.tables.first(where: { $0.kind == "table" && $0.name.lowercased() == to.table.lowercased() }) else {
+        guard let target = migrated.tables.first(where: { $0.kind == "table" && $0.name.identifierKey == to.table.identifierKey }) else {
             return failure("there is no table \(to.table) after the migration")
         }
-        let targetColumns = Set(target.columns.map { $0.name.lowercased() })
-        for needed in [to.column, key.column] where !targetColumns.contains(needed.lowercased()) {
+        let targetColumns = Set(target.columns.map { $0.name.identifierKey })
+        for needed in [to.column, key.column] where !targetColumns.contains(needed.identifierKey) {
             return failure("there is no column \(to.table).\(needed) after the migration")
         }
         let sourceKey = SourceKeys.key(of: table, keys: keys)
@@ -73,7 +73,7 @@ extension PreservationCheck {
         let (total, arrived, lost, nulled) = (counts[0], counts[1], counts[2], counts[3])
         let changed = total - arrived - lost - nulled
         var shown: [ValueChange] = []
-        let personalKey = sourceKey.contains { personal?.contains("\(table.name).\($0)".lowercased()) ?? true }
+        let personalKey = sourceKey.contains { personal?.contains("\(table.name).\($0)".identifierKey) ?? true }
         if arrived < total {
             let keyText = !personalKey ? "quote(s.\(keyExpression))" : table.withoutRowID ? "NULL" : "'rowid ' || s.rowid"
             // The value that arrived: a non-NULL one, of the key's rows, when there is one.

@@ -21,12 +21,12 @@ extension PreservationCheck {
     static let shownBytes = 20
 
     /// Whether a finding may show the values of `table.column` (any of the
-    /// names given, lowercased as `table.column`): not a personal column, and
+    /// names given, as `table.column`): not a personal column, and
     /// one of ``shownValues`` when that is set.
     func showsValues(of columns: [String]) -> Bool {
         guard let personal else { return false }
         return columns.allSatisfy { column in
-            !personal.contains(column.lowercased()) && (shownValues?.contains(column.lowercased()) ?? true)
+            !personal.contains(column.identifierKey) && (shownValues?.contains(column.identifierKey) ?? true)
         }
     }
 

@@ -63,17 +63,17 @@ struct PreservationCheck {
     var sourceKeys: SourceKeys?
     /// The pages of the source's b-trees, walked beforehand (``SourcePages``).
     var sourcePages: SourcePages?
-    /// Columns (`table.column`, lowercased) whose values the report never shows
+    /// Columns (`table.column`, by `identifierKey`) whose values the report never shows
     /// (the anonymization rules' personal columns); `nil`: every column.
     var personal: Set<String>? = []
-    /// Columns (`table.column`, lowercased) whose values a finding may show,
+    /// Columns (`table.column`, by `identifierKey`) whose values a finding may show,
     /// when not every column but the personal ones may: `upgrade` shows a live
     /// store's values only for the columns the rules `keep`.
     var shownValues: Set<String>? = nil
-    /// Renamed tables and columns: the new name, by the old lowercased `table`
-    /// or `table.column` (``CorpusConfiguration/renameMap``).
+    /// Renamed tables and columns: the new name, by the old `table`
+    /// or `table.column`, by `identifierKey` (``CorpusConfiguration/renameMap``).
     var renames: [String: String] = [:]
-    /// Columns declared moved, by lowercased source `table.column`.
+    /// Columns declared moved, by source `table.column` (by `identifierKey`).
     var moves: [String: ChangeDeclaration.Move] = [:]
     static let schemaName = "fixturekit_source"
     /// The schema name of the store of the source's keys copied ahead (``SourceKeys/Prebuilt``).
@@ -104,11 +104,11 @@ struct PreservationCheck {
             unchanged = try UnchangedTables.find(database: database, sourceSchema: Self.schemaName, changedPages: changedPages, sourcePages: sourcePages?.wait())
         }
         var results: [ColumnPreservation] = []
-        let migratedTables = Dictionary(migrated.tables.map { ($0.name.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        let migratedTables = Dictionary(migrated.tables.map { ($0.name.identifierKey, $0) }, uniquingKeysWith: { first, _ in first })
         for table in source.tables where table.kind == "table" {
-            let declared = changes[table.name.lowercased()]
+            let declared = changes[table.name.identifierKey]
             if declared == .excluded { continue }
-            let after = migratedTables[table.name.lowercased()] ?? renames[table.name.lowercased()].flatMap { migratedTables[$0.lowercased()] }
+            let after = migratedTables[table.name.identifierKey] ?? renames[table.name.identifierKey].flatMap { migratedTables[$0.identifierKey] }
             results += try followMoves(of: table)
             guard let after else {
                 // A table that went away: a loss unless declared, when it held rows.
@@ -120,13 +120,13 @@ struct PreservationCheck {
                     finding: failed ? "table \(table.name): gone with its \(rows) rows (declare it \"dropped\" in changes)" : nil, dropped: rows))
                 continue
             }
-            let key = try matchingKey(table, after, known: known[table.name.lowercased()])
+            let key = try matchingKey(table, after, known: known[table.name.identifierKey])
             if let problem = key.problem {
                 results.append(problem)
                 continue
             }
-            let copied = keysStore == nil ? nil : known[table.name.lowercased()].flatMap { $0.key == key.columns ? $0.prebuilt : nil }
-            results += unchanged.contains(table.name.lowercased()) ? try untouched(table) : try compare(table, after, key: key.columns, prebuilt: copied)
+            let copied = keysStore == nil ? nil : known[table.name.identifierKey].flatMap { $0.key == key.columns ? $0.prebuilt : nil }
+            results += unchanged.contains(table.name.identifierKey) ? try untouched(table) : try compare(table, after, key: key.columns, prebuilt: copied)
         }
         return results
     }
@@ -159,7 +159,7 @@ struct PreservationCheck {
                 exampleKeys: [], passed: true, finding: nil, identicalPages: true)
         }
         return [equal(nil)] + table.columns
-            .filter { $0.hidden == 0 && changes["\(table.name).\($0.name)".lowercased()] != .dropped }
+            .filter { $0.hidden == 0 && changes["\(table.name).\($0.name)".identifierKey] != .dropped }
             .map { equal($0.name) }
     }
 
@@ -173,12 +173,12 @@ struct PreservationCheck {
         let name = table.name
         let keyColumns = SourceKeys.key(of: table, keys: keys)
         guard !keyColumns.isEmpty else { return ([], nil) }
-        let sourceColumns = Set(table.columns.map { $0.name.lowercased() })
-        if let missing = keyColumns.first(where: { !sourceColumns.contains($0.lowercased()) }) {
+        let sourceColumns = Set(table.columns.map { $0.name.identifierKey })
+        if let missing = keyColumns.first(where: { !sourceColumns.contains($0.identifierKey) }) {
             return (keyColumns, failure(name, "key column \(missing) is not a column of \(name): rows cannot be matched (check \"keys\")"))
         }
-        let afterColumns = Set(after.columns.map { $0.name.lowercased() })
-        if let missing = keyColumns.first(where: { !afterColumns.contains($0.lowercased()) }) {
+        let afterColumns = Set(after.columns.map { $0.name.identifierKey })
+        if let missing = keyColumns.first(where: { !afterColumns.contains($0.identifierKey) }) {
             return (keyColumns, failure(name, "key column \(missing) is missing after the migration: rows cannot be matched (declare \"keys\")"))
         }
         var unique = Self.isUnique(keyColumns, in: table, of: source)
@@ -213,7 +213,7 @@ struct PreservationCheck {
     /// table's other primary keys may hold NULL, in several rows.
     static func isUnique(_ key: [String], in table: SchemaSnapshot.Table, of schema: SchemaSnapshot) -> Bool {
         if key.isEmpty { return true }
-        guard table.primaryKey.map({ $0.name.lowercased() }) == key.map({ $0.lowercased() }) else { return false }
+        guard table.primaryKey.map({ $0.name.identifierKey }) == key.map({ $0.identifierKey }) else { return false }
         return table.withoutRowID || schema.rowidColumn(of: table) != nil
     }
 

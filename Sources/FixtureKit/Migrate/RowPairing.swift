@@ -105,7 +105,7 @@ struct RowPairing {
         self.collations = collations
         var unique = PreservationCheck.isUnique(key, in: after, of: migratedSchema)
         for (column, collation) in zip(key, collations) where unique {
-            unique = try database.collation(of: column, in: after.name).caseInsensitiveCompare(collation) == .orderedSame
+            unique = try database.collation(of: column, in: after.name).identifierKey == collation.identifierKey
         }
         migratedUnique = unique
 
@@ -152,8 +152,8 @@ struct RowPairing {
             // When the key's columns are all the columns compared (a table of
             // links, of tags), the copy stands for the source's rows: no
             // look-up of each row in the source, in another order than its own.
-            let keyNames = Set(key.map { $0.lowercased() })
-            keysCoverRows = !table.withoutRowID && compared.allSatisfy { keyNames.contains($0.lowercased()) }
+            let keyNames = Set(key.map { $0.identifierKey })
+            keysCoverRows = !table.withoutRowID && compared.allSatisfy { keyNames.contains($0.identifierKey) }
             let alias = keysCoverRows ? "s" : "k"
             let findKey = zip(quotedKey, collations).map { "\(alias).\($0) = (+m.\($0)) COLLATE \(quotedIdentifier($1))" }
             locationJoin = zip(locations.source, locations.copied).map { "s.\($0) = k.\($1)" }.joined(separator: " AND ")

@@ -43,7 +43,7 @@ final class SourceKeys: Sendable {
     /// The store the copies of the keys are made in (in a folder the caller
     /// removes); nil: none is made.
     let store: String?
-    /// By lowercased table name.
+    /// By table name (by `identifierKey`).
     private let tables: ThreadedValue<[String: Table]>
 
     /// Starts finding the answers for `reference`, a store whose schema is `schema`.
@@ -54,14 +54,16 @@ final class SourceKeys: Sendable {
         tables = ThreadedValue { (try? Self.find(reference: reference, schema: schema, keys: keys, store: store)) ?? [:] }
     }
 
-    /// Waits for the answers; by lowercased table name.
+    /// Waits for the answers; by table name (by `identifierKey`).
     func wait() -> [String: Table] {
         tables.wait() ?? [:]
     }
 
-    /// A table's key, as ``PreservationCheck`` chooses it: declared, or the primary key.
+    /// A table's key, as ``PreservationCheck`` chooses it: declared (under the
+    /// table's name as SQLite matches it), or the primary key.
     static func key(of table: SchemaSnapshot.Table, keys: [String: [String]]) -> [String] {
-        keys[table.name] ?? keys[table.name.lowercased()] ?? table.primaryKey.map(\.name)
+        let name = table.name.identifierKey
+        return keys[table.name] ?? keys.first { $0.key.identifierKey == name }?.value ?? table.primaryKey.map(\.name)
     }
 
     private static func find(reference: String, schema: SchemaSnapshot, keys: [String: [String]], store: String?) throws(SQLiteError) -> [String: Table] {
@@ -83,19 +85,19 @@ final class SourceKeys: Sendable {
         var copies = 0
         for table in schema.tables where table.kind == "table" {
             let key = Self.key(of: table, keys: keys)
-            let columns = Set(table.columns.map { $0.name.lowercased() })
-            guard !key.isEmpty, key.allSatisfy({ columns.contains($0.lowercased()) }) else { continue }
+            let columns = Set(table.columns.map { $0.name.identifierKey })
+            guard !key.isEmpty, key.allSatisfy({ columns.contains($0.identifierKey) }) else { continue }
             guard !PreservationCheck.isUnique(key, in: table, of: schema) else {
-                found[table.name.lowercased()] = Table(key: key, unique: true)
+                found[table.name.identifierKey] = Table(key: key, unique: true)
                 continue
             }
             if let store, hasRoom(store, reference: reference), let made = try? prebuild(table, key: key, named: "keys_\(copies)", schema: schema, in: database) {
-                found[table.name.lowercased()] = made
+                found[table.name.identifierKey] = made
                 copies += 1
                 continue
             }
             guard let unique = try? PreservationCheck.isUnique(key, of: table.name, schema: "source", in: database) else { continue }
-            found[table.name.lowercased()] = Table(key: key, unique: unique)
+            found[table.name.identifierKey] = Table(key: key, unique: unique)
         }
         return found
     }

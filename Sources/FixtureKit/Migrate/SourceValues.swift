@@ -18,7 +18,7 @@ import FixtureKitModels
 final class SourceValues: Sendable {
     static let probeRows = 1000
 
-    /// Lowercased column names by lowercased table name.
+    /// Column names by table name, both by `identifierKey`.
     private let held: ThreadedValue<[String: Set<String>]?>
 
     /// Starts reading `reference`, a store no one writes, whose schema is `schema`.
@@ -48,10 +48,10 @@ final class SourceValues: Sendable {
                     if !seen {
                         seen = try database.scalar("SELECT EXISTS (SELECT 1 FROM \(source) WHERE \(quoted[index]) IS NOT NULL)")?.integer == 1
                     }
-                    if seen { holding.insert(column.lowercased()) }
+                    if seen { holding.insert(column.identifierKey) }
                 }
             }
-            found[table.name.lowercased()] = holding
+            found[table.name.identifierKey] = holding
         }
         return found
     }

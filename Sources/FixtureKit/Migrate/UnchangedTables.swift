@@ -101,7 +101,7 @@ enum UnchangedTables {
             var byTable: [String: [[String]]] = [:]
             for row in rows {
                 let fields = row.map { $0.text ?? ($0.integer.map { String($0) } ?? "") }
-                byTable[fields[2].lowercased(), default: []].append(fields)
+                byTable[fields[2].identifierKey, default: []].append(fields)
             }
             return byTable.mapValues { $0.sorted { $0.lexicographicallyPrecedes($1) } }
         }

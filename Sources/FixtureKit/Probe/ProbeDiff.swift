@@ -19,7 +19,7 @@ struct ProbeDiff {
     }
 
     let database: Database
-    /// `table.column`, lowercased, whose values are not shown; every one when `nil`.
+    /// `table.column`, by `identifierKey`, whose values are not shown; every one when `nil`.
     let personal: Set<String>?
     /// The probe's run, as a finding names it: `under reverse_unordered_selects`.
     let label: String
@@ -61,7 +61,7 @@ struct ProbeDiff {
         let table = quotedIdentifier(name)
         let key: [String]
         if hasRowid {
-            let lowered = Set(columns.map { $0.lowercased() })
+            let lowered = Set(columns.map { $0.identifierKey })
             key = ["rowid", "_rowid_", "oid"].first { !lowered.contains($0) }.map { [$0] } ?? []
         } else {
             key = info.filter { ($0[1].integer ?? 0) > 0 }.sorted { ($0[1].integer ?? 0) < ($1[1].integer ?? 0) }.compactMap { $0[0].text }.map(quotedIdentifier)
@@ -82,7 +82,7 @@ struct ProbeDiff {
             let rows = "\(pairs) WHERE a.\(quoted) IS NOT b.\(quoted) OR typeof(a.\(quoted)) <> typeof(b.\(quoted))"
             let changed = try count("SELECT count(*) \(rows)")
             guard changed > 0 else { continue }
-            let hidden = personal.map { $0.contains("\(name).\(column)".lowercased()) } ?? true
+            let hidden = personal.map { $0.contains("\(name).\(column)".identifierKey) } ?? true
             let shown = [keyText] + PreservationCheck.rendered("b.\(quoted)") + PreservationCheck.rendered("a.\(quoted)")
             let examples = try database.rows("SELECT \(shown.joined(separator: ", ")) \(rows) ORDER BY \(order) LIMIT \(PreservationCheck.examples)").map { row in
                 ValueChange(key: row[0].text ?? "?", before: PreservationCheck.shown(row, at: 1, hidden: hidden), after: PreservationCheck.shown(row, at: 4, hidden: hidden))

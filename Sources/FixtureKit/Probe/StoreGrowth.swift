@@ -39,7 +39,7 @@ struct StoreGrowth {
     private struct Table {
         var name: String
         var columns: [String]
-        /// Lowercased column names that are keys.
+        /// Column names that are keys.
         var keys: Set<String>
         /// (parent table, child columns, parent columns).
         var references: [(table: String, from: [String], to: [String])]
@@ -63,7 +63,7 @@ struct StoreGrowth {
         var tables: [Table] = []
         for row in try database.rows("SELECT name, type FROM pragma_table_list WHERE schema = 'main' ORDER BY name") {
             guard let name = row[0].text, let type = row[1].text, type != "view" else { continue }
-            if name.lowercased().hasPrefix("sqlite_") { continue }
+            if name.identifierKey.hasPrefix("sqlite_") { continue }
             // A virtual table's shadow tables are its own: said with it.
             if type == "shadow" { continue }
             if type == "virtual" {
@@ -77,18 +77,18 @@ struct StoreGrowth {
         for table in tables {
             for key in table.keys { domains.add(table.name, key) }
             for reference in table.references {
-                for (from, to) in zip(reference.from, reference.to) { domains.join((table.name, from.lowercased()), (reference.table, to.lowercased())) }
+                for (from, to) in zip(reference.from, reference.to) { domains.join((table.name, from.identifierKey), (reference.table, to.identifierKey)) }
             }
         }
         var spans: [String: (low: Double, high: Double)] = [:]
         var members: [String: [(table: String, column: String)]] = [:]
         for table in tables {
-            for column in table.columns where table.keys.contains(column.lowercased()) {
+            for column in table.columns where table.keys.contains(column.identifierKey) {
                 let quoted = quotedIdentifier(column)
                 let range = try database.rows(
                     "SELECT min(\(quoted)), max(\(quoted)) FROM \(schema).\(quotedIdentifier(table.name)) WHERE typeof(\(quoted)) IN ('integer', 'real')")
                 guard let low = range.first?[0].number, let high = range.first?[1].number else { continue }
-                let domain = domains.root(table.name, column.lowercased())
+                let domain = domains.root(table.name, column.identifierKey)
                 let known = spans[domain] ?? (low, high)
                 spans[domain] = (min(known.low, low), max(known.high, high))
                 members[domain, default: []].append((table.name, column))
@@ -101,12 +101,12 @@ struct StoreGrowth {
         let triggers = try database.rows("SELECT name, sql FROM main.sqlite_schema WHERE type = 'trigger' AND sql IS NOT NULL")
         for trigger in triggers { if let name = trigger[0].text { try database.execute("DROP TRIGGER main.\(quotedIdentifier(name))") } }
         for table in parentsFirst(tables) {
-            if let parent = table.references.map(\.table).first(where: { $0.lowercased() != table.name.lowercased() && outcome.notGrown[$0] != nil }) {
+            if let parent = table.references.map(\.table).first(where: { $0.identifierKey != table.name.identifierKey && outcome.notGrown[$0] != nil }) {
                 outcome.notGrown[table.name] = "its parent \(parent) is not grown"
                 continue
             }
             let key = table.columns.first { column in
-                guard table.keys.contains(column.lowercased()), case .none? = numbering[domains.root(table.name, column.lowercased())] else { return false }
+                guard table.keys.contains(column.identifierKey), case .none? = numbering[domains.root(table.name, column.identifierKey)] else { return false }
                 return true
             }
             if let key {
@@ -118,8 +118,8 @@ struct StoreGrowth {
                 for round in 1..<max(factor, 1) {
                     let values = table.columns.map { column -> String in
                         let quoted = quotedIdentifier(column)
-                        guard table.keys.contains(column.lowercased()) else { return quoted }
-                        let number = numbering[domains.root(table.name, column.lowercased())].map { $0.expression(quoted, round: round) } ?? quoted
+                        guard table.keys.contains(column.identifierKey) else { return quoted }
+                        let number = numbering[domains.root(table.name, column.identifierKey)].map { $0.expression(quoted, round: round) } ?? quoted
                         return "CASE typeof(\(quoted)) WHEN 'integer' THEN \(number) WHEN 'real' THEN \(number) "
                             + "WHEN 'text' THEN \(quoted) || '~\(round)' WHEN 'blob' THEN \(quoted) || CAST('~\(round)' AS BLOB) ELSE \(quoted) END"
                     }
@@ -187,10 +187,10 @@ struct StoreGrowth {
         let info = try database.rows("SELECT name, pk FROM pragma_table_xinfo(?1, 'main') WHERE hidden = 0 ORDER BY cid", [.text(name)])
         let columns = info.compactMap { $0[0].text }
         let primaryKey = info.filter { ($0[1].integer ?? 0) > 0 }.sorted { ($0[1].integer ?? 0) < ($1[1].integer ?? 0) }.compactMap { $0[0].text }
-        var keys = Set(primaryKey.map { $0.lowercased() })
+        var keys = Set(primaryKey.map { $0.identifierKey })
         let unique = try database.rows(
             "SELECT ii.name FROM pragma_index_list(?1, 'main') il, pragma_index_info(il.name, 'main') ii WHERE il.\"unique\" = 1 AND ii.name IS NOT NULL", [.text(name)])
-        for row in unique { if let column = row[0].text { keys.insert(column.lowercased()) } }
+        for row in unique { if let column = row[0].text { keys.insert(column.identifierKey) } }
         var references: [Int64: (table: String, from: [String], to: [String?])] = [:]
         for row in try database.rows("SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?1, 'main') ORDER BY id, seq", [.text(name)]) {
             guard let id = row[0].integer, let parent = row[1].text, let from = row[2].text else { continue }
@@ -204,7 +204,7 @@ struct StoreGrowth {
             if to.count != reference.from.count {
                 to = try database.rows("SELECT name FROM pragma_table_info(?1, 'main') WHERE pk > 0 ORDER BY pk", [.text(reference.table)]).compactMap { $0[0].text }
             }
-            for column in reference.from { keys.insert(column.lowercased()) }
+            for column in reference.from { keys.insert(column.identifierKey) }
             resolved.append((reference.table, reference.from, to))
         }
         return Table(name: name, columns: columns, keys: keys, references: resolved)
@@ -214,10 +214,10 @@ struct StoreGrowth {
     private static func parentsFirst(_ tables: [Table]) -> [Table] {
         var placed: Set<String> = [], ordered: [Table] = []
         func place(_ table: Table, _ visiting: Set<String>) {
-            let name = table.name.lowercased()
+            let name = table.name.identifierKey
             guard !placed.contains(name), !visiting.contains(name) else { return }
             for reference in table.references {
-                if let parent = tables.first(where: { $0.name.lowercased() == reference.table.lowercased() }) { place(parent, visiting.union([name])) }
+                if let parent = tables.first(where: { $0.name.identifierKey == reference.table.identifierKey }) { place(parent, visiting.union([name])) }
             }
             if placed.insert(name).inserted { ordered.append(table) }
         }
@@ -225,11 +225,11 @@ struct StoreGrowth {
         return ordered
     }
 
-    /// Columns joined by foreign keys, by `table\0column` lowercased (union-find).
+    /// Columns joined by foreign keys, by `table\0column` (the table by `identifierKey`; union-find).
     private struct Domains {
         private var parent: [String: String] = [:]
 
-        private static func name(_ table: String, _ column: String) -> String { table.lowercased() + "\u{0}" + column }
+        private static func name(_ table: String, _ column: String) -> String { table.identifierKey + "\u{0}" + column }
 
         mutating func add(_ table: String, _ column: String) {
             let name = Self.name(table, column)

@@ -90,7 +90,7 @@ extension CorpusConfiguration {
             case .moved(let move):
                 guard Self.columnName(name) != nil else { throw fail("changes[\"\(name)\"]: a move names a column, table.column") }
                 guard let to = Self.columnName(move.movedTo) else { throw fail("changes[\"\(name)\"].movedTo is \"\(move.movedTo)\"; it must be table.column") }
-                guard let key = Self.columnName(move.key), key.table.lowercased() == to.table.lowercased() else {
+                guard let key = Self.columnName(move.key), key.table.identifierKey == to.table.identifierKey else {
                     throw fail("changes[\"\(name)\"].key is \"\(move.key)\"; it must be a column of \(to.table), \(to.table).column")
                 }
             default:
@@ -100,7 +100,7 @@ extension CorpusConfiguration {
         for (old, new) in (renames ?? [:]).sorted(by: { $0.key < $1.key }) {
             if let column = Self.columnName(old) {
                 guard let renamed = Self.columnName(new),
-                      [column.table.lowercased(), renamedTable(column.table)?.lowercased()].contains(renamed.table.lowercased())
+                      [column.table.identifierKey, renamedTable(column.table)?.identifierKey].contains(renamed.table.identifierKey)
                 else { throw fail("renames[\"\(old)\"] is \"\(new)\"; a column's new name is \(renamedTable(column.table) ?? column.table).column") }
             } else if new.isEmpty || new.contains(".") {
                 throw fail("renames[\"\(old)\"] is \"\(new)\"; a table's new name is a table name")
@@ -118,30 +118,30 @@ extension CorpusConfiguration {
 
     /// The new name of a table declared renamed.
     func renamedTable(_ table: String) -> String? {
-        (renames ?? [:]).first { $0.key.lowercased() == table.lowercased() && !$0.key.contains(".") }?.value
+        (renames ?? [:]).first { $0.key.identifierKey == table.identifierKey && !$0.key.contains(".") }?.value
     }
 
     /// The new name of a column declared renamed (of `table`, by its old name).
     func renamedColumn(_ table: String, _ column: String) -> String? {
-        let label = "\(table).\(column)".lowercased()
-        return (renames ?? [:]).first { $0.key.lowercased() == label }.flatMap { Self.columnName($0.value)?.column }
+        let label = "\(table).\(column)".identifierKey
+        return (renames ?? [:]).first { $0.key.identifierKey == label }.flatMap { Self.columnName($0.value)?.column }
     }
 
-    /// The declared moves, by lower-cased `table.column` of the source.
+    /// The declared moves, by `table.column` of the source (by `identifierKey`).
     package var declaredMoves: [String: ChangeDeclaration.Move] {
-        Dictionary((changes ?? [:]).compactMap { key, value in value.move.map { (key.lowercased(), $0) } }, uniquingKeysWith: { first, _ in first })
+        Dictionary((changes ?? [:]).compactMap { key, value in value.move.map { (key.identifierKey, $0) } }, uniquingKeysWith: { first, _ in first })
     }
 }
 
 extension CorpusConfiguration {
     /// The declared renames as ``PreservationCheck`` takes them: the new name
-    /// (a table's, or a column's without its table), by the old lowercased
-    /// `table` or `table.column`.
+    /// (a table's, or a column's without its table), by the old `table` or
+    /// `table.column` (by `identifierKey`).
     package var renameMap: [String: String] {
-        Dictionary((renames ?? [:]).map { old, new in (old.lowercased(), old.contains(".") ? (Self.columnName(new)?.column ?? new) : new) }, uniquingKeysWith: { first, _ in first })
+        Dictionary((renames ?? [:]).map { old, new in (old.identifierKey, old.contains(".") ? (Self.columnName(new)?.column ?? new) : new) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// The tables' new names, by the old lowercased name.
+    /// The tables' new names, by the old name (by `identifierKey`).
     package var renamedTables: [String: String] {
         renameMap.filter { !$0.key.contains(".") }
     }

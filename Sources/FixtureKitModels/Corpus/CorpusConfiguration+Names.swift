@@ -1,15 +1,16 @@
 import FixtureKitSystem
+import FixtureKitSQLite
 
 extension CorpusConfiguration {
     /// The names in `counts`, `keys`, `changes` and `renames` that name a table no fixture
     /// has: a misspelt name would silently check nothing.
     ///
-    /// - Parameter tables: the tables of each fixture, lower-cased.
+    /// - Parameter tables: the tables of each fixture, by `identifierKey`.
     /// - Returns: one message per unknown name, in the order of the keys.
     package func unknownTableNames(among tables: Set<String>) -> [String] {
         var messages: [String] = []
         func check(_ section: String, _ names: [String], table: (String) -> String) {
-            for name in names.sorted() where !tables.contains(table(name).lowercased()) {
+            for name in names.sorted() where !tables.contains(table(name).identifierKey) {
                 messages.append("\(section): \"\(name)\" names a table no fixture has")
             }
         }
@@ -33,7 +34,7 @@ extension CorpusConfiguration {
         for version in versions {
             let manifestPath = resolve(version).appendingPath(Manifest.fileName)
             guard let bytes = try? POSIX.readFile(manifestPath), let manifest = try? Manifest.decode(bytes) else { return nil }
-            tables.formUnion(manifest.tables.keys.map { $0.lowercased() })
+            tables.formUnion(manifest.tables.keys.map { $0.identifierKey })
         }
         return tables
     }

@@ -1,5 +1,6 @@
 import Foundation
 import FixtureKitSystem
+import FixtureKitSQLite
 
 /// `fixturekit.json`: the corpus' store name, its versions, the migration plan,
 /// the checks that must hold after it, and the anonymization rules.
@@ -279,12 +280,12 @@ public struct CorpusConfiguration: Codable, Equatable, Sendable {
         }
     }
 
-    /// The declared changes, by lower-cased `table.column` or `table`; a table
+    /// The declared changes, by `table.column` or `table` (by `identifierKey`); a table
     /// whose count is declared `dropped` is a dropped table too.
     package var declaredChanges: [String: DeclaredChange] {
-        var declared = Dictionary((changes ?? [:]).compactMap { key, value in value.declared.map { (key.lowercased(), $0) } }, uniquingKeysWith: { first, _ in first })
-        for (table, rule) in counts ?? [:] where rule == .dropped && declared[table.lowercased()] == nil {
-            declared[table.lowercased()] = .dropped
+        var declared = Dictionary((changes ?? [:]).compactMap { key, value in value.declared.map { (key.identifierKey, $0) } }, uniquingKeysWith: { first, _ in first })
+        for (table, rule) in counts ?? [:] where rule == .dropped && declared[table.identifierKey] == nil {
+            declared[table.identifierKey] = .dropped
         }
         return declared
     }

@@ -4,7 +4,7 @@ import FixtureKitSystem
 /// The structural differences between two schemas, in plain words:
 /// `notes.created_at: TEXT here, INTEGER in 3.0.0`, `index notes_by_title: missing`.
 ///
-/// Names are compared as SQLite resolves them (``identifierKey(_:)``: ASCII
+/// Names are compared as SQLite resolves them (`identifierKey`: ASCII
 /// letters without case): those of tables, columns, indexes, views and
 /// triggers, and the names inside an index's or a foreign key's description
 /// (its table, columns and collations). A name is shown as the schema spells it.
@@ -15,8 +15,8 @@ public enum SchemaDiff {
     /// (`3.0.0`), in a stable order: tables, then indexes, views, triggers.
     public static func differences(_ schema: SchemaSnapshot, from reference: SchemaSnapshot, referenceName: String) -> [String] {
         var lines: [String] = []
-        let ours = Dictionary(schema.tables.map { (identifierKey($0.name), $0) }, uniquingKeysWith: { first, _ in first })
-        let theirs = Dictionary(reference.tables.map { (identifierKey($0.name), $0) }, uniquingKeysWith: { first, _ in first })
+        let ours = Dictionary(schema.tables.map { ($0.name.identifierKey, $0) }, uniquingKeysWith: { first, _ in first })
+        let theirs = Dictionary(reference.tables.map { ($0.name.identifierKey, $0) }, uniquingKeysWith: { first, _ in first })
         for key in Set(ours.keys).union(theirs.keys).sorted() {
             switch (ours[key], theirs[key]) {
             case (nil, let expected?):
@@ -47,13 +47,13 @@ public enum SchemaDiff {
         if table.strict != expected.strict {
             lines.append("table \(name): \(table.strict ? "STRICT" : "not STRICT") here, \(expected.strict ? "STRICT" : "not STRICT") in \(referenceName)")
         }
-        let columns = Dictionary(table.columns.map { (identifierKey($0.name), $0) }, uniquingKeysWith: { first, _ in first })
-        let expectedColumns = Dictionary(expected.columns.map { (identifierKey($0.name), $0) }, uniquingKeysWith: { first, _ in first })
-        for column in expected.columns where columns[identifierKey(column.name)] == nil {
+        let columns = Dictionary(table.columns.map { ($0.name.identifierKey, $0) }, uniquingKeysWith: { first, _ in first })
+        let expectedColumns = Dictionary(expected.columns.map { ($0.name.identifierKey, $0) }, uniquingKeysWith: { first, _ in first })
+        for column in expected.columns where columns[column.name.identifierKey] == nil {
             lines.append("\(name).\(column.name): missing (\(referenceName) has it)")
         }
         for column in table.columns {
-            guard let other = expectedColumns[identifierKey(column.name)] else {
+            guard let other = expectedColumns[column.name.identifierKey] else {
                 lines.append("\(name).\(column.name): extra (not in \(referenceName))")
                 continue
             }
@@ -74,8 +74,8 @@ public enum SchemaDiff {
                 lines.append("\(label): \(hiddenName(column.hidden)) here, \(hiddenName(other.hidden)) in \(referenceName)")
             }
         }
-        let order = table.columns.map { identifierKey($0.name) }.filter { expectedColumns[$0] != nil }
-        let expectedOrder = expected.columns.map { identifierKey($0.name) }.filter { columns[$0] != nil }
+        let order = table.columns.map { $0.name.identifierKey }.filter { expectedColumns[$0] != nil }
+        let expectedOrder = expected.columns.map { $0.name.identifierKey }.filter { columns[$0] != nil }
         if order != expectedOrder {
             lines.append("table \(name): columns in another order (\(order.joined(separator: ", ")) here, \(expectedOrder.joined(separator: ", ")) in \(referenceName))")
         }
@@ -99,8 +99,8 @@ public enum SchemaDiff {
     }
 
     private static func namedDifferences(_ kind: String, _ ours: [Described], _ theirs: [Described], _ referenceName: String) -> [String] {
-        let mine = Dictionary(ours.map { (identifierKey($0.name), $0) }, uniquingKeysWith: { first, _ in first })
-        let expected = Dictionary(theirs.map { (identifierKey($0.name), $0) }, uniquingKeysWith: { first, _ in first })
+        let mine = Dictionary(ours.map { ($0.name.identifierKey, $0) }, uniquingKeysWith: { first, _ in first })
+        let expected = Dictionary(theirs.map { ($0.name.identifierKey, $0) }, uniquingKeysWith: { first, _ in first })
         var lines: [String] = []
         for key in Set(mine.keys).union(expected.keys).sorted() {
             switch (mine[key], expected[key]) {
@@ -114,13 +114,13 @@ public enum SchemaDiff {
         return lines
     }
 
-    /// `foldingNames`: the index's table, columns and collations as ``identifierKey(_:)`` gives them (to compare).
+    /// `foldingNames`: the index's table, columns and collations as `identifierKey` gives them (to compare).
     static func describe(_ index: SchemaSnapshot.Index, foldingNames: Bool = false) -> String {
-        let name = { (name: String) in foldingNames ? identifierKey(name) : name }
+        let name = { (name: String) in foldingNames ? name.identifierKey : name }
         let columns = index.columns.map { column in
             var text = column.name.map(name) ?? "<expression>"
             if column.descending { text += " DESC" }
-            if identifierKey(column.collation) != "binary" { text += " COLLATE \(name(column.collation))" }
+            if column.collation.identifierKey != "binary" { text += " COLLATE \(name(column.collation))" }
             return text
         }.joined(separator: ", ")
         var text = "\(index.unique ? "UNIQUE " : "")on \(name(index.table))(\(columns))"
@@ -130,9 +130,9 @@ public enum SchemaDiff {
         return text
     }
 
-    /// `foldingNames`: the key's tables and columns as ``identifierKey(_:)`` gives them (to compare).
+    /// `foldingNames`: the key's tables and columns as `identifierKey` gives them (to compare).
     static func describe(_ key: SchemaSnapshot.ForeignKey, foldingNames: Bool = false) -> String {
-        let name = { (name: String) in foldingNames ? identifierKey(name) : name }
+        let name = { (name: String) in foldingNames ? name.identifierKey : name }
         let to = key.to.map { $0.map(name) ?? "<primary key>" }.joined(separator: ", ")
         return "(\(key.from.map(name).joined(separator: ", "))) -> \(name(key.table))(\(to)) ON UPDATE \(key.onUpdate) ON DELETE \(key.onDelete)"
     }

@@ -86,11 +86,11 @@ extension SchemaSnapshot {
     /// Whether `column` is the INTEGER PRIMARY KEY of `table`, a rowid table:
     /// another name for its rowid.
     package func isRowid(_ column: String, of table: String) -> Bool {
-        tables.first { identifierKey($0.name) == identifierKey(table) }.map { isRowid(column, of: $0) } ?? false
+        tables.first { $0.name.identifierKey == table.identifierKey }.map { isRowid(column, of: $0) } ?? false
     }
 
     private func isRowid(_ column: String, of table: Table) -> Bool {
-        rowidColumn(of: table).map(identifierKey) == identifierKey(column)
+        rowidColumn(of: table).map(\.identifierKey) == column.identifierKey
     }
 
     /// The column that names the rowid of `table`: the INTEGER PRIMARY KEY of a
@@ -100,7 +100,7 @@ extension SchemaSnapshot {
     package func rowidColumn(of table: Table) -> String? {
         let primaryKey = table.primaryKey
         guard !table.withoutRowID, primaryKey.count == 1, primaryKey[0].type == "INTEGER",
-              !indexes.contains(where: { $0.origin == "pk" && identifierKey($0.table) == identifierKey(table.name) }) else { return nil }
+              !indexes.contains(where: { $0.origin == "pk" && $0.table.identifierKey == table.name.identifierKey }) else { return nil }
         return primaryKey[0].name
     }
 
@@ -110,15 +110,15 @@ extension SchemaSnapshot {
     /// starts with those columns, in any order, each with the collation given
     /// (the column's own, for `column = value`).
     package func findsRows(of table: String, by columns: [String], collations: [String]) -> Bool {
-        guard !columns.isEmpty, let described = tables.first(where: { identifierKey($0.name) == identifierKey(table) }) else { return false }
-        let wanted = Dictionary(zip(columns.map(identifierKey), collations.map(identifierKey)), uniquingKeysWith: { first, _ in first })
+        guard !columns.isEmpty, let described = tables.first(where: { $0.name.identifierKey == table.identifierKey }) else { return false }
+        let wanted = Dictionary(zip(columns.map(\.identifierKey), collations.map(\.identifierKey)), uniquingKeysWith: { first, _ in first })
         if columns.count == 1, isRowid(columns[0], of: described) { return true }
         return indexes.contains { index in
-            guard identifierKey(index.table) == identifierKey(table), !index.partial, index.columns.count >= columns.count else { return false }
+            guard index.table.identifierKey == table.identifierKey, !index.partial, index.columns.count >= columns.count else { return false }
             let leading = index.columns.prefix(columns.count)
-            let names = Set(leading.compactMap { $0.name.map(identifierKey) })
+            let names = Set(leading.compactMap { $0.name.map(\.identifierKey) })
             return names.count == columns.count && names == Set(wanted.keys)
-                && leading.allSatisfy { column in column.name.map { wanted[identifierKey($0)] == identifierKey(column.collation) } ?? false }
+                && leading.allSatisfy { column in column.name.map { wanted[$0.identifierKey] == column.collation.identifierKey } ?? false }
         }
     }
 

@@ -101,9 +101,9 @@ public struct StoreContents: Codable, Equatable, Sendable {
     /// violates left out. `PRAGMA foreign_key_check(table)` takes about five times
     /// as long on a large table (1.1 million rows: 2.08 s against 0.39 s).
     package static func foreignKeyViolations(_ database: Database, of table: SchemaSnapshot.Table, schema: SchemaSnapshot) throws(SQLiteError) -> [String: Int] {
-        let tables = Set(schema.tables.map { $0.name.lowercased() })
+        let tables = Set(schema.tables.map { $0.name.identifierKey })
         let simple = table.foreignKeys.allSatisfy { key in
-            key.from.count == 1 && key.to.count == 1 && key.to[0] != nil && tables.contains(key.table.lowercased())
+            key.from.count == 1 && key.to.count == 1 && key.to[0] != nil && tables.contains(key.table.identifierKey)
         }
         var found: [String: Int] = [:]
         guard simple else {
