@@ -180,6 +180,27 @@ import Testing
         #expect(!missing.passed)
     }
 
+    /// A page two tables share is seen only by a check of the whole file: the
+    /// split's `quick_check`, or the whole `integrity_check` it is replaced by.
+    /// Split or not, with any number of workers, the check fails, and says
+    /// what the whole check says.
+    @Test func aPageTwoTablesShareFailsTheCheckSplitOrNot() throws {
+        let (folder, source, _) = try stores("SELECT 1")
+        defer { withExtendedLifetime(folder) {} }
+        let database = try Database(path: source)
+        try database.execute("PRAGMA writable_schema = ON; UPDATE sqlite_schema SET rootpage = (SELECT rootpage FROM sqlite_schema WHERE name = 'small') WHERE name = 'other'")
+        try database.close()
+        let whole = try MigrationChecks.integrity(try Database(path: source, options: .init(readOnly: true)))
+        #expect(!whole.passed && whole.message?.contains("2nd reference to page") == true, "\(whole.message ?? "")")
+        for workers in 0...3 {
+            // `big` most of the check (whole with one worker), then evenly (split).
+            for sizes in [["big": 3000, "small": 2, "other": 1], ["big": 2, "small": 2, "other": 2]] {
+                let check = MigrationChecks.integrity(path: source, sizes: sizes, workers: workers).result()
+                #expect(!check.passed && check.message == whole.message, "\(workers) workers, \(sizes): \(check.message ?? "")")
+            }
+        }
+    }
+
     /// With one worker, the check is split only when the tables other than the
     /// largest cost more than the split's second walk of every b-tree (a third
     /// of the whole); with two or more, always; with none, never.
