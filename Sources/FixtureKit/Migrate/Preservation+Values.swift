@@ -21,7 +21,7 @@ extension PreservationCheck {
     static let shownBytes = 20
 
     /// Whether a finding may show the values of `table.column` (any of the
-    /// names given, as `table.column`): not a personal column, and
+    /// names given, as `table.column` by `identifierKey`): not a personal column, and
     /// one of ``shownValues`` when that is set.
     func showsValues(of columns: [String]) -> Bool {
         guard let personal else { return false }

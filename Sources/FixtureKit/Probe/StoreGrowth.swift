@@ -39,7 +39,7 @@ struct StoreGrowth {
     private struct Table {
         var name: String
         var columns: [String]
-        /// Column names that are keys.
+        /// Column names that are keys, by `identifierKey`.
         var keys: Set<String>
         /// (parent table, child columns, parent columns).
         var references: [(table: String, from: [String], to: [String])]
