@@ -22,3 +22,15 @@ extension String {
         String(decoding: utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
     }
 }
+
+extension Dictionary where Key == String {
+    /// The value under the key that names what `name` names, as SQLite matches
+    /// names (``Swift/String/identifierKey``): for a configuration's tables and
+    /// columns, written as users spell them. The exact spelling wins where two
+    /// keys fold to one name.
+    package func value(forName name: String) -> Value? {
+        if let value = self[name] { return value }
+        let key = name.identifierKey
+        return first { $0.key.identifierKey == key }?.value
+    }
+}

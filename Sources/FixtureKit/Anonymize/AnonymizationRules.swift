@@ -56,9 +56,9 @@ public struct AnonymizationRules: Equatable, Sendable {
     /// names: without regard to ASCII case.
     func rule(table: String, column: String) -> ColumnRule? {
         if let rule = tables[table]?[column] { return rule }
-        let tableKey = table.identifierKey, columnKey = column.identifierKey
+        let tableKey = table.identifierKey
         for (name, columns) in tables where name.identifierKey == tableKey {
-            if let rule = columns.first(where: { $0.key.identifierKey == columnKey })?.value { return rule }
+            if let rule = columns.value(forName: column) { return rule }
         }
         return nil
     }

@@ -272,7 +272,7 @@ extension LintWatcher {
     private func declaresDrop(_ table: String, _ column: String?) -> Bool {
         let declared = configuration.declaredChanges
         if [.dropped, .excluded].contains(declared[table.identifierKey]) { return true }
-        if let rule = (configuration.counts ?? [:]).first(where: { $0.key.identifierKey == table.identifierKey })?.value, column == nil, rule != .preserved { return true }
+        if let rule = configuration.counts?.value(forName: table), column == nil, rule != .preserved { return true }
         guard let column else { return false }
         return (configuration.changes ?? [:]).keys.contains { $0.identifierKey == "\(table).\(column)".identifierKey }
     }

@@ -37,7 +37,7 @@ struct ConstraintProbe {
                 let info = try database.rows("SELECT name, pk FROM pragma_table_info(?1)", [.text(table)])
                 let withoutRowID = try database.scalar("SELECT wr FROM pragma_table_list(?1) WHERE schema = 'main'", [.text(table)])?.integer == 1
                 let primaryKey = info.filter { ($0[1].integer ?? 0) > 0 }.sorted { ($0[1].integer ?? 0) < ($1[1].integer ?? 0) }.compactMap { $0[0].text }
-                let declared = (configuration.keys ?? [:]).first { $0.key.identifierKey == table.identifierKey }?.value
+                let declared = configuration.keys?.value(forName: table)
                 let naming = unique ? columns : (declared ?? primaryKey)
                 try capture(table, naming, nullIn: unique ? nil : columns.first, statement: statement, withoutRowID: withoutRowID)
                 // Read only now: a failure is rare, the rules file is read for it alone.

@@ -62,8 +62,7 @@ final class SourceKeys: Sendable {
     /// A table's key, as ``PreservationCheck`` chooses it: declared (under the
     /// table's name as SQLite matches it), or the primary key.
     static func key(of table: SchemaSnapshot.Table, keys: [String: [String]]) -> [String] {
-        let name = table.name.identifierKey
-        return keys[table.name] ?? keys.first { $0.key.identifierKey == name }?.value ?? table.primaryKey.map(\.name)
+        keys.value(forName: table.name) ?? table.primaryKey.map(\.name)
     }
 
     private static func find(reference: String, schema: SchemaSnapshot, keys: [String: [String]], store: String?) throws(SQLiteError) -> [String: Table] {

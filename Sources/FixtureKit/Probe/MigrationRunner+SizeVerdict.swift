@@ -72,7 +72,7 @@ extension MigrationRunner {
         if let factor = settings.factor { return (factor, "\"factor\": \(Self.factor(factor))") }
         var best: (factor: Double, label: String)?
         for (table, wanted) in (settings.rows ?? [:]).sorted(by: { $0.key < $1.key }) {
-            guard let have = rows.first(where: { $0.key.identifierKey == table.identifierKey })?.value, have > 0 else { continue }
+            guard let have = rows.value(forName: table), have > 0 else { continue }
             let factor = max(1, Double(wanted) / Double(have))
             if factor > (best?.factor ?? 0) { best = (factor, "\(table): \(wanted) rows, \(have) in \(version)") }
         }
@@ -82,7 +82,7 @@ extension MigrationRunner {
     /// The declared tables the fixture gives no rows to scale by.
     private func sizeNotes(_ version: String, settings: SizeProbeSettings, rows: [String: Int]) -> [String] {
         (settings.rows ?? [:]).keys.sorted().compactMap { table in
-            let have = rows.first { $0.key.identifierKey == table.identifierKey }?.value
+            let have = rows.value(forName: table)
             guard have == nil || have == 0 else { return nil }
             return "rows.\(table): \(have == nil ? "no such table" : "no rows") in \(version) to scale by"
         }

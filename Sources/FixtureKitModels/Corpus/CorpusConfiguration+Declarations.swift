@@ -123,8 +123,7 @@ extension CorpusConfiguration {
 
     /// The new name of a column declared renamed (of `table`, by its old name).
     func renamedColumn(_ table: String, _ column: String) -> String? {
-        let label = "\(table).\(column)".identifierKey
-        return (renames ?? [:]).first { $0.key.identifierKey == label }.flatMap { Self.columnName($0.value)?.column }
+        renames?.value(forName: "\(table).\(column)").flatMap { Self.columnName($0)?.column }
     }
 
     /// The declared moves, by `table.column` of the source (by `identifierKey`).

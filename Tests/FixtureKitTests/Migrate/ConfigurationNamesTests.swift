@@ -58,6 +58,24 @@ import Testing
         #expect(SourceKeys.key(of: lower, keys: ["été": ["code"], "ÉTé": ["CODE"]]) == ["code"])
     }
 
+    /// The look-up every rule of the configuration goes through: a key in any
+    /// ASCII case, the exact spelling first where two keys fold to one name (so
+    /// that the answer does not depend on the dictionary's order).
+    @Test func aNamedValueIsFoundAsSQLiteMatchesTheName() {
+        let rules = ["Notes": 1, "folders": 2, "Été": 3]
+        #expect(rules.value(forName: "NOTES") == 1)
+        #expect(rules.value(forName: "Folders") == 2)
+        #expect(rules.value(forName: "ÉTé") == 3)
+        #expect(rules.value(forName: "ÉTÉ") == nil)
+        #expect(rules.value(forName: "été") == nil)
+        #expect(rules.value(forName: "drafts") == nil)
+        for _ in 0..<20 {
+            let twice = Dictionary(uniqueKeysWithValues: [("NOTES", 1), ("notes", 2), ("Notes", 3)].shuffled())
+            #expect(twice.value(forName: "notes") == 2)
+            #expect(twice.value(forName: "Notes") == 3)
+        }
+    }
+
     /// Names are folded by `identifierKey` alone: Swift's `lowercased()` and
     /// Foundation's case-insensitive comparisons fold every letter. The files
     /// that still call them fold text that is not a name.
