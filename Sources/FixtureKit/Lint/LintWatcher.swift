@@ -274,7 +274,7 @@ extension LintWatcher {
         if [.dropped, .excluded].contains(declared[table.identifierKey]) { return true }
         if let rule = configuration.counts?.value(forName: table), column == nil, rule != .preserved { return true }
         guard let column else { return false }
-        return (configuration.changes ?? [:]).keys.contains { $0.identifierKey == "\(table).\(column)".identifierKey }
+        return configuration.changes?.value(forName: "\(table).\(column)") != nil
     }
 
     /// `notes.folder_id (3 rows)`.
