@@ -31,6 +31,11 @@ import FixtureKitCrypto
 /// binary64, big-endian; TEXT `0x03`, its length in bytes (8 bytes, big-endian)
 /// and its UTF-8 (SQLite converts a UTF-16 store's text); BLOB `0x04`, its length
 /// the same way and its bytes.
+/// What reads the rows of a content hash's scan beside it: given a table's name
+/// and the statement that reads it (`SELECT *`), the function to call on each of
+/// its rows, or nil.
+package typealias ContentRowObserver = (_ table: String, _ statement: Statement) -> ((Statement) -> Void)?
+
 extension Database {
     /// The version of the definition, hashed first.
     static let contentHashPrefix: [UInt8] = Array("fixturekit-content-1".utf8) + [0]
@@ -51,12 +56,16 @@ extension Database {
     ///
     /// Read in one transaction: the caller's, when the connection is in one (a
     /// read transaction whose snapshot the caller chose), else its own.
-    package func contentHashAndRowCounts() throws(SQLiteError) -> (digest: SHA256Digest, rowCounts: [String: Int]) {
-        guard isAutocommit else { return try hashContent() }
-        return try inTransaction { () throws(SQLiteError) in try hashContent() }
+    /// - Parameter observer: shown each table's statement before its rows are
+    ///   read; the function it returns, if any, is called on each of its rows
+    ///   once the row is hashed: what else a caller needs from every row is
+    ///   read in the same scan.
+    package func contentHashAndRowCounts(observing observer: ContentRowObserver? = nil) throws(SQLiteError) -> (digest: SHA256Digest, rowCounts: [String: Int]) {
+        guard isAutocommit else { return try hashContent(observer) }
+        return try inTransaction { () throws(SQLiteError) in try hashContent(observer) }
     }
 
-    private func hashContent() throws(SQLiteError) -> (digest: SHA256Digest, rowCounts: [String: Int]) {
+    private func hashContent(_ observer: ContentRowObserver?) throws(SQLiteError) -> (digest: SHA256Digest, rowCounts: [String: Int]) {
         let hasher: ContentHasher
         do { hasher = try ContentHasher() } catch { throw SQLiteError(code: SQLITE_ERROR, message: error.description) }
         hasher.append(Self.contentHashPrefix)
@@ -84,7 +93,8 @@ extension Database {
             // primary key's order for a table without rowid.
             var sql = "SELECT * FROM \(quotedIdentifier(name)) NOT INDEXED"
             if row[1] == .integer(0), let alias = try rowidAlias(of: name) { sql += " ORDER BY \(alias)" }
-            rowCounts[name] = try hasher.appendRows(of: prepare(sql), marker: UInt8(ascii: "R"))
+            let statement = try prepare(sql)
+            rowCounts[name] = try hasher.appendRows(of: statement, marker: UInt8(ascii: "R"), each: observer?(name, statement))
         }
         do { return (try hasher.finish(), rowCounts) } catch { throw SQLiteError(code: SQLITE_ERROR, message: error.description) }
     }
@@ -181,15 +191,16 @@ private final class ContentHasher {
         }
     }
 
-    /// Every row of `statement`, each after `marker`.
+    /// Every row of `statement`, each after `marker`, each then shown to `each`.
     /// - Returns: how many rows.
     @discardableResult
-    func appendRows(of statement: Statement, marker: UInt8) throws(SQLiteError) -> Int {
+    func appendRows(of statement: Statement, marker: UInt8, each: ((Statement) -> Void)? = nil) throws(SQLiteError) -> Int {
         let columns = statement.columnCount
         var rows = 0
         while try statement.step() {
             appendByte(marker)
             for column in 0..<columns { appendValue(of: statement, column: column) }
+            each?(statement)
             rows += 1
         }
         return rows

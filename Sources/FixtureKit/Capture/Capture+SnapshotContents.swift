@@ -37,6 +37,10 @@ final class SnapshotContentsReader {
     struct Hashed: Sendable {
         let contentHash: String
         let rowCounts: [String: Int]
+        /// The schema the rows were read with, and the violations of the keys
+        /// counted from them (``ForeignKeyTally``).
+        let schema: SchemaSnapshot
+        let foreignKeyViolations: [StoreContents.ForeignKeyID: Int]
     }
 
     /// Written by the reading thread before it signals or leaves its stage,
@@ -67,8 +71,10 @@ final class SnapshotContentsReader {
                 signalled = true
                 begun.signal()
                 guard same else { return }
-                let (digest, rowCounts) = try database.contentHashAndRowCounts()
-                slot.value = Hashed(contentHash: digest.hex, rowCounts: rowCounts)
+                let schema = try SchemaSnapshot(database: database)
+                let tally = ForeignKeyTally(schema: schema)
+                let (digest, rowCounts) = try database.contentHashAndRowCounts(observing: tally.observer)
+                slot.value = Hashed(contentHash: digest.hex, rowCounts: rowCounts, schema: schema, foreignKeyViolations: tally.counts())
             }
         }
     }

@@ -254,13 +254,33 @@ public enum Capture {
     }
 
     /// The contents of the snapshot `source` reads (in its transaction, once its
-    /// copy is written): the schema, foreign-key violations and model read here
-    /// while the second connection still hashes the rows, then its content hash
-    /// and row counts. `nil` when either could not be read: the capture then reads
-    /// the copy.
+    /// copy is written): the schema, the model and the foreign-key violations
+    /// no scan of rows counts, read here while the second connection still hashes
+    /// the rows, then its content hash, row counts and the violations it counted
+    /// (``ForeignKeyTally``). `nil` when either could not be read: the capture
+    /// then reads the copy.
     private static func contents(of source: Database, hashedBy reader: SnapshotContentsReader) -> StoreContents? {
-        guard var contents = try? StoreContents(reading: source, countingRows: false), let hashed = reader.hashed() else { return nil }
-        do { try contents.countRows(source, known: hashed.rowCounts) } catch { return nil }
+        guard var contents = try? StoreContents(reading: source, countingForeignKeys: false, countingRows: false) else { return nil }
+        let tallied = ForeignKeyTally(schema: contents.schema).candidates
+        guard let untallied = try? StoreContents.countForeignKeyViolations(source, schema: contents.schema, excluding: tallied),
+              let hashed = reader.hashed() else { return nil }
+        do {
+            try contents.countRows(source, known: hashed.rowCounts)
+            // The keys the scan could not count (another storage class, too many
+            // values), or all of them if it read another schema.
+            let counted = hashed.schema == contents.schema ? hashed.foreignKeyViolations : [:]
+            var violations = untallied
+            for table in contents.schema.tables {
+                for (index, key) in table.foreignKeys.enumerated() {
+                    let id = StoreContents.ForeignKeyID(table: table.name, index: index)
+                    guard tallied.contains(id) else { continue }
+                    violations += try counted[id] ?? StoreContents.violations(source, of: key, in: table, schema: contents.schema)
+                }
+            }
+            contents.foreignKeyViolations = violations
+        } catch {
+            return nil
+        }
         contents.contentHash = hashed.contentHash
         return contents
     }

@@ -87,59 +87,84 @@ public struct StoreContents: Codable, Equatable, Sendable {
     /// so the parent's index finds it. A parent column without such an index (a
     /// key SQLite itself would call a mismatch) is not looked up row by row: its
     /// values are gathered once (`IN` builds a temporary index of them).
-    package static func countForeignKeyViolations(_ database: Database, schema: SchemaSnapshot) throws(SQLiteError) -> Int {
+    /// - Parameter excluded: keys left out (counted elsewhere): single-column keys
+    ///   of tables whose keys are all single-column (``ForeignKeyTally``).
+    package static func countForeignKeyViolations(_ database: Database, schema: SchemaSnapshot, excluding excluded: Set<ForeignKeyID> = []) throws(SQLiteError) -> Int {
         var total = 0
         for table in schema.tables where table.kind == "table" && !table.foreignKeys.isEmpty {
-            total += try foreignKeyViolations(database, of: table, schema: schema).values.reduce(0, +)
+            total += try foreignKeyViolations(database, of: table, schema: schema, excluding: excluded).values.reduce(0, +)
         }
         return total
     }
 
+    /// A foreign key: its table, and its place among the table's keys in a ``SchemaSnapshot``.
+    package struct ForeignKeyID: Hashable, Sendable {
+        /// The table's ``Swift/String/identifierKey``.
+        package let table: String
+        package let index: Int
+
+        package init(table: String, index: Int) {
+            self.table = table.identifierKey
+            self.index = index
+        }
+    }
+
+    /// Whether every key of `table` is counted by an anti-join of its own (one
+    /// child column, a named parent column of a table that exists); otherwise
+    /// the table's rows are counted by the pragma.
+    package static func hasSimpleKeys(_ table: SchemaSnapshot.Table, schema: SchemaSnapshot) -> Bool {
+        table.foreignKeys.allSatisfy { key in
+            key.from.count == 1 && key.to.count == 1 && key.to[0] != nil && schema.tables.contains { $0.name.identifierKey == key.table.identifierKey }
+        }
+    }
+
     /// The rows of `table` (of the main schema, as `schema` describes it) that
-    /// violate each of its foreign keys, counted as ``countForeignKeyViolations(_:schema:)``
+    /// violate each of its foreign keys, counted as ``countForeignKeyViolations(_:schema:excluding:)``
     /// counts them; by key, named `(from, ...) REFERENCES parent`, keys no row
     /// violates left out. `PRAGMA foreign_key_check(table)` takes about five times
     /// as long on a large table (1.1 million rows: 2.08 s against 0.39 s).
-    package static func foreignKeyViolations(_ database: Database, of table: SchemaSnapshot.Table, schema: SchemaSnapshot) throws(SQLiteError) -> [String: Int] {
-        let tables = Set(schema.tables.map { $0.name.identifierKey })
-        let simple = table.foreignKeys.allSatisfy { key in
-            key.from.count == 1 && key.to.count == 1 && key.to[0] != nil && tables.contains(key.table.identifierKey)
-        }
+    package static func foreignKeyViolations(_ database: Database, of table: SchemaSnapshot.Table, schema: SchemaSnapshot, excluding excluded: Set<ForeignKeyID> = []) throws(SQLiteError) -> [String: Int] {
         var found: [String: Int] = [:]
-        guard simple else {
+        guard hasSimpleKeys(table, schema: schema) else {
             for row in try database.rows("SELECT fkid, parent, count(*) FROM pragma_foreign_key_check(?1, 'main') GROUP BY fkid, parent", [.text(table.name)]) {
                 let columns = try database.rows("SELECT \"from\" FROM pragma_foreign_key_list(?1, 'main') WHERE id = ?2 ORDER BY seq", [.text(table.name), row[0]])
                 found[keyName(columns.compactMap { $0.first?.text }, row[1].text ?? ""), default: 0] += Int(row[2].integer ?? 0)
             }
             return found
         }
-        let childTable = "main.\(quotedIdentifier(table.name))"
-        for key in table.foreignKeys {
-            guard let parentColumn = key.to[0] else { continue }
-            let parent = "main." + quotedIdentifier(key.table)
-            let column = quotedIdentifier(parentColumn)
-            let sql: String
-            if schema.isRowid(parentColumn, of: key.table),
-               schema.findsRows(of: table.name, by: [key.from[0]], collations: [try database.collation(of: key.from[0], in: table.name)]) {
-                // A parent found by its rowid, a child value read in order from an
-                // index: each distinct value is looked up once, its rows counted
-                // together. Two values GROUP BY takes as one (equal numbers, texts
-                // equal under the child's collation) find the same rowid or none.
-                let value = quotedIdentifier(key.from[0])
-                let groups = "SELECT \(value) AS v, count(*) AS n FROM \(childTable) WHERE \(value) IS NOT NULL GROUP BY \(value)"
-                sql = "SELECT coalesce(sum(g.n), 0) FROM (\(groups)) AS g WHERE NOT EXISTS (SELECT 1 FROM \(parent) AS p WHERE p.\(column) = +g.v)"
-            } else {
-                let child = "c." + quotedIdentifier(key.from[0])
-                let collation = try database.collation(of: parentColumn, in: key.table)
-                let missing = schema.findsRows(of: key.table, by: [parentColumn], collations: [collation])
-                    ? "NOT EXISTS (SELECT 1 FROM \(parent) AS p WHERE p.\(column) = +\(child))"
-                    : "(+\(child)) COLLATE \(quotedIdentifier(collation)) NOT IN (SELECT p.\(column) FROM \(parent) AS p WHERE p.\(column) IS NOT NULL)"
-                sql = "SELECT count(*) FROM \(childTable) AS c WHERE \(child) IS NOT NULL AND \(missing)"
-            }
-            let count = Int(try database.scalar(sql)?.integer ?? 0)
+        for (index, key) in table.foreignKeys.enumerated() where !excluded.contains(ForeignKeyID(table: table.name, index: index)) {
+            let count = try violations(database, of: key, in: table, schema: schema)
             if count > 0 { found[keyName(key.from, key.table), default: 0] += count }
         }
         return found
+    }
+
+    /// The rows of `table` that violate `key`, a key of one child column to a
+    /// named parent column (``hasSimpleKeys(_:schema:)``): one anti-join.
+    package static func violations(_ database: Database, of key: SchemaSnapshot.ForeignKey, in table: SchemaSnapshot.Table, schema: SchemaSnapshot) throws(SQLiteError) -> Int {
+        guard let parentColumn = key.to.first ?? nil, let childColumn = key.from.first else { return 0 }
+        let childTable = "main.\(quotedIdentifier(table.name))"
+        let parent = "main." + quotedIdentifier(key.table)
+        let column = quotedIdentifier(parentColumn)
+        let sql: String
+        if schema.isRowid(parentColumn, of: key.table),
+           schema.findsRows(of: table.name, by: [childColumn], collations: [try database.collation(of: childColumn, in: table.name)]) {
+            // A parent found by its rowid, a child value read in order from an
+            // index: each distinct value is looked up once, its rows counted
+            // together. Two values GROUP BY takes as one (equal numbers, texts
+            // equal under the child's collation) find the same rowid or none.
+            let value = quotedIdentifier(childColumn)
+            let groups = "SELECT \(value) AS v, count(*) AS n FROM \(childTable) WHERE \(value) IS NOT NULL GROUP BY \(value)"
+            sql = "SELECT coalesce(sum(g.n), 0) FROM (\(groups)) AS g WHERE NOT EXISTS (SELECT 1 FROM \(parent) AS p WHERE p.\(column) = +g.v)"
+        } else {
+            let child = "c." + quotedIdentifier(childColumn)
+            let collation = try database.collation(of: parentColumn, in: key.table)
+            let missing = schema.findsRows(of: key.table, by: [parentColumn], collations: [collation])
+                ? "NOT EXISTS (SELECT 1 FROM \(parent) AS p WHERE p.\(column) = +\(child))"
+                : "(+\(child)) COLLATE \(quotedIdentifier(collation)) NOT IN (SELECT p.\(column) FROM \(parent) AS p WHERE p.\(column) IS NOT NULL)"
+            sql = "SELECT count(*) FROM \(childTable) AS c WHERE \(child) IS NOT NULL AND \(missing)"
+        }
+        return Int(try database.scalar(sql)?.integer ?? 0)
     }
 
     /// `(from, ...) REFERENCES parent`: a foreign key as the counts name it.
