@@ -1,4 +1,5 @@
 import Testing
+@testable import FixtureKit
 @testable import FixtureKitModels
 @testable import FixtureKitSQLite
 @testable import FixtureKitTestSupport
@@ -102,5 +103,24 @@ import Testing
         })
         #expect(Set(counts.keys) == expected)
         #expect(counts == (try Self.antiJoins(database, schema, Set(counts.keys))))
+    }
+
+    /// A snapshot's manifest counts every key as the pragma does: those the
+    /// scan counted, the one it left to its anti-join (text values), and none
+    /// twice; and a key the scan cannot count at all (to a parent's primary key
+    /// by omission, counted by the pragma) besides them.
+    @Test func aCapturedSnapshotCountsEveryKeyOnce() throws {
+        let folder = try TemporaryFolder()
+        let (database, _) = try Self.store(in: folder)
+        try database.execute("""
+            CREATE TABLE y_omitted (id INTEGER PRIMARY KEY, p INTEGER REFERENCES z_parent);
+            INSERT INTO y_omitted (p) VALUES (1), (701), (702), (NULL);
+            """)
+        let expected = Int(try database.scalar("SELECT count(*) FROM pragma_foreign_key_check")?.integer ?? -1)
+        try database.close()
+        #expect(expected == 270 + 3 + 1000 + 800 + 2 + 2 + 150 + 2)
+        let copied = try Capture.snapshot(try StoreSet.locate(folder.url("Keys.sqlite")), to: folder.url("copy.sqlite"), readingContents: true)
+        let contents = try #require(copied.contents, "the contents were not read alongside the copy")
+        #expect(contents.foreignKeyViolations == expected)
     }
 }
