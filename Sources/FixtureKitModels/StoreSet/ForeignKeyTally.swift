@@ -17,7 +17,7 @@ import FixtureKitSQLite
 /// Used on one thread, the one that reads the rows.
 package final class ForeignKeyTally {
     /// The most values kept at once, over every key and parent (8 bytes each).
-    package static let capacity = 3 << 20
+    package static let capacity = 2 << 20
 
     package typealias ID = StoreContents.ForeignKeyID
 
