@@ -82,7 +82,13 @@ package final class ForeignKeyTally {
         for index in keys.indices where keys[index].child == name {
             guard let column = columns.firstIndex(of: keys[index].childColumn.identifierKey) else { continue }
             keys[index].childRead = true
-            children.append((index, column, keys[index].parent == name ? nil : lookup(keys[index].parent)))
+            let parent = keys[index].parent
+            if parent != name, parents[parent]?.isRead == true, parents[parent]?.isComplete != true {
+                // Its parent's rowids could not all be kept: nothing to look its values up in.
+                keys[index].isCounted = false
+                continue
+            }
+            children.append((index, column, parent == name ? nil : lookup(parent)))
         }
         guard parentColumn != nil || !children.isEmpty else { return nil }
         return { [unowned self] statement in
@@ -168,7 +174,7 @@ private struct RowidSet {
             sorted = rowids
             return
         }
-        bits = [UInt64](repeating: 0, count: Int((high &- low) / 64) + 1)
+        bits = [UInt64](repeating: 0, count: Int(span / 64) + 1)
         for rowid in rowids {
             let offset = Int(rowid &- low)
             bits[offset >> 6] |= 1 << UInt64(offset & 63)
