@@ -1,4 +1,5 @@
 import FixtureKitSystem
+import FixtureKitCrypto
 import FixtureKitSQLite
 
 /// What is inside a store, read through SQLite from a copy: schema, row counts,
@@ -56,6 +57,32 @@ public struct StoreContents: Codable, Equatable, Sendable {
             throw StoreError(store: database.path, problem: .metadata(error))
         }
         if countingRows { try countRows(database, known: [:]) }
+    }
+
+    /// The contents of `database` and its content hash, in one scan of its rows:
+    /// the row counts and the violations of the foreign keys to a parent's rowid
+    /// are read from the content hash's scan (``ForeignKeyTally``), the other
+    /// keys counted by their anti-joins. The same contents as
+    /// ``init(reading:countingForeignKeys:countingRows:)``, with ``contentHash``.
+    /// - Throws: ``StoreError``; a failure of the content hash's scan with the operation `hash`.
+    package init(readingAndHashing database: Database) throws(StoreError) {
+        try self.init(reading: database, countingForeignKeys: false, countingRows: false)
+        let tally = ForeignKeyTally(schema: schema)
+        let rowCounts: [String: Int]
+        do throws(SQLiteError) {
+            let hashed = try database.contentHashAndRowCounts(observing: tally.observer)
+            contentHash = hashed.digest.hex
+            rowCounts = hashed.rowCounts
+        } catch {
+            throw StoreError(store: database.path, problem: .sqlite(error), operation: "hash")
+        }
+        let counted = tally.counts()
+        do {
+            foreignKeyViolations = try Self.countForeignKeyViolations(database, schema: schema, excluding: Set(counted.keys)) + counted.values.reduce(0, +)
+        } catch {
+            throw StoreError(store: database.path, problem: .sqlite(error))
+        }
+        try countRows(database, known: rowCounts)
     }
 
     /// The row count of every table of ``schema``: those in `known` (counted on

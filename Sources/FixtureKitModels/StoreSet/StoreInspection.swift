@@ -81,7 +81,8 @@ public struct StoreInspection: Codable, Sendable {
     }
 
     /// - Parameter hashContent: also compute the content hash (``Database/contentHash()``)
-    ///   on the connection the contents are read through, into `contents.contentHash`.
+    ///   on the connection the contents are read through, into `contents.contentHash`
+    ///   (``StoreContents/init(readingAndHashing:)``).
     /// - Throws: ``StoreError``, its operation `inspect`.
     package init(inspecting set: StoreSet, readContents: Bool, access: ContentsAccess, hashContent: Bool = false) throws(StoreError) {
         store = set.storePath
@@ -126,12 +127,7 @@ public struct StoreInspection: Codable, Sendable {
                 if access != .ownedFileImmutable || !set.present.isEmpty { scratch = try ScratchStore(copying: set, operation: "inspect") }
                 let database: Database
                 if let scratch { database = scratch.database } else { database = try ScratchStore.openImmutable(set.storePath) }
-                contents = try StoreContents(reading: database)
-                if hashContent {
-                    do throws(SQLiteError) { contents?.contentHash = try database.contentHash().hex } catch {
-                        throw StoreError(store: set.storePath, problem: .sqlite(error), operation: "hash")
-                    }
-                }
+                contents = hashContent ? try StoreContents(readingAndHashing: database) : try StoreContents(reading: database)
             } catch {
                 diagnostics.append(Diagnostic(severity: .problem, file: set.storeName, message: "SQLite cannot read the store set: \(error.why)"))
             }

@@ -123,4 +123,17 @@ import Testing
         let contents = try #require(copied.contents, "the contents were not read alongside the copy")
         #expect(contents.foreignKeyViolations == expected)
     }
+
+    /// The inspection that hashes a store (a raw capture's, `checkpoint`'s, a
+    /// fixture's `anonymize`) reads in one scan what the queries read.
+    @Test func oneScanReadsWhatTheQueriesRead() throws {
+        let folder = try TemporaryFolder()
+        let (database, _) = try Self.store(in: folder)
+        defer { try? database.close() }
+        try database.execute("CREATE TABLE y_omitted (id INTEGER PRIMARY KEY, p INTEGER REFERENCES z_parent); INSERT INTO y_omitted (p) VALUES (1), (701), (NULL);")
+        let scanned = try StoreContents(readingAndHashing: database)
+        #expect(scanned == (try StoreContents(reading: database)).with(contentHash: try database.contentHash().hex))
+        #expect(scanned.foreignKeyViolations == 2229 - 1)
+        #expect(scanned.tables["a_child"] == 1000)
+    }
 }
