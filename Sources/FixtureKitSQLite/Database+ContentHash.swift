@@ -2,6 +2,11 @@ import CSQLite
 import FixtureKitSystem
 import FixtureKitCrypto
 
+/// What reads the rows of a content hash's scan beside it: given a table's name
+/// and the statement that reads it (`SELECT *`), the function to call on each of
+/// its rows, or nil.
+package typealias ContentRowObserver = (_ table: String, _ statement: Statement) -> ((Statement) -> Void)?
+
 /// The content hash of a store: the SHA-256 of its logical content (schema and
 /// every row of every table, in a canonical order), read through SQLite, so that
 /// it stays the same whatever the page size, journal mode, free pages, text
@@ -31,11 +36,6 @@ import FixtureKitCrypto
 /// binary64, big-endian; TEXT `0x03`, its length in bytes (8 bytes, big-endian)
 /// and its UTF-8 (SQLite converts a UTF-16 store's text); BLOB `0x04`, its length
 /// the same way and its bytes.
-/// What reads the rows of a content hash's scan beside it: given a table's name
-/// and the statement that reads it (`SELECT *`), the function to call on each of
-/// its rows, or nil.
-package typealias ContentRowObserver = (_ table: String, _ statement: Statement) -> ((Statement) -> Void)?
-
 extension Database {
     /// The version of the definition, hashed first.
     static let contentHashPrefix: [UInt8] = Array("fixturekit-content-1".utf8) + [0]
