@@ -267,17 +267,9 @@ public enum Capture {
         do {
             try contents.countRows(source, known: hashed.rowCounts)
             // The keys the scan could not count (another storage class, too many
-            // values), or all of them if it read another schema.
+            // values), or all of them if it read another schema, by their anti-joins.
             let counted = hashed.schema == contents.schema ? hashed.foreignKeyViolations : [:]
-            var violations = untallied
-            for table in contents.schema.tables {
-                for (index, key) in table.foreignKeys.enumerated() {
-                    let id = StoreContents.ForeignKeyID(table: table.name, index: index)
-                    guard tallied.contains(id) else { continue }
-                    violations += try counted[id] ?? StoreContents.violations(source, of: key, in: table, schema: contents.schema)
-                }
-            }
-            contents.foreignKeyViolations = violations
+            contents.foreignKeyViolations = try untallied + StoreContents.countForeignKeyViolations(source, of: tallied, counted: counted, schema: contents.schema)
         } catch {
             return nil
         }

@@ -76,9 +76,10 @@ public struct StoreContents: Codable, Equatable, Sendable {
         } catch {
             throw StoreError(store: database.path, problem: .sqlite(error), operation: "hash")
         }
-        let counted = tally.counts()
         do {
-            foreignKeyViolations = try Self.countForeignKeyViolations(database, schema: schema, excluding: Set(counted.keys)) + counted.values.reduce(0, +)
+            let candidates = tally.candidates
+            foreignKeyViolations = try Self.countForeignKeyViolations(database, schema: schema, excluding: candidates)
+                + Self.countForeignKeyViolations(database, of: candidates, counted: tally.counts(), schema: schema)
         } catch {
             throw StoreError(store: database.path, problem: .sqlite(error))
         }
@@ -120,6 +121,21 @@ public struct StoreContents: Codable, Equatable, Sendable {
         var total = 0
         for table in schema.tables where table.kind == "table" && !table.foreignKeys.isEmpty {
             total += try foreignKeyViolations(database, of: table, schema: schema, excluding: excluded).values.reduce(0, +)
+        }
+        return total
+    }
+
+    /// The violations of `keys` (of tables with ``hasSimpleKeys(_:schema:)``):
+    /// each key's from `counted` (a ``ForeignKeyTally``'s, of the same schema)
+    /// when it is there, else by its anti-join.
+    package static func countForeignKeyViolations(_ database: Database, of keys: Set<ForeignKeyID>, counted: [ForeignKeyID: Int], schema: SchemaSnapshot) throws(SQLiteError) -> Int {
+        var total = 0
+        for table in schema.tables {
+            for (index, key) in table.foreignKeys.enumerated() {
+                let id = ForeignKeyID(table: table.name, index: index)
+                guard keys.contains(id) else { continue }
+                if let count = counted[id] { total += count } else { total += try violations(database, of: key, in: table, schema: schema) }
+            }
         }
         return total
     }
