@@ -25,7 +25,8 @@ package final class ForeignKeyTally {
         let id: ID
         let child: String
         let childColumn: String
-        let parent: String
+        /// Its place in ``parents``.
+        let parent: Int
         /// The child's values, kept while its parent is not read yet.
         var values: [Int64] = []
         /// The values not found among the parent's rowids, when those were read
@@ -36,6 +37,7 @@ package final class ForeignKeyTally {
     }
 
     private struct Parent {
+        let table: String
         let column: String
         var rowids: [Int64] = []
         var isRead = false
@@ -43,10 +45,10 @@ package final class ForeignKeyTally {
     }
 
     private var keys: [Key] = []
-    /// By the parent table's identifier key.
-    private var parents: [String: Parent] = [:]
-    /// The rowids of the parents read whole, for look-ups.
-    private var lookups: [String: RowidSet] = [:]
+    /// Each parent table once, by its identifier key; the rows read index them.
+    private var parents: [Parent] = []
+    /// The rowids of the parents read whole, by their place in ``parents``.
+    private var lookups: [Int: RowidSet] = [:]
     private var kept = 0
     private let capacity: Int
 
@@ -58,8 +60,10 @@ package final class ForeignKeyTally {
             for (index, key) in table.foreignKeys.enumerated() {
                 guard let parentColumn = key.to.first ?? nil, let childColumn = key.from.first,
                       schema.isRowid(parentColumn, of: key.table) else { continue }
-                keys.append(Key(id: ID(table: table.name, index: index), child: table.name.identifierKey, childColumn: childColumn, parent: key.table.identifierKey))
-                parents[key.table.identifierKey] = Parent(column: parentColumn)
+                let parentTable = key.table.identifierKey
+                let parent = parents.firstIndex { $0.table == parentTable } ?? parents.count
+                if parent == parents.count { parents.append(Parent(table: parentTable, column: parentColumn)) }
+                keys.append(Key(id: ID(table: table.name, index: index), child: table.name.identifierKey, childColumn: childColumn, parent: parent))
             }
         }
     }
@@ -73,50 +77,51 @@ package final class ForeignKeyTally {
     package func observer(table: String, statement: Statement) -> ((Statement) -> Void)? {
         let name = table.identifierKey
         let columns = (0..<statement.columnCount).map { statement.columnName($0).identifierKey }
+        let read = parents.firstIndex { $0.table == name }
         var parentColumn: Int?
-        if let parent = parents[name] {
-            parentColumn = columns.firstIndex(of: parent.column.identifierKey)
-            parents[name]?.isRead = parentColumn != nil
+        if let read {
+            parentColumn = columns.firstIndex(of: parents[read].column.identifierKey)
+            parents[read].isRead = parentColumn != nil
         }
         var children: [(key: Int, column: Int, lookup: RowidSet?)] = []
         for index in keys.indices where keys[index].child == name {
             guard let column = columns.firstIndex(of: keys[index].childColumn.identifierKey) else { continue }
             keys[index].childRead = true
             let parent = keys[index].parent
-            if parent != name, parents[parent]?.isRead == true, parents[parent]?.isComplete != true {
+            if parent != read, parents[parent].isRead, !parents[parent].isComplete {
                 // Its parent's rowids could not all be kept: nothing to look its values up in.
                 keys[index].isCounted = false
                 continue
             }
-            children.append((index, column, parent == name ? nil : lookup(parent)))
+            children.append((index, column, parent == read ? nil : lookup(parent)))
         }
         guard parentColumn != nil || !children.isEmpty else { return nil }
         return { [unowned self] statement in
-            if let parentColumn { self.gatherRowid(statement.columnValue(parentColumn), of: name) }
+            if let parentColumn, let read { self.gatherRowid(statement.columnValue(parentColumn), of: read) }
             for (key, column, lookup) in children { self.gather(statement.columnValue(column), for: key, lookup: lookup) }
         }
     }
 
     /// The rowids of `parent` when it was read whole, its list then freed.
-    private func lookup(_ parent: String) -> RowidSet? {
+    private func lookup(_ parent: Int) -> RowidSet? {
         if let found = lookups[parent] { return found }
-        guard let read = parents[parent], read.isRead, read.isComplete else { return nil }
-        let made = RowidSet(read.rowids)
+        guard parents[parent].isRead, parents[parent].isComplete else { return nil }
+        let made = RowidSet(parents[parent].rowids)
         lookups[parent] = made
-        parents[parent]?.rowids = []
-        kept -= read.rowids.count
+        kept -= parents[parent].rowids.count
+        parents[parent].rowids = []
         return made
     }
 
-    private func gatherRowid(_ value: SQLiteValueRef, of parent: String) {
-        guard parents[parent]?.isComplete == true else { return }
+    private func gatherRowid(_ value: SQLiteValueRef, of parent: Int) {
+        guard parents[parent].isComplete else { return }
         guard value.storageClass == .integer, kept < capacity else {
-            parents[parent]?.isComplete = false
-            kept -= parents[parent]?.rowids.count ?? 0
-            parents[parent]?.rowids = []
+            parents[parent].isComplete = false
+            kept -= parents[parent].rowids.count
+            parents[parent].rowids = []
             return
         }
-        parents[parent]?.rowids.append(value.int64)
+        parents[parent].rowids.append(value.int64)
         kept += 1
     }
 
