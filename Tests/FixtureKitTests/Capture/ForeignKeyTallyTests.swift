@@ -136,4 +136,29 @@ import Testing
         #expect(scanned.foreignKeyViolations == 2229 - 1)
         #expect(scanned.tables["a_child"] == 1000)
     }
+
+    /// Tables and columns named as SQLite resolves them: quotes, spaces and case
+    /// that differ between a key's declaration and its table's.
+    @Test func namesAreMatchedAsSQLiteResolvesThem() throws {
+        let folder = try TemporaryFolder()
+        let database = try Database(path: folder.url("Names.sqlite"), options: .init(create: true))
+        defer { try? database.close() }
+        try database.execute(#"""
+            CREATE TABLE "a ""Child"" table" ("K" INTEGER PRIMARY KEY, "Parent Id" INTEGER REFERENCES "PARENT ""x"""("ID"));
+            CREATE TABLE "parent ""X""" ("id" INTEGER PRIMARY KEY);
+            CREATE TABLE "Z;drop" ("up" INTEGER REFERENCES "a ""child"" TABLE", "P" INTEGER REFERENCES "Parent ""x"""(Id));
+            INSERT INTO "parent ""X""" VALUES (1), (2), (3);
+            INSERT INTO "a ""Child"" table" ("parent id") VALUES (1), (4), (NULL), (5);
+            INSERT INTO "Z;drop" VALUES (NULL, 3), (NULL, 9);
+            """#)
+        let schema = try SchemaSnapshot(database: database)
+        let tally = ForeignKeyTally(schema: schema)
+        _ = try database.contentHashAndRowCounts(observing: tally.observer)
+        let counts = tally.counts()
+        // "Z;drop" has a key to a primary key by omission: the pragma counts its table.
+        #expect(counts == [.init(table: "a \"child\" TABLE", index: 0): 2])
+        let expected = Int(try database.scalar("SELECT count(*) FROM pragma_foreign_key_check")?.integer ?? -1)
+        #expect(expected == 3)
+        #expect(try StoreContents(readingAndHashing: database).foreignKeyViolations == expected)
+    }
 }
