@@ -106,11 +106,9 @@ echo
 python_cmd="python3 bench/anonymize.py $(quote "$source") $(quote "$out_python")"
 fixturekit_cmd="$(quote "$bin") anonymize $(quote "$source") --rules $(quote "$rules") --output $(quote "$out_fixturekit") --force"
 echo "--- $rows rows, 3 columns rewritten: bench/anonymize.py vs fixturekit anonymize"
-hyperfine --shell=bash --warmup "$warmup" --runs "$runs" \
-  --export-json "$results/anonymize.json" --export-markdown "$results/anonymize.md" --export-csv "$results/anonymize.csv" \
+run_hyperfine anonymize "$warmup" "$runs" \
   -n "python3 bench/anonymize.py $source $out_python" "$python_cmd" \
-  -n "$bin_shown anonymize $source --rules $rules --output $out_fixturekit --force" "$fixturekit_cmd" ||
-  die "hyperfine failed: a command exited non-zero (see its output above)"
+  -n "$bin_shown anonymize $source --rules $rules --output $out_fixturekit --force" "$fixturekit_cmd"
 echo
 
 # Both did the work: every row there, no original e-mail or phone left in the rewritten columns.
@@ -139,7 +137,7 @@ speedup_verdict=$(verdict "$speedup" ">=" "$min_speedup_vs_python")
 rss_verdict=$(verdict "$peak_rss_kib" "<" "$((max_rss_mib * 1024))")
 
 {
-  echo "summary (mean of $runs runs after $warmup warm-up):"
+  echo "summary (mean of $runs interleaved rounds after $warmup warm-up round):"
   printf '  bench/anonymize.py     %8.3f s ± %.3f s\n' "$python_s" "$python_sd"
   printf '  fixturekit anonymize   %8.3f s ± %.3f s\n' "$fixturekit_s" "$fixturekit_sd"
   echo "  fixturekit anonymize peak RSS: $peak_rss_kib KiB = $peak_rss_mib MiB (largest of $rss_runs runs)"

@@ -476,7 +476,7 @@ figure() {
 }
 
 {
-  echo "summary (mean of $runs runs after $warmup warm-up, source in the page cache, outputs removed and \`sync\` before each run; MB = 10^6 bytes of source):"
+  echo "summary (mean of $runs interleaved rounds after $warmup warm-up round, source in the page cache, outputs removed and \`sync\` before each run; MB = 10^6 bytes of source):"
   echo "  store set: App.sqlite $(mib_of "$main_bytes") MiB + App.sqlite-wal $(mib_of "$wal_bytes") MiB + App.sqlite-shm $((shm_bytes / 1024)) KiB = $source_bytes bytes"
   echo "    (a) fixturekit capture --mode snapshot  $(figure "$capture_s" "$capture_sd" "$source_bytes")"
   echo "    (b) sqlite3 .backup + sha256sum         $(figure "$backup_s" "$backup_sd" "$source_bytes")"

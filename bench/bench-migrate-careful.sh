@@ -111,7 +111,7 @@ ratio_stage=$(ratio "$migrate_stage_s" "$stage_s")
 preparation_verdict=$(verdict "$ratio_preparation" "<=" "$max_preparation_ratio")
 stage_verdict=$(verdict "$ratio_stage" "<=" "$max_stage_ratio")
 {
-  echo "summary (mean of $runs runs after $warmup warm-up; the fixture in the page cache; load average $load_before before, $load_after after):"
+  echo "summary (mean of $runs interleaved rounds after $warmup warm-up round; the fixture in the page cache; load average $load_before before, $load_after after):"
   echo "  fixture 1.0.0: App.sqlite $(mib_of "$store_bytes") MiB"
   printf '    (a) fixturekit migrate                    %8.3f s ± %.3f s\n' "$migrate_s" "$(stddev_of "$results/careful.csv" 1)"
   printf '    (b) by hand: cp, stage, integrity, fk     %8.3f s ± %.3f s\n' "$careful_s" "$(stddev_of "$results/careful.csv" 2)"

@@ -87,7 +87,7 @@ for index in 0 1; do
 done
 
 {
-  echo "summary (mean of $runs runs after $warmup warm-up; fixtures in the page cache; load average $load_before before, $load_after after):"
+  echo "summary (mean of $runs interleaved rounds after $warmup warm-up round; fixtures in the page cache; load average $load_before before, $load_after after):"
   printf '  %-12s %12s %12s\n' "transaction" "migrate [s]" "stage [s]"
   for index in 0 1; do
     printf '  %-12s %12.3f %12.3f\n' "${modes[$index]}" "$(mean_of "$results/folder.csv" $((index + 1)))" "${stage_seconds[$index]}"

@@ -136,7 +136,7 @@ by_cost=$(for index in 1 2 3 4; do jq -s -r '.[0].paths | map(.kind + " " + .id)
 jobs_verdict=$(verdict "$jobs_ratio" "<=" "$max_jobs_ratio")
 share_verdict=$(verdict "$share_ratio" "<=" "$max_share_ratio")
 {
-  echo "summary (mean of $runs runs after $warmup warm-up; fixtures in the page cache; load average $load_before before, $load_after after):"
+  echo "summary (mean of $runs interleaved rounds after $warmup warm-up round; fixtures in the page cache; load average $load_before before, $load_after after):"
   printf '  (a) --jobs 1                %8.3f s; the sum of its paths'"'"' times %.3f s\n' "$jobs1_s" "$sum_paths"
   printf '  (b) --jobs 2                %8.3f s; (a) / (b) = %s\n' "$jobs2_s" "$(ratio "$jobs1_s" "$jobs2_s")"
   for index in 0 1 2 3; do printf '  (c) --jobs 1 --shard %d/4    %8.3f s, %d paths\n' $((index + 1)) "${shares[$index]}" "$(jq -s '.[0].paths | length' "$results/matrix-shard-$((index + 1)).json")"; done

@@ -72,7 +72,7 @@ for index in 0 1 2; do
 done
 
 {
-  echo "summary (mean of $runs runs after $warmup warm-up; fixtures in the page cache; load average $load_before before, $load_after after):"
+  echo "summary (mean of $runs interleaved rounds after $warmup warm-up round; fixtures in the page cache; load average $load_before before, $load_after after):"
   printf '  %-10s %10s %12s %14s %14s\n' "fixture" "MiB" "migrate [s]" "s per MiB" "peak RSS [MiB]"
   per_mib=()
   worst_rss=0

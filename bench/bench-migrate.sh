@@ -333,7 +333,7 @@ rss_verdict=$(verdict "$peak_rss_kib" "<" "$((max_rss_mib * 1024))")
 figure() { awk -v mean="$1" -v sd="$2" 'BEGIN { printf "%8.3f s ± %.3f s", mean, sd }'; }
 
 {
-  echo "summary (mean of $runs runs after $warmup warm-up; fixtures in the page cache; outputs removed and \`sync\` before each run):"
+  echo "summary (mean of $runs interleaved rounds after $warmup warm-up round; fixtures in the page cache; outputs removed and \`sync\` before each run):"
   echo "  fixture 1.0.0: App.sqlite $(mib_of "$store_bytes") MiB ($store_bytes bytes)"
   echo "    (a) fixturekit migrate --jobs 1        $(figure "$migrate_s" "$migrate_sd")"
   echo "    (b) cp + sqlite3 < stage               $(figure "$baseline_s" "$baseline_sd")"

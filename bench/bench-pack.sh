@@ -225,7 +225,7 @@ figure() {
 }
 
 {
-  echo "summary (mean of $pack_runs runs packing, $runs after $warmup warm-up unpacking; fixture in the page cache; MB = 10^6 bytes):"
+  echo "summary (mean of $pack_runs interleaved rounds packing, $runs after $warmup warm-up round unpacking; fixture in the page cache; MB = 10^6 bytes):"
   echo "  fixture: $((fixture_bytes / mib)) MiB ($fixture_bytes bytes)"
   echo "  packing:"
   echo "    fixturekit pack (tar.zst -3)   $(figure "$pack_s" "$pack_sd" "$fixture_bytes")  archive $ours_bytes bytes"

@@ -198,7 +198,7 @@ figure() {
 }
 
 {
-  echo "summary (mean of $runs runs after $warmup warm-up, data in the page cache; MB = 10^6 bytes):"
+  echo "summary (mean of $runs interleaved rounds after $warmup warm-up round, data in the page cache; MB = 10^6 bytes):"
   echo "  ${#paths[@]} files, $((total_bytes / mib)) MiB ($total_bytes bytes):"
   echo "    sha256sum -c        $(figure "$sha256sum_s" "$sha256sum_sd" "$total_bytes")"
   echo "    fixturekit verify   $(figure "$corpus_s" "$corpus_sd" "$total_bytes")"

@@ -47,15 +47,84 @@ stddev_of() { awk -F, -v row="$2" 'NR == row + 1 { print $3 }' "$1"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
 
 # run_hyperfine NAME WARMUP RUNS ARGS...: one hyperfine run of the commands in
-# ARGS, WARMUP warm-up runs and RUNS timed runs each, exported as
-# $results/NAME.{json,md,csv}. Every run of every command must exit 0.
+# ARGS (each given as `-n NAME COMMAND`; `--prepare` once for all or once per
+# command), interleaved: WARMUP + RUNS rounds, each running every command once in
+# the order given, the first WARMUP rounds warm-ups. On a machine whose speed
+# drifts within minutes, the two sides of a ratio are then measured in the same
+# minutes rather than one after the other. Every run of every command must exit 0.
+# Exports $results/NAME.json (hyperfine's, every round) and NAME.csv and NAME.md,
+# one row per command over the timed rounds: mean, standard deviation, median,
+# user and system (means), min, max, as hyperfine's own exports have them.
 run_hyperfine() {
   local name=$1 warmup_count=$2 run_count=$3
   shift 3
-  hyperfine --shell=bash --warmup "$warmup_count" --runs "$run_count" \
-    --export-json "$results/$name.json" --export-markdown "$results/$name.md" \
-    --export-csv "$results/$name.csv" "$@" ||
+  local -a prepares=() names=() commands=() arguments=()
+  while (($# > 0)); do
+    case $1 in
+      --prepare) prepares+=("$2") && shift 2 ;;
+      -n) names+=("$2") && shift 2 ;;
+      -*) die "run_hyperfine $name: option $1 is not supported" ;;
+      *) commands+=("$1") && shift ;;
+    esac
+  done
+  ((${#names[@]} == ${#commands[@]})) || die "run_hyperfine $name: give every command a name (-n)"
+  ((${#prepares[@]} <= 1 || ${#prepares[@]} == ${#commands[@]})) ||
+    die "run_hyperfine $name: give --prepare once or once per command"
+  local round index
+  for ((round = 0; round < warmup_count + run_count; round++)); do
+    for index in "${!commands[@]}"; do
+      case ${#prepares[@]} in
+        0) ;;
+        1) arguments+=(--prepare "${prepares[0]}") ;;
+        *) arguments+=(--prepare "${prepares[index]}") ;;
+      esac
+      arguments+=(-n "${names[index]}" "${commands[index]}")
+    done
+  done
+  hyperfine --shell=bash --runs 1 --export-json "$results/$name.json" --export-csv "$results/$name-rounds.csv" "${arguments[@]}" ||
     die "hyperfine $name failed: a command exited non-zero (see its output above)"
+  summarize_rounds "$results/$name-rounds.csv" "${#commands[@]}" "$warmup_count" "${names[@]}" >"$results/$name.csv" ||
+    die "cannot summarize $results/$name-rounds.csv"
+  rm -f -- "$results/$name-rounds.csv"
+  awk -F, 'NR == 1 { print "| Command | Mean [s] | Min [s] | Max [s] |"; print "|:---|---:|---:|---:|"; next }
+    { printf "| `%s` | %.3f ± %.3f | %.3f | %.3f |\n", $1, $2, $3, $7, $8 }' "$results/$name.csv" >"$results/$name.md"
+  echo "rounds: $run_count timed after $warmup_count warm-up, each running every command once in order"
+  awk -F, 'NR > 1 { printf "  %10.3f s ± %.3f s  (median %.3f, %.3f to %.3f)  %s\n", $2, $3, $4, $7, $8, $1 }' "$results/$name.csv"
+}
+
+# summarize_rounds CSV COUNT WARMUP NAMES...: hyperfine's CSV of interleaved rounds
+# of COUNT commands (one run each) as one row per command over the rounds after
+# the first WARMUP, in hyperfine's CSV columns. A command's fields are the last
+# seven of its row, so that a comma in its text does not shift them.
+summarize_rounds() {
+  local csv=$1 count=$2 warmup_count=$3
+  shift 3
+  printf '%s\n' "$@" | awk -F, -v count="$count" -v warmup="$warmup_count" '
+    FILENAME == "-" { name[NR - 1] = $0; next }
+    FNR == 1 { next }
+    {
+      index_ = (FNR - 2) % count
+      if (int((FNR - 2) / count) < warmup) next
+      n = ++runs[index_]
+      time[index_, n] = $(NF - 6); user[index_] += $(NF - 3); system_[index_] += $(NF - 2)
+    }
+    END {
+      print "command,mean,stddev,median,user,system,min,max"
+      for (i = 0; i < count; i++) {
+        n = runs[i]
+        if (n == 0) exit 1
+        for (a = 2; a <= n; a++) for (b = a; b > 1 && time[i, b - 1] > time[i, b]; b--) {
+          t = time[i, b]; time[i, b] = time[i, b - 1]; time[i, b - 1] = t
+        }
+        sum = 0; for (a = 1; a <= n; a++) sum += time[i, a]
+        mean = sum / n; squares = 0
+        for (a = 1; a <= n; a++) squares += (time[i, a] - mean) ^ 2
+        median = (n % 2) ? time[i, (n + 1) / 2] : (time[i, n / 2] + time[i, n / 2 + 1]) / 2
+        gsub(/,/, ";", name[i])
+        printf "%s,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f\n", name[i], mean, (n > 1 ? sqrt(squares / (n - 1)) : 0),
+          median, user[i] / n, system_[i] / n, time[i, 1], time[i, n]
+      }
+    }' - "$csv"
 }
 
 # PASS or FAIL for MEASURED OP LIMIT, OP one of >=, <= and <.

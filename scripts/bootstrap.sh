@@ -16,7 +16,7 @@ build_packages=(libsqlite3-dev libarchive-dev libssl-dev pkg-config)
 # check the manual page and the completion scripts; openssl, whose key the
 # README's "your own app in five minutes" makes.
 test_packages=(coreutils perl sqlite3 tar libarchive-tools zstd xz-utils gzip chromium fonts-dejavu-core groff zsh fish openssl)
-bench_packages=(hyperfine time)
+bench_packages=(hyperfine time jq)
 
 wanted=("${build_packages[@]}" "${test_packages[@]}")
 case "${1:-}" in
