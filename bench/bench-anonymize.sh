@@ -32,6 +32,7 @@ readonly max_rss_mib=200         # fixturekit anonymize's peak RSS
 # How the measurements are taken.
 readonly warmup=1 runs=5
 readonly rss_runs=3
+readonly warm_memory_mib=512 # freed before every run: see warm_memory_command in lib.sh
 readonly rows=${FIXTUREKIT_BENCH_ANONYMIZE_ROWS:-1000000}
 
 # shellcheck source=bench/lib.sh

@@ -55,6 +55,7 @@ readonly max_rss_mib=100         # fixturekit capture's peak RSS
 
 # How the measurements are taken.
 readonly warmup=1 runs=5 # per hyperfine command
+readonly warm_memory_mib=2048 # freed before every run: see warm_memory_command in lib.sh
 readonly rss_runs=3      # peak RSS: the largest of this many runs
 
 # The store set: main file and WAL sizes, in MiB, that the generator aims for, and

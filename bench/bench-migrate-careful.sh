@@ -33,11 +33,12 @@ readonly max_ratio=0.8
 readonly max_preparation_ratio=1.5 # (a)'s "fixture 1.0.0 verifies" (its copy included) / (d)
 readonly max_stage_ratio=1.1       # (a)'s stage / (c)
 readonly warmup=1 runs=3
+readonly warm_memory_mib=2048 # freed before every run: see warm_memory_command in lib.sh
 
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bench_init bench-migrate-careful "$@"
-require_tools hyperfine sqlite3 jq sha256sum cp
+require_tools hyperfine sqlite3 jq sha256sum cp python3
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=bench/migrate-scale/corpus.sh
 source bench/migrate-scale/corpus.sh

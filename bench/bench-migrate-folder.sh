@@ -30,11 +30,12 @@ export LC_ALL=C
 
 readonly max_ratio=1.1 # the stage's time, each file / whole stage
 readonly warmup=1 runs=5
+readonly warm_memory_mib=2048 # freed before every run: see warm_memory_command in lib.sh
 
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bench_init bench-migrate-folder "$@"
-require_tools hyperfine sqlite3 jq sha256sum
+require_tools hyperfine sqlite3 jq sha256sum python3
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=bench/migrate-scale/corpus.sh
 source bench/migrate-scale/corpus.sh

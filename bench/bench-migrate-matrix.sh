@@ -33,12 +33,13 @@ export LC_ALL=C
 
 readonly max_jobs_ratio=1.2 max_share_ratio=1.5 max_lint_ratio=1.5
 readonly warmup=1 runs=3
+readonly warm_memory_mib=2048 # freed before every run: see warm_memory_command in lib.sh
 readonly versions=20
 
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bench_init bench-migrate-matrix "$@"
-require_tools hyperfine sqlite3 jq sha256sum
+require_tools hyperfine sqlite3 jq sha256sum python3
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 readonly notes=${FIXTUREKIT_BENCH_MATRIX_NOTES:-40000}

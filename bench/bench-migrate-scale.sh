@@ -26,11 +26,12 @@ export LC_ALL=C
 readonly max_per_mib_ratio=1.3 # time per MiB, largest / smallest
 readonly max_rss_mib=200
 readonly warmup=1 runs=3
+readonly warm_memory_mib=2048 # freed before every run: see warm_memory_command in lib.sh
 
 # shellcheck source=bench/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bench_init bench-migrate-scale "$@"
-require_tools hyperfine sqlite3 jq sha256sum
+require_tools hyperfine sqlite3 jq sha256sum python3
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=bench/migrate-scale/corpus.sh
 source bench/migrate-scale/corpus.sh

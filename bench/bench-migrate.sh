@@ -61,6 +61,7 @@ readonly max_rss_mib=200           # fixturekit migrate's peak RSS
 
 # How the measurements are taken.
 readonly warmup=1 runs=5 # per hyperfine command
+readonly warm_memory_mib=2048 # freed before every run: see warm_memory_command in lib.sh
 
 # The 1.0.0 store: the range its size must be in (MiB).
 readonly store_min_mib=450 store_max_mib=560
@@ -72,7 +73,7 @@ readonly mib=$((1024 * 1024))
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bench_init bench-migrate "$@"
 bin_sha256=$(sha256sum <"$bin" | cut -c1-64)
-require_tools hyperfine sqlite3 jq sha256sum cp
+require_tools hyperfine sqlite3 jq sha256sum cp python3
 
 # Every path below is relative to the repository's root.
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -70,14 +70,17 @@ run_hyperfine() {
   ((${#names[@]} == ${#commands[@]})) || die "run_hyperfine $name: give every command a name (-n)"
   ((${#prepares[@]} <= 1 || ${#prepares[@]} == ${#commands[@]})) ||
     die "run_hyperfine $name: give --prepare once or once per command"
-  local round index
+  local round index prepare warm=""
+  ((${warm_memory_mib:-0} > 0)) && warm="$(warm_memory_command "$warm_memory_mib")"
   for ((round = 0; round < warmup_count + run_count; round++)); do
     for index in "${!commands[@]}"; do
       case ${#prepares[@]} in
-        0) ;;
-        1) arguments+=(--prepare "${prepares[0]}") ;;
-        *) arguments+=(--prepare "${prepares[index]}") ;;
+        0) prepare=true ;;
+        1) prepare=${prepares[0]} ;;
+        *) prepare=${prepares[index]} ;;
       esac
+      [[ -z $warm ]] || prepare="($prepare) && $warm"
+      [[ $prepare == true ]] || arguments+=(--prepare "$prepare")
       arguments+=(-n "${names[index]}" "${commands[index]}")
     done
   done
@@ -90,6 +93,18 @@ run_hyperfine() {
     { printf "| `%s` | %.3f ± %.3f | %.3f | %.3f |\n", $1, $2, $3, $7, $8 }' "$results/$name.csv" >"$results/$name.md"
   echo "rounds: $run_count timed after $warmup_count warm-up, each running every command once in order"
   awk -F, 'NR > 1 { printf "  %10.3f s ± %.3f s  (median %.3f, %.3f to %.3f)  %s\n", $2, $3, $4, $7, $8, $1 }' "$results/$name.csv"
+}
+
+# warm_memory_command MIB: a command that writes MIB MiB of anonymous memory and
+# frees it. This guest's host backs memory lazily: the first write to a page it
+# has not backed yet (memory never used, or freed and reported back to it) costs
+# about ten times a write to a page just freed (a 479 MiB `cp` into such memory
+# 1.75 s, into memory just freed 0.17 s), so a command that writes much runs fast
+# or slow by whichever command freed memory just before it. A script that sets
+# warm_memory_mib has run_hyperfine run this after every command's prepare, so
+# that every command starts with that much memory just freed.
+warm_memory_command() {
+  printf '%s' "python3 -c $(quote "size = $1 << 20; block = bytearray(size); block[::4096] = b'\\x01' * (size // 4096)")"
 }
 
 # summarize_rounds CSV COUNT WARMUP NAMES...: hyperfine's CSV of interleaved rounds
