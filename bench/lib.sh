@@ -75,12 +75,12 @@ run_hyperfine() {
   for ((round = 0; round < warmup_count + run_count; round++)); do
     for index in "${!commands[@]}"; do
       case ${#prepares[@]} in
-        0) prepare=true ;;
+        0) prepare="" ;;
         1) prepare=${prepares[0]} ;;
         *) prepare=${prepares[index]} ;;
       esac
-      [[ -z $warm ]] || prepare="($prepare) && $warm"
-      [[ $prepare == true ]] || arguments+=(--prepare "$prepare")
+      [[ -z $warm ]] || prepare="${prepare:+($prepare) && }$warm"
+      [[ -z $prepare ]] || arguments+=(--prepare "$prepare")
       arguments+=(-n "${names[index]}" "${commands[index]}")
     done
   done
