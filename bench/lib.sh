@@ -96,9 +96,9 @@ run_hyperfine() {
 }
 
 # warm_memory_command MIB: a command that writes MIB MiB of anonymous memory and
-# frees it. This guest's host appears to back memory lazily: the first write to a page it
-# has not backed yet (memory never used, or freed and reported back to it) costs
-# about ten times a write to a page just freed (a 479 MiB `cp` into such memory
+# frees it. This guest's host appears to back memory lazily: the first write to a
+# page it has not backed yet (memory never used, or freed and reported back to it)
+# costs about ten times a write to a page just freed (a 479 MiB `cp` into such memory
 # 1.75 s, into memory just freed 0.17 s), so a command that writes much runs fast
 # or slow by whichever command freed memory just before it. A script that sets
 # warm_memory_mib has run_hyperfine run this after every command's prepare, so
