@@ -22,6 +22,11 @@
 # fastest. For the record: the shares round-robin would have made, from the same
 # paths' times.
 #
+# In the same hyperfine run, for the record (no requirement): what two processes
+# side by side cost on this machine without fixturekit. (f) two sqlite3 shells,
+# each taking its own copy of 1.0.0 through the 19 stages (one transaction each) and
+# an integrity_check, one after the other; (g) the same two side by side. (g) over
+# (f) / 2 is the machine's own factor for two jobs, to read (b)'s ratio against.
 # Then a second hyperfine run, the same way: (d) `fixturekit lint`, (e) `migrate
 # --jobs 1 --no-lint`. Requirement (the lint's issue): (d) at most 1.5x (e); (a)
 # over (e), the cost of migrate's default lint check, is reported.
@@ -103,9 +108,23 @@ for index in "${!names[@]}"; do
     -n "migrate ${options[$index]}"
     "TMPDIR=$(quote "$out_dir/tmp") $(quote "$bin") migrate --config $(quote "$corpus/fixturekit.json") ${options[$index]} --json >>$(quote "$results/matrix-${names[$index]}.json") 2>>$(quote "$results/matrix-runs.log")")
 done
+# (f) and (g): pair.sh runs the two shells one after the other or side by side.
+pair_dir=$out_dir/pair
+for ((k = 1; k < versions; k++)); do echo "BEGIN;"; bash "$sql_dir/stage.sh" "$k"; echo "COMMIT;"; done >"$out_dir/stages.sql"
+cat >"$out_dir/pair.sh" <<EOF
+#!/usr/bin/env bash
+# pair.sh MODE: two sqlite3 shells each take a copy of 1.0.0 through every stage (MODE: serial or parallel).
+set -euo pipefail
+one() { cp -- $(quote "$corpus/1.0.0/App.sqlite") $(quote "$pair_dir")/\$1.sqlite && sqlite3 $(quote "$pair_dir")/\$1.sqlite ".read $(quote "$out_dir/stages.sql")" "PRAGMA integrity_check" >/dev/null; }
+if [[ \$1 == serial ]]; then one a; one b; else one a & first=\$!; one b & second=\$!; wait "\$first"; wait "\$second"; fi
+EOF
+for mode in serial parallel; do
+  arguments+=(--prepare "rm -rf $(quote "$pair_dir") && mkdir -p $(quote "$pair_dir") && sync"
+    -n "two sqlite3 shells, $mode" "bash $(quote "$out_dir/pair.sh") $mode")
+done
 run_hyperfine matrix "$warmup" "$runs" "${arguments[@]}"
 load_after=$(load_now)
-rm -rf -- "$out_dir/tmp"
+rm -rf -- "$out_dir/tmp" "$pair_dir"
 echo
 
 for name in "${names[@]}"; do
@@ -126,6 +145,9 @@ for index in 3 4 5 6; do shares+=("$(mean_of "$results/matrix.csv" "$index")"); 
 share_max=$(printf '%s\n' "${shares[@]}" | sort -g | tail -n 1)
 share_min=$(printf '%s\n' "${shares[@]}" | sort -g | head -n 1)
 share_ratio=$(ratio "$share_max" "$share_min")
+pair_serial_s=$(mean_of "$results/matrix.csv" 7)
+pair_parallel_s=$(mean_of "$results/matrix.csv" 8)
+pair_ratio=$(ratio "$pair_parallel_s" "$(awk -v s="$pair_serial_s" 'BEGIN { print s / 2 }')")
 # Round-robin, for the record: every 4th path of the matrix order, from the same paths' times.
 round_robin=$(jq -r -s '.[0].paths | to_entries | map({share: (.key % 4), id: (.value.kind + " " + .value.id)})' "$results/matrix-jobs-1.json" |
   jq -r --slurpfile times "$results/matrix-path-times.json" '($times[0] | map({key: .id, value: .seconds}) | from_entries) as $t
@@ -143,6 +165,8 @@ share_verdict=$(verdict "$share_ratio" "<=" "$max_share_ratio")
   for index in 0 1 2 3; do printf '  (c) --jobs 1 --shard %d/4    %8.3f s, %d paths\n' $((index + 1)) "${shares[$index]}" "$(jq -s '.[0].paths | length' "$results/matrix-shard-$((index + 1)).json")"; done
   echo "  the shares by cost, from (a)'s paths' times: slowest / fastest $by_cost"
   echo "  shares round-robin would have made, from the same times: slowest / fastest $round_robin"
+  printf '  (f) two sqlite3 shells, one after the other %8.3f s\n' "$pair_serial_s"
+  printf '  (g) the same, side by side                 %8.3f s: %sx (f) / 2, this machine'"'"'s own factor for two jobs\n' "$pair_parallel_s" "$pair_ratio"
   echo
   echo "requirements:"
   printf '  %s  --jobs 2: %.3f s, %sx the sum of the paths'"'"' times / 2 (%s s) (required <= %sx)\n' "$jobs_verdict" "$jobs2_s" "$jobs_ratio" "$ideal_s" "$max_jobs_ratio"

@@ -15,4 +15,10 @@ static inline int fixturekit_sqlite_db_config_int(sqlite3 *db, int op, int value
     return sqlite3_db_config(db, op, value, result);
 }
 
+// sqlite3_config is variadic too: this one sets whether SQLite keeps memory
+// statistics (SQLITE_CONFIG_MEMSTATUS), before the library is initialized.
+static inline int fixturekit_sqlite_config_memory_statistics(int on) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on);
+}
+
 #endif

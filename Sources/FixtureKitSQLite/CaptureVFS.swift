@@ -43,6 +43,7 @@ package enum CaptureVFS {
 
     /// The result of registering, done once: `nil` when registered.
     private static let registration: Int32? = {
+        _ = SQLiteLibrary.configured
         guard let base = sqlite3_vfs_find(nil) else { return SQLITE_ERROR }
         let vfs = UnsafeMutablePointer<sqlite3_vfs>.allocate(capacity: 1)
         vfs.initialize(to: base.pointee)

@@ -43,6 +43,7 @@ public final class Database {
     /// Opens a connection.
     /// - Throws: ``SQLiteError``; a half-open handle is closed before throwing.
     public init(path: String, options: OpenOptions = OpenOptions()) throws(SQLiteError) {
+        _ = SQLiteLibrary.configured
         var handle: OpaquePointer?
         let code = sqlite3_open_v2(path, &handle, options.flags, nil)
         guard code == SQLITE_OK, let handle else {

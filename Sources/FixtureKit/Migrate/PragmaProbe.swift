@@ -41,16 +41,31 @@ final class PragmaProbe {
 
     deinit { close() }
 
+    /// The heap limits, which read back as set but do nothing in fixturekit's
+    /// process: SQLite enforces them only with its memory statistics, which
+    /// fixturekit turns off (``SQLiteLibrary/configured``). A limit would be the
+    /// whole process' anyway, fixturekit's own checks and other paths included.
+    static let heapLimits: Set<String> = ["soft_heap_limit", "hard_heap_limit"]
+
     /// Looks at `statement`, which just ran.
     func check(_ statement: ScriptStatement, file: String, cursor: ScriptCursor) {
-        guard let pragma = statement.actions.pragma, pragma.argument != nil, let reason = Self.reasons[pragma.name] else { return }
+        guard let pragma = statement.actions.pragma, pragma.argument != nil else { return }
+        if Self.heapLimits.contains(pragma.name) {
+            return report(statement, file: file, cursor: cursor, why: "fixturekit runs SQLite without the memory statistics that heap limits need (on a device the limit is the whole app's)")
+        }
+        guard let reason = Self.reasons[pragma.name] else { return }
         let database = statement.statement.database
         let read = "PRAGMA " + (pragma.schema.map { quotedIdentifier($0) + "." } ?? "") + pragma.name
         guard let held = try? database.scalar(read), let would = try? effect(of: statement.statement.sql, read: read), held != would else { return }
+        report(statement, file: file, cursor: cursor, why: "\(pragma.name) stays \(held), where it would be \(would) (\(reason))")
+    }
+
+    /// Records `statement` as doing nothing where it stands, for `why`.
+    private func report(_ statement: ScriptStatement, file: String, cursor: ScriptCursor, why: String) {
         let line = cursor.position(of: cursor.firstTokenLine(from: statement.start, to: statement.end)).line
         var text = cursor.written(statement.start, statement.end)
         if text.hasSuffix(";") { text.removeLast() }
-        let message = "\(text) does nothing here: \(pragma.name) stays \(held), where it would be \(would) (\(reason))"
+        let message = "\(text) does nothing here: \(why)"
         warnings.append("\(file):\(line): " + message)
         ignored.append(CheckResult.Finding(message: message, file: file, line: line))
     }

@@ -190,6 +190,8 @@ import Testing
         ("PRAGMA page_size = 8192;", "page_size stays 4096, where it would be 8192 (a store keeps its page size until a VACUUM, which cannot run inside a transaction)"),
         ("PRAGMA auto_vacuum = FULL;", "auto_vacuum stays 0, where it would be 1 (a store keeps it until a VACUUM, which cannot run inside a transaction)"),
         ("PRAGMA journal_mode = MEMORY;", "journal_mode stays delete, where it would be memory (SQLite keeps the journal mode inside a transaction that has written)"),
+        ("PRAGMA hard_heap_limit = 1000000;", "fixturekit runs SQLite without the memory statistics that heap limits need (on a device the limit is the whole app's)"),
+        ("PRAGMA Soft_Heap_Limit(1000000);", "fixturekit runs SQLite without the memory statistics that heap limits need (on a device the limit is the whole app's)"),
     ])
     func eachPragmaThatCannotTakeEffectIsFound(pragma: String, what: String) throws {
         let corpus = try FoldersCorpus()
