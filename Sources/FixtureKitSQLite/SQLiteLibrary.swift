@@ -11,7 +11,7 @@ package enum SQLiteLibrary {
     /// of every connection takes one mutex of the process, and the SQLite that
     /// Debian ships allocates often (it is built without lookaside memory):
     /// two connections on two threads, as `migrate --jobs 2` runs them, waited
-    /// on each other (17% of its time on the matrix benchmark). What is lost:
+    /// on each other (9% of its time on the matrix benchmark). What is lost:
     /// `sqlite3_memory_used()` and the heap limits (`PRAGMA soft_heap_limit`,
     /// `hard_heap_limit`), which would be the whole process' anyway, so a
     /// stage's limit would have governed fixturekit's own checks and the other
