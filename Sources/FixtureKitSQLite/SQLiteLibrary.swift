@@ -17,4 +17,10 @@ package enum SQLiteLibrary {
     /// stage's limit would have governed fixturekit's own checks and the other
     /// paths; `migrate` warns of a stage that sets one.
     package static let configured: Bool = fixturekit_sqlite_config_memory_statistics(0) == SQLITE_OK
+
+    /// Whether SQLite keeps memory statistics in this process, and so enforces
+    /// the heap limits: `false` once ``configured``, `true` in a process that
+    /// used SQLite before with its defaults. Read while a connection is open
+    /// (the statistics would count its memory).
+    package static var keepsMemoryStatistics: Bool { sqlite3_memory_used() > 0 }
 }

@@ -43,14 +43,16 @@ final class PragmaProbe {
 
     /// The heap limits, which read back as set but do nothing in fixturekit's
     /// process: SQLite enforces them only with its memory statistics, which
-    /// fixturekit turns off (``SQLiteLibrary/configured``). A limit would be the
-    /// whole process' anyway, fixturekit's own checks and other paths included.
+    /// fixturekit turns off (``SQLiteLibrary/configured``; a process that used
+    /// SQLite before keeps them, and its limits work). A limit would be the whole
+    /// process' anyway, fixturekit's own checks and other paths included.
     static let heapLimits: Set<String> = ["soft_heap_limit", "hard_heap_limit"]
 
     /// Looks at `statement`, which just ran.
     func check(_ statement: ScriptStatement, file: String, cursor: ScriptCursor) {
         guard let pragma = statement.actions.pragma, pragma.argument != nil else { return }
         if Self.heapLimits.contains(pragma.name) {
+            guard !SQLiteLibrary.keepsMemoryStatistics else { return }
             return report(statement, file: file, cursor: cursor, why: "fixturekit runs SQLite without the memory statistics that heap limits need (on a device the limit is the whole app's)")
         }
         guard let reason = Self.reasons[pragma.name] else { return }

@@ -8,6 +8,7 @@ import FixtureKitSQLite
     @Test func memoryStatisticsAreOffSoAHeapLimitDoesNothing() throws {
         let database = try Database(path: ":memory:")
         #expect(SQLiteLibrary.configured)
+        #expect(!SQLiteLibrary.keepsMemoryStatistics)
         // With the statistics on, the 1 MB blob under a 100 kB limit fails (SQLITE_NOMEM).
         try database.execute("PRAGMA hard_heap_limit = 100000")
         defer { try? database.execute("PRAGMA hard_heap_limit = 0") }
