@@ -1,8 +1,9 @@
 import CSQLite
 
 /// Settings of the SQLite library for the whole process, made once, before the
-/// library's first use (``Database/init(path:options:)`` and ``CaptureVFS``
-/// reach ``configured`` first).
+/// library's first use: every entry point that initializes SQLite
+/// (``Database/init(path:options:)``, ``CaptureVFS``'s registration,
+/// ``StepCount``'s auto extension) reaches ``configured`` first.
 package enum SQLiteLibrary {
     /// Whether SQLite took the settings: `false` when the process had used SQLite
     /// before (a host app of the library), whose own settings then hold.

@@ -20,6 +20,8 @@ package enum StepCount {
     private static let counts = Mutex<[String: Int]>([:])
 
     private static let registered: Bool = {
+        // Registering initializes SQLite: its settings go first.
+        _ = SQLiteLibrary.configured
         let entry: @convention(c) (OpaquePointer?, UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, OpaquePointer?) -> Int32 = { connection, _, _ in
             guard let connection, let name = sqlite3_db_filename(connection, "main") else { return SQLITE_OK }
             let path = String(cString: name)
