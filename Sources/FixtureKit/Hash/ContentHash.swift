@@ -5,7 +5,8 @@ import FixtureKitArchiveIO
 import FixtureKitModels
 
 /// `fixturekit hash`: the content hash (``Database/contentHash()``) of a store, a
-/// fixture or an archive, always computed on a copy in a temporary folder.
+/// fixture or an archive: a fixture's or an archive's computed on a copy in a
+/// temporary folder, a live store's read in place without changing it.
 public enum ContentHash {
     /// The content hash of what `path` names:
     /// - an archive (a file named `*.tar.zst`, `*.tar.gz`, `*.tar.xz`, `*.tar`, or
@@ -18,8 +19,9 @@ public enum ContentHash {
     ///   file, else the one named) hashed there with its sidecars;
     /// - any other file: a store's main file, hashed with its sidecars.
     ///
-    /// The store set is copied into a fresh temporary folder and opened there (its
-    /// WAL replayed, a hot journal rolled back), never in place.
+    /// A fixture's store set is copied into a fresh temporary folder and opened
+    /// there (its WAL replayed, a hot journal rolled back), never in place; a live
+    /// store is read in place, read-only, as `capture` reads one.
     /// - Throws: ``FixtureKitError``: an archive that fails its SHA256SUMS or a
     ///   fixture that does not verify is a failed check (exit status 1); anything
     ///   unreadable, exit status 2.
@@ -57,24 +59,27 @@ public enum ContentHash {
         }
     }
 
-    /// A store an app may be writing: one consistent snapshot of it, read as
-    /// `capture` reads one (``Capture/snapshot(_:to:)``: none of its files created,
-    /// removed or changed), hashed in a temporary folder. A store with a
-    /// `-journal` is copied with it instead, and a hot one rolled back in the copy.
+    /// A store an app may be writing: one consistent snapshot of it, read in
+    /// place as `capture` reads one (``Capture/readingSource(_:firstPage:failure:_:)``:
+    /// none of its files created, removed or changed, the read done again if an
+    /// app wrote it meanwhile), so that it needs neither the time nor the room of
+    /// a copy. A store with a `-journal` is copied with it instead, and a hot one
+    /// rolled back in the copy.
     private static func ofLiveStore(_ set: StoreSet) throws(FixtureKitError) -> SHA256Digest {
         guard !set.has(.journal) else { return try ofStore(set, what: "hash") }
         do { _ = try set.header() } catch {
             throw FixtureKitError(what: "hash", path: set.storePath, why: error.why, hint: error.hint, remedy: error.remedy, cause: error)
         }
-        let scratch: ScratchFolder
-        do { scratch = try ScratchFolder() } catch { throw FixtureKitError(what: "hash", failed: error) }
-        let copy = scratch.path.appendingPath(set.storeName)
-        do { try Capture.snapshot(set, to: copy) } catch { throw error.within("hash") }
-        let database: Database
-        do { database = try Database(path: copy, options: .init(busyTimeout: 0)) } catch {
-            throw FixtureKitError(what: "hash", path: set.storePath, why: error.description, cause: error)
+        func failure(_ error: SQLiteError) -> FixtureKitError {
+            FixtureKitError(what: "hash", path: set.storePath, why: error.description, hint: Capture.hint(for: error), cause: error)
         }
-        return try withExtendedLifetime(scratch) { () throws(FixtureKitError) in try digest(of: database, display: set.storePath, what: "hash") }
+        do throws(FixtureKitError) {
+            return try Capture.readingSource(set, failure: failure) { (source, _) throws(FixtureKitError) -> SHA256Digest in
+                do throws(SQLiteError) { return try source.contentHash() } catch { throw failure(error) }
+            }
+        } catch {
+            throw error.what == "snapshot" ? error.within("hash") : error
+        }
     }
 
     /// The content hash of a store set, read from a copy of it.

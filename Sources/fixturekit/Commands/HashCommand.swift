@@ -9,10 +9,11 @@ struct HashCommand: Command {
         discussion: """
             The SHA-256 of the store's logical content (user_version, application_id, the schema, and
             every row of every table in a canonical order), the same whatever the page size, journal mode,
-            free pages, text encoding or a VACUUM, and different when any value changes. Computed on a
-            copy in a temporary folder: a fixture folder (or a store inside one) is copied and the copy
-            verified first, as sql does; an archive is unpacked and verified there; a corpus folder gives
-            a line for each of its fixture folders. Prints `<64 hex>  PATH`, as sha256sum does.
+            free pages, text encoding or a VACUUM, and different when any value changes. A fixture folder
+            (or a store inside one) is copied into a temporary folder and the copy verified first, as sql
+            does; an archive is unpacked and verified there; a corpus folder gives a line for each of its
+            fixture folders; a live store is read in place, read-only, as capture reads one (a store with
+            a -journal is copied). Prints `<64 hex>  PATH`, as sha256sum does.
             Exit status: 0 hashed, 1 a fixture or an archive does not verify, 2 could not read.
             """,
         arguments: [paths.erased],

@@ -94,7 +94,7 @@ import Testing
         let live = folder.url("live")
         #expect(FileLocks.isHeld(app.path + "-shm") == true)
         #expect(Capture.SourceRead(try StoreSet(storePath: app.path)) == .inPlace)
-        for arguments in [["sql", app.path, "SELECT count(*) FROM notes"], ["capture", "--no-anonymize", app.path, "--version", "1.0.0", "--corpus", folder.url("corpus")], ["backup", app.path, "--to", folder.url("b")]] {
+        for arguments in [["sql", app.path, "SELECT count(*) FROM notes"], ["hash", app.path], ["capture", "--no-anonymize", app.path, "--version", "1.0.0", "--corpus", folder.url("corpus")], ["backup", app.path, "--to", folder.url("b")]] {
             let before = try snapshotOfFiles(live)
             let result = fixturekit(arguments)
             #expect(result.status == 0, "\(result.standardError)")
@@ -105,6 +105,31 @@ import Testing
         }
         #expect(try rowCount(ofStoreAt: folder.url("corpus/1.0.0/App.sqlite")) == 30)
         withExtendedLifetime(app) {}
+    }
+
+    /// `hash` reads a live store where it is, as `capture` does: without a
+    /// temporary folder (the one named here does not exist), its digest that of
+    /// a copy of the set opened elsewhere, no file of the set changed. A store
+    /// with a `-journal` (which may be hot) is still hashed on a copy.
+    @Test(arguments: Source.allCases)
+    func hashReadsALiveStoreWhereItIs(source: Source) throws {
+        let folder = try TemporaryFolder()
+        let store = try Self.makeStore(source, in: folder.url("live"))
+        try FileManager.default.copyItem(atPath: folder.url("live"), toPath: folder.url("copy"))
+        let expected = try Database(path: folder.url("copy/App.sqlite")).contentHash().hex
+        let before = try snapshotOfFiles(folder.url("live"))
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = folder.url("missing")
+        let result = try run([toolExecutable, "hash", store], environment: environment)
+        switch source {
+        case .truncate, .persist:
+            #expect(result.status == 2)
+            #expect(result.standardError == "fixturekit: hash: copy create temporary folder: \(folder.url("missing")): no such file or directory\n")
+        default:
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput == "\(expected)  \(store)\n")
+        }
+        #expect(try snapshotOfFiles(folder.url("live")) == before)
     }
 
     /// How each kind of store set is read, and that nobody's files are: a set at
