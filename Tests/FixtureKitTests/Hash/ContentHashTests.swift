@@ -204,6 +204,20 @@ import Testing
         #expect(text.status == 2)
         #expect(text.standardError.hasPrefix("fixturekit: hash: \(folder.url("text.sqlite")): "))
         #expect(text.standardError.split(separator: "\n").count == 1)
+        // A live store whose b-tree is damaged (read in place, not copied): one line
+        // naming the store and the scan that met the damage, the store left as it was.
+        let damaged = try Database(path: folder.url("damaged.sqlite"), options: .init(create: true))
+        try damaged.execute("PRAGMA page_size = 4096; CREATE TABLE t (x)")
+        try damaged.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) INSERT INTO t SELECT randomblob(100) FROM n")
+        try damaged.close()
+        var pages = try folder.read("damaged.sqlite")
+        pages.replaceSubrange(4096..<4160, with: [UInt8](repeating: 0xFF, count: 64))
+        try folder.write("damaged.sqlite", pages)
+        let malformed = fixturekit("hash", folder.url("damaged.sqlite"))
+        #expect(malformed.status == 2)
+        #expect(malformed.standardError == "fixturekit: hash: \(folder.url("damaged.sqlite")): SQLite error 11: database disk image is malformed - while executing `SELECT * FROM \"t\" NOT INDEXED ORDER BY rowid`\n")
+        #expect(try folder.read("damaged.sqlite") == pages)
+        #expect(!FileManager.default.fileExists(atPath: folder.url("damaged.sqlite-journal")))
         // An archive whose store was changed fails its SHA256SUMS: a check failed.
         let live = try TemporaryFolder()
         try Self.makeStore(live.url("App.sqlite"))
