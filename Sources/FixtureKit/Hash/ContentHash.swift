@@ -61,10 +61,10 @@ public enum ContentHash {
 
     /// A store an app may be writing: one consistent snapshot of it, read in
     /// place as `capture` reads one (``Capture/readingSource(_:firstPage:failure:_:)``:
-    /// none of its files created, removed or changed, the read done again if an
-    /// app wrote it meanwhile), so that it needs neither the time nor the room of
-    /// a copy. A store with a `-journal` is copied with it instead, and a hot one
-    /// rolled back in the copy.
+    /// none of its files created, removed or changed, the read done again if the
+    /// files of a store at rest changed meanwhile), so that it needs neither the
+    /// time nor the room of a copy. A store with a `-journal` is copied with it
+    /// instead, and a hot one rolled back in the copy.
     private static func ofLiveStore(_ set: StoreSet) throws(FixtureKitError) -> SHA256Digest {
         guard !set.has(.journal) else { return try ofStore(set, what: "hash") }
         do { _ = try set.header() } catch {

@@ -207,6 +207,33 @@ import Testing
         app.database = nil
     }
 
+    /// `hash` reads a store at rest where it is, without SQLite's locks: an app
+    /// that opens it, commits and checkpoints into the main file once fixturekit
+    /// has opened it (before its first read: no step inside SQLite's reads can be
+    /// reached from here) is seen, and the digest is that of the store as the
+    /// app left it (41 notes).
+    @Test(arguments: [Source.walWithoutSidecars, .walAtRest, .walAtRestWithoutShm])
+    func hashSeesAnAppThatStartsWritingDuringTheRead(source: Source) throws {
+        let folder = try TemporaryFolder()
+        let store = try Self.makeStore(source, in: folder.url("live"))
+        final class App: @unchecked Sendable { var database: Database? }
+        let app = App()
+        FaultInjection.at(.opened, of: store) {
+            guard let database = try? Database(path: store) else { return }
+            try? database.execute("INSERT INTO notes (uuid, title) VALUES ('new', 'written meanwhile')")
+            _ = try? database.checkpoint(.passive)
+            app.database = database
+        }
+        let result = fixturekit("hash", store)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(app.database != nil)
+        app.database = nil
+        try FileManager.default.copyItem(atPath: folder.url("live"), toPath: folder.url("copy"))
+        let copy = try Database(path: folder.url("copy/App.sqlite"))
+        #expect(try copy.scalar("SELECT count(*) FROM notes") == .integer(41))
+        #expect(result.standardOutput == "\(try copy.contentHash().hex)  \(store)\n")
+    }
+
     /// Fixtures in every shape (a raw WAL fixture with its sidecars, a snapshot of
     /// a WAL store, a rollback store), named by their folder, their store's file
     /// and their archive: looking never changes a byte.
