@@ -183,14 +183,12 @@ import Testing
         #expect(try snapshotOfFiles(folder.url("live")) == before)
     }
 
-    /// An app that opens the store while it is read without SQLite's locks, and
-    /// writes and checkpoints into the main file: the read is done again, and
-    /// sees the app's commits; nothing of the app's is removed.
-    @Test(arguments: [(CaptureMode.snapshot, Source.walWithoutSidecars), (.raw, .walWithoutSidecars), (.checkpoint, .walWithoutSidecars), (.snapshot, .walAtRest), (.snapshot, .walAtRestWithoutShm)])
-    func anAppThatStartsWritingDuringTheReadIsSeen(mode: CaptureMode, source: Source) throws {
-        let folder = try TemporaryFolder()
-        let store = try Self.makeStore(source, in: folder.url("live"))
-        final class App: @unchecked Sendable { var database: Database? }
+    /// The connection of an app that opens `store` once fixturekit has opened it,
+    /// commits a 41st note and checkpoints it into the main file; it stays open
+    /// until the test lets it go.
+    final class App: @unchecked Sendable { var database: Database? }
+
+    static func appThatWritesOnceOpened(_ store: String) -> App {
         let app = App()
         FaultInjection.at(.opened, of: store) {
             guard let database = try? Database(path: store) else { return }
@@ -198,6 +196,17 @@ import Testing
             _ = try? database.checkpoint(.passive)
             app.database = database
         }
+        return app
+    }
+
+    /// An app that opens the store while it is read without SQLite's locks, and
+    /// writes and checkpoints into the main file: the read is done again, and
+    /// sees the app's commits; nothing of the app's is removed.
+    @Test(arguments: [(CaptureMode.snapshot, Source.walWithoutSidecars), (.raw, .walWithoutSidecars), (.checkpoint, .walWithoutSidecars), (.snapshot, .walAtRest), (.snapshot, .walAtRestWithoutShm)])
+    func anAppThatStartsWritingDuringTheReadIsSeen(mode: CaptureMode, source: Source) throws {
+        let folder = try TemporaryFolder()
+        let store = try Self.makeStore(source, in: folder.url("live"))
+        let app = Self.appThatWritesOnceOpened(store)
         let result = fixturekit("capture", "--no-anonymize", store, "--version", "1.0.0", "--corpus", folder.url("corpus"), "--mode", mode.rawValue)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(try rowCount(ofStoreAt: folder.url("corpus/1.0.0/App.sqlite")) == 41)
@@ -216,14 +225,7 @@ import Testing
     func hashSeesAnAppThatStartsWritingDuringTheRead(source: Source) throws {
         let folder = try TemporaryFolder()
         let store = try Self.makeStore(source, in: folder.url("live"))
-        final class App: @unchecked Sendable { var database: Database? }
-        let app = App()
-        FaultInjection.at(.opened, of: store) {
-            guard let database = try? Database(path: store) else { return }
-            try? database.execute("INSERT INTO notes (uuid, title) VALUES ('new', 'written meanwhile')")
-            _ = try? database.checkpoint(.passive)
-            app.database = database
-        }
+        let app = Self.appThatWritesOnceOpened(store)
         let result = fixturekit("hash", store)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(app.database != nil)
