@@ -15,15 +15,17 @@ extension ShimFile {
             xClose: { file in
                 let shim = ShimFile.of(file)
                 _ = shim.role.sink?.flush()
+                let gathered = shim.writeGathered()
                 let code = shim.methods.xClose?(shim.inner) ?? SQLITE_OK
                 shim.role.sink?.detach()
                 Unmanaged.passUnretained(shim).release()
                 file?.pointee.pMethods = nil
-                return code
+                return gathered != SQLITE_OK ? gathered : code
             },
             xRead: { file, buffer, amount, offset in
                 let shim = ShimFile.of(file)
                 if let sink = shim.role.sink, case let code = sink.flush(), code != SQLITE_OK { return code }
+                if let gather = shim.role.gather, let buffer { return gather.read(into: buffer, count: Int(amount), offset: offset, from: shim.inner) }
                 let code = shim.methods.xRead!(shim.inner, buffer, amount, offset)
                 if code == SQLITE_OK, let buffer, shim.role.pages != nil { shim.observe(buffer, count: Int(amount), offset: offset) }
                 return code
@@ -31,26 +33,32 @@ extension ShimFile {
             xWrite: { file, buffer, amount, offset in
                 let shim = ShimFile.of(file)
                 if let sink = shim.role.sink, let buffer { return sink.write(buffer, count: Int(amount), offset: offset) }
+                if let gather = shim.role.gather, let buffer { return gather.write(buffer, count: Int(amount), offset: offset, to: shim.inner) }
                 return shim.methods.xWrite!(shim.inner, buffer, amount, offset)
             },
             xTruncate: { file, size in
                 let shim = ShimFile.of(file)
                 if let sink = shim.role.sink, case let code = sink.truncate(to: size), code != SQLITE_OK { return code }
+                if case let code = shim.writeGathered(), code != SQLITE_OK { return code }
+                shim.role.gather?.forgetReadAhead()
                 return shim.methods.xTruncate!(shim.inner, size)
             },
             xSync: { file, flags in
                 let shim = ShimFile.of(file)
                 if let sink = shim.role.sink, case let code = sink.flush(), code != SQLITE_OK { return code }
+                if case let code = shim.writeGathered(), code != SQLITE_OK { return code }
                 return shim.methods.xSync!(shim.inner, flags)
             },
             xFileSize: { file, size in
                 let shim = ShimFile.of(file)
                 if let sink = shim.role.sink, case let code = sink.flush(), code != SQLITE_OK { return code }
+                if case let code = shim.writeGathered(), code != SQLITE_OK { return code }
                 return shim.methods.xFileSize!(shim.inner, size)
             },
             xLock: { file, level in
                 let shim = ShimFile.of(file)
                 _ = shim.role.sink?.quiesce()
+                if case let code = shim.writeGathered(), code != SQLITE_OK { return code }
                 if shim.role.isAtRest {
                     // Every level is the shared lock, taken once.
                     guard !shim.holdsSharedLock else { return SQLITE_OK }
@@ -63,20 +71,26 @@ extension ShimFile {
             xUnlock: { file, level in
                 let shim = ShimFile.of(file)
                 _ = shim.role.sink?.quiesce()
+                // The lock goes whether or not what was gathered could be written.
+                let gathered = shim.writeGathered()
                 if shim.role.isAtRest {
-                    guard level == SQLITE_LOCK_NONE, shim.holdsSharedLock else { return SQLITE_OK }
+                    guard level == SQLITE_LOCK_NONE, shim.holdsSharedLock else { return gathered }
                     shim.holdsSharedLock = false
                 }
-                return shim.methods.xUnlock!(shim.inner, level)
+                let code = shim.methods.xUnlock!(shim.inner, level)
+                return gathered != SQLITE_OK ? gathered : code
             },
             xCheckReservedLock: { file, result in
                 let shim = ShimFile.of(file)
                 _ = shim.role.sink?.quiesce()
+                if case let code = shim.writeGathered(), code != SQLITE_OK { return code }
                 return shim.methods.xCheckReservedLock!(shim.inner, result)
             },
             xFileControl: { file, operation, argument in
                 let shim = ShimFile.of(file)
                 if let sink = shim.role.sink, case let code = sink.flush(), code != SQLITE_OK { return code }
+                // A size hint is about the file's room, not its bytes.
+                if operation != SQLITE_FCNTL_SIZE_HINT, case let code = shim.writeGathered(), code != SQLITE_OK { return code }
                 return shim.methods.xFileControl!(shim.inner, operation, argument)
             },
             xSectorSize: { file in
@@ -107,6 +121,7 @@ extension ShimFile {
             xFetch: { file, offset, amount, pointer in
                 let shim = ShimFile.of(file)
                 if let sink = shim.role.sink, case let code = sink.flush(), code != SQLITE_OK { return code }
+                if case let code = shim.writeGathered(overlapping: (offset, Int(amount))), code != SQLITE_OK { return code }
                 guard shim.methods.iVersion >= 3, let fetch = shim.methods.xFetch else {
                     pointer?.pointee = nil
                     return SQLITE_OK

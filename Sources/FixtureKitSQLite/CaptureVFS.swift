@@ -24,6 +24,9 @@ import FixtureKitSystem
 /// - `fixturekit_sink=ID`: the main file's writes go through the
 ///   ``HashedWrites`` registered as ID (hashed in file order, written in large
 ///   pieces).
+/// - `fixturekit_gather=1`: a database file that this connection alone reads
+///   and writes, with no journal: its writes that follow one another are
+///   gathered into larger ones, and its reads read ahead (``GatheredFile``).
 ///
 /// Every other call goes to the default VFS unchanged.
 package enum CaptureVFS {
@@ -112,6 +115,7 @@ package enum CaptureVFS {
                 guard let sink = object(id, as: HashedWrites.self) else { return SQLITE_CANTOPEN }
                 role.sink = sink
             }
+            if kind == SQLITE_OPEN_MAIN_DB, sqlite3_uri_boolean(name, "fixturekit_gather", 0) != 0 { role.gather = GatheredFile() }
         }
         let code = open(base, name, inner, innerFlags, outFlags)
         guard code == SQLITE_OK else {
@@ -185,6 +189,7 @@ final class ShimFile {
         var isAtRest = false
         var pages: SourceFirstPage?
         var sink: HashedWrites?
+        var gather: GatheredFile?
     }
 
     let inner: UnsafeMutablePointer<sqlite3_file>
@@ -208,6 +213,14 @@ final class ShimFile {
     }
 
     var methods: sqlite3_io_methods { inner.pointee.pMethods!.pointee }
+
+    /// Writes what ``Role/gather`` holds, when there is one and, given a range,
+    /// when what it holds lies in it.
+    func writeGathered(overlapping range: (offset: Int64, count: Int)? = nil) -> Int32 {
+        guard let gather = role.gather else { return SQLITE_OK }
+        if let range, !gather.overlaps(range.offset, count: range.count) { return SQLITE_OK }
+        return gather.flush(inner)
+    }
 
     /// Records the first whole page read: a page of the main file at offset 0, or
     /// a frame's page in the `-wal` (32-byte header, then frames of a 24-byte

@@ -64,7 +64,9 @@ enum AnonymizationEngine {
         let database: Database
         let isWAL: Bool
         do {
-            database = try Database(path: path, options: .init(busyTimeout: 0))
+            // Its writes, and those of the output, gathered into larger ones.
+            try CaptureVFS.register()
+            database = try Database(path: gathered(path), options: .init(uri: true, busyTimeout: 0))
             // The first read replays the copied WAL or rolls back a hot journal.
             _ = try database.scalar("SELECT count(*) FROM sqlite_schema")
             isWAL = try database.scalar("PRAGMA journal_mode")?.text?.lowercased() == "wal"
@@ -137,7 +139,7 @@ enum AnonymizationEngine {
                 // one, since both files are read and written in order anyway.
                 try database.execute("PRAGMA secure_delete = ON; PRAGMA cache_size = -\(vacuumCacheKiB); PRAGMA shrink_memory")
                 let vacuum = try database.prepare("VACUUM INTO ?1")
-                try vacuum.bind([.text(output)])
+                try vacuum.bind([.text(gathered(output))])
                 _ = try vacuum.step()
             }
             counting.drain()
@@ -152,6 +154,12 @@ enum AnonymizationEngine {
         return EngineResult(
             columns: columns, absent: absent, rebuiltIndexes: rebuilt, ruleNames: bound.map(\.name), schemaText: schema.schemaText,
             isUTF16: schema.isUTF16, isWAL: isWAL, leakScan: leakScan, prefetched: prefetch?.taken ?? 0, profile: measured)
+    }
+
+    /// The URI of a file that only the anonymizing connection reads and writes,
+    /// with no journal: its writes gathered by ``CaptureVFS``.
+    private static func gathered(_ path: String) -> String {
+        CaptureVFS.uri(path, [("fixturekit_gather", "1")])
     }
 
     /// Puts the output in WAL mode, as its store was: SQLite writes the header
