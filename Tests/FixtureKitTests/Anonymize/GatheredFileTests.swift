@@ -118,4 +118,44 @@ import Testing
         }
         #expect(failures > 10)
     }
+
+    /// `anonymize` whose output folder fills up at each step (the copy, the
+    /// rewrite's commit, `VACUUM INTO`): one line and exit 2, nothing left
+    /// beside the output; or, where everything fits, a whole output.
+    @Test(.enabled(if: InfrastructureFailureTests.canMountTmpfs, "needs root, to mount a small tmpfs that the output fills"))
+    func anonymizeOnADiskThatFillsExits2AndLeavesNothing() throws {
+        let folder = try TemporaryFolder()
+        let store = folder.url("App.sqlite")
+        let database = try Database(path: store, options: .init(create: true))
+        try database.execute("""
+            CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT, note TEXT);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)
+              INSERT INTO users SELECT i, 'person.' || i || '@mail.example.com', printf('%.100c', 'n') FROM n
+            """)
+        try database.close()
+        let rules = try folder.write("rules.json", """
+            {"keyEnv": "FIXTUREKIT_ANON_KEY", "tables": {"users": {"email": {"strategy": "pseudonym", "format": "email", "domain": "email"}, "id": "keep", "note": "keep"}}}
+            """)
+        let disk = try InfrastructureFailureTests.SmallDisk(size: "2m")
+        let output = disk.path + "/out.sqlite"
+        var stepsThatFailed: Set<String> = []
+        for fill in stride(from: 0, through: 1900, by: 100) {
+            for name in try FileManager.default.contentsOfDirectory(atPath: disk.path) { try FileManager.default.removeItem(atPath: disk.path + "/" + name) }
+            #expect(FileManager.default.createFile(atPath: disk.path + "/fill", contents: Data(count: fill * 1024)))
+            let result = fixturekit(["anonymize", store, "--rules", rules, "--output", output], environment: AnonymizeTests.environment)
+            if result.status == 0 {
+                let written = try Database(path: output, options: .init(readOnly: true))
+                #expect(try written.scalar("PRAGMA integrity_check") == .text("ok"), "fill \(fill) KiB")
+                #expect(try written.scalar("SELECT count(*) FROM users WHERE email LIKE '%@example.invalid'") == .integer(5000), "fill \(fill) KiB")
+                continue
+            }
+            #expect(result.status == 2, "fill \(fill) KiB: \(result.standardError)")
+            let lines = result.standardError.split(separator: "\n")
+            #expect(lines.count == 1 && lines[0].hasPrefix("fixturekit: anonymize"), "fill \(fill) KiB: \(result.standardError)")
+            #expect(result.standardError.contains("database or disk is full") || result.standardError.contains("no space left on device"), "fill \(fill) KiB: \(result.standardError)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: disk.path) == ["fill"], "fill \(fill) KiB")
+            for step in ["VACUUM INTO", "COMMIT", "copy:"] where result.standardError.contains(step) { stepsThatFailed.insert(step) }
+        }
+        #expect(stepsThatFailed == ["VACUUM INTO", "COMMIT", "copy:"])
+    }
 }
