@@ -25,14 +25,20 @@ extension ShimFile {
             xRead: { file, buffer, amount, offset in
                 let shim = ShimFile.of(file)
                 if let sink = shim.role.sink, case let code = sink.flush(), code != SQLITE_OK { return code }
-                if let gather = shim.role.gather, let buffer { return gather.read(into: buffer, count: Int(amount), offset: offset, from: shim.inner) }
-                let code = shim.methods.xRead!(shim.inner, buffer, amount, offset)
+                let code: Int32
+                if let readAhead = shim.readAhead, let buffer {
+                    code = readAhead.read(into: buffer, count: Int(amount), offset: offset, from: shim.inner) { shim.writeGathered(overlapping: ($0, $1)) }
+                } else {
+                    if case let code = shim.writeGathered(overlapping: (offset, Int(amount))), code != SQLITE_OK { return code }
+                    code = shim.methods.xRead!(shim.inner, buffer, amount, offset)
+                }
                 if code == SQLITE_OK, let buffer, shim.role.pages != nil { shim.observe(buffer, count: Int(amount), offset: offset) }
                 return code
             },
             xWrite: { file, buffer, amount, offset in
                 let shim = ShimFile.of(file)
                 if let sink = shim.role.sink, let buffer { return sink.write(buffer, count: Int(amount), offset: offset) }
+                shim.readAhead?.forget(offset, count: Int(amount))
                 if let gather = shim.role.gather, let buffer { return gather.write(buffer, count: Int(amount), offset: offset, to: shim.inner) }
                 return shim.methods.xWrite!(shim.inner, buffer, amount, offset)
             },
@@ -40,7 +46,7 @@ extension ShimFile {
                 let shim = ShimFile.of(file)
                 if let sink = shim.role.sink, case let code = sink.truncate(to: size), code != SQLITE_OK { return code }
                 if case let code = shim.writeGathered(), code != SQLITE_OK { return code }
-                shim.role.gather?.forgetReadAhead()
+                shim.readAhead?.forget()
                 return shim.methods.xTruncate!(shim.inner, size)
             },
             xSync: { file, flags in
@@ -58,6 +64,7 @@ extension ShimFile {
             xLock: { file, level in
                 let shim = ShimFile.of(file)
                 _ = shim.role.sink?.quiesce()
+                shim.readAhead?.forget()
                 if case let code = shim.writeGathered(), code != SQLITE_OK { return code }
                 if shim.role.isAtRest {
                     // Every level is the shared lock, taken once.
@@ -71,6 +78,7 @@ extension ShimFile {
             xUnlock: { file, level in
                 let shim = ShimFile.of(file)
                 _ = shim.role.sink?.quiesce()
+                shim.readAhead?.forget()
                 // The lock goes whether or not what was gathered could be written.
                 let gathered = shim.writeGathered()
                 if shim.role.isAtRest {
@@ -108,6 +116,7 @@ extension ShimFile {
             },
             xShmLock: { file, offset, count, flags in
                 let shim = ShimFile.of(file)
+                shim.readAhead?.forget()
                 return shim.methods.xShmLock!(shim.inner, offset, count, flags)
             },
             xShmBarrier: { file in

@@ -194,6 +194,11 @@ final class ShimFile {
 
     let inner: UnsafeMutablePointer<sqlite3_file>
     let role: Role
+    /// Reads made ahead: for a store's main file, read where a transaction
+    /// began (not its `-wal`, whose frames an app may rewrite from the start
+    /// between two of this connection's transactions, with no lock of this
+    /// file changing), and a gathered file.
+    let readAhead: ReadAhead?
     /// Whether the main file of an at-rest read holds SQLite's shared lock
     /// (only SQLite's thread of this connection uses it).
     var holdsSharedLock = false
@@ -201,6 +206,7 @@ final class ShimFile {
     init(inner: UnsafeMutablePointer<sqlite3_file>, role: Role) {
         self.inner = inner
         self.role = role
+        readAhead = role.isSource && role.isMain || role.gather != nil ? ReadAhead() : nil
     }
 
     static func inner(of file: UnsafeMutablePointer<sqlite3_file>) -> UnsafeMutablePointer<sqlite3_file> {

@@ -1,6 +1,6 @@
 import CSQLite
 
-/// The reads and writes of a database file that one connection alone reads
+/// The writes of a database file that one connection alone reads
 /// and writes, with no journal (opened through ``CaptureVFS`` with
 /// `fixturekit_gather=1`: anonymize's working copy and the output `VACUUM
 /// INTO` builds from it).
@@ -9,9 +9,8 @@ import CSQLite
 /// cache costs about as much as its 4 KiB: 88 MiB in 4 KiB writes take 0.10 s
 /// of system time, in 64 KiB writes 0.02 s. Here, on SQLite's thread, writes
 /// that follow one another in the file are gathered into one write of up to
-/// ``pieceSize`` bytes (a write elsewhere first writes what is gathered), and
-/// a read that misses reads ``pieceSize`` bytes ahead, which the next reads
-/// take from memory until a write lands in them.
+/// ``pieceSize`` bytes (a write elsewhere first writes what is gathered); its
+/// reads go through a ``ReadAhead``.
 ///
 /// Nothing can see the file without what is gathered: it is written before a
 /// read of a range it overlaps, the file's size, a truncation, a sync, a lock
@@ -31,21 +30,11 @@ final class GatheredFile {
     private var filled = 0
     /// The first failed write's code; `SQLITE_OK` while none failed.
     private var failure = SQLITE_OK
-    /// The file's bytes read ahead: ``pieceSize`` bytes at `aheadStart` when
-    /// `aheadValid`; any write into them makes them invalid.
-    private let ahead = UnsafeMutableRawPointer.allocate(byteCount: pieceSize, alignment: 4096)
-    private var aheadStart: Int64 = 0
-    private var aheadValid = false
-
-    deinit {
-        piece.deallocate()
-        ahead.deallocate()
-    }
+    deinit { piece.deallocate() }
 
     /// Takes SQLite's write of `count` bytes at `offset` to `inner`.
     func write(_ bytes: UnsafeRawPointer, count: Int, offset: Int64, to inner: UnsafeMutablePointer<sqlite3_file>) -> Int32 {
         guard failure == SQLITE_OK else { return failure }
-        if aheadValid, offset < aheadStart + Int64(Self.pieceSize), aheadStart < offset + Int64(count) { aheadValid = false }
         if filled > 0, offset != start + Int64(filled) || count > Self.pieceSize - filled {
             if case let code = flush(inner), code != SQLITE_OK { return code }
         }
@@ -55,32 +44,6 @@ final class GatheredFile {
         filled += count
         return SQLITE_OK
     }
-
-    /// Reads `count` bytes at `offset` of `inner` for SQLite: from the bytes read
-    /// ahead when they hold them, otherwise by reading ``pieceSize`` bytes
-    /// ahead from `offset` (after writing what is gathered, when it lies
-    /// there). Near the end of the file, where the piece would be short,
-    /// SQLite's read is made as it asked.
-    func read(into buffer: UnsafeMutableRawPointer, count: Int, offset: Int64, from inner: UnsafeMutablePointer<sqlite3_file>) -> Int32 {
-        guard failure == SQLITE_OK else { return failure }
-        let read = inner.pointee.pMethods!.pointee.xRead!
-        if aheadValid, offset >= aheadStart, offset + Int64(count) <= aheadStart + Int64(Self.pieceSize) {
-            buffer.copyMemory(from: ahead + Int(offset - aheadStart), byteCount: count)
-            return SQLITE_OK
-        }
-        if overlaps(offset, count: Self.pieceSize), case let code = flush(inner), code != SQLITE_OK { return code }
-        guard count < Self.pieceSize, read(inner, ahead, Int32(Self.pieceSize), offset) == SQLITE_OK else {
-            aheadValid = false
-            return read(inner, buffer, Int32(count), offset)
-        }
-        aheadStart = offset
-        aheadValid = true
-        buffer.copyMemory(from: ahead, byteCount: count)
-        return SQLITE_OK
-    }
-
-    /// Forgets the bytes read ahead: the file was truncated.
-    func forgetReadAhead() { aheadValid = false }
 
     /// Whether gathered bytes lie in the `count` bytes at `offset`.
     func overlaps(_ offset: Int64, count: Int) -> Bool {
