@@ -1,9 +1,8 @@
 import CSQLite
 
-/// The writes of a database file that one connection alone reads
-/// and writes, with no journal (opened through ``CaptureVFS`` with
-/// `fixturekit_gather=1`: anonymize's working copy and the output `VACUUM
-/// INTO` builds from it).
+/// The writes of a database file that one connection alone reads and writes,
+/// with no journal (opened through ``CaptureVFS`` with `fixturekit_gather=1`:
+/// anonymize's working copy and the output `VACUUM INTO` builds from it).
 ///
 /// SQLite reads and writes a page a call, and on Linux a call into the page
 /// cache costs about as much as its 4 KiB: 88 MiB in 4 KiB writes take 0.10 s
@@ -30,6 +29,7 @@ final class GatheredFile {
     private var filled = 0
     /// The first failed write's code; `SQLITE_OK` while none failed.
     private var failure = SQLITE_OK
+
     deinit { piece.deallocate() }
 
     /// Takes SQLite's write of `count` bytes at `offset` to `inner`.

@@ -9,10 +9,9 @@ import CSQLite
 /// On Linux a read from the page cache costs about as much per call as its
 /// 4 KiB (a 1.2 GiB store read a page a call took 0.57 s of system time on
 /// the thread that hashes its content). When a read misses and starts where
-/// the last one ended, the next
-/// ``size`` bytes (or what is left of the file) are read into memory, and the
-/// reads they hold are copied from there; any other read goes to the file as
-/// SQLite asked, keeping what was read ahead.
+/// the last one ended, the next ``size`` bytes (or what is left of the file)
+/// are read into memory, and the reads they hold are copied from there; any
+/// other read goes to the file as SQLite asked, keeping what was read ahead.
 ///
 /// What SQLite reads of a database inside one read transaction does not
 /// change meanwhile, whoever else writes the store (that is what lets SQLite

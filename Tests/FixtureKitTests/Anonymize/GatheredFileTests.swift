@@ -6,8 +6,8 @@ import Testing
 
 /// anonymize's working copy and its output are written through
 /// ``GatheredFile`` (`fixturekit_gather=1`): pages that follow one another go
-/// to the disk in one write, and reads read ahead. What SQLite reads back, the bytes it leaves and
-/// the failures it reports must be those of the plain VFS.
+/// to the disk in one write, and reads read ahead. What SQLite reads back, the
+/// bytes it leaves and the failures it reports must be those of the plain VFS.
 @Suite struct GatheredFileTests {
     static func gathered(_ path: String) -> String { CaptureVFS.uri(path, [("fixturekit_gather", "1")]) }
 
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test(arguments: [512, 4096, 65536])
-    func gatheredWritesLeaveTheBytesThePlainVFSLeaves(pageSize: Int) throws {
+    func aGatheredFileHoldsTheBytesThePlainVFSWrites(pageSize: Int) throws {
         let folder = try TemporaryFolder()
         let plain = try Self.rewrite(folder.url("plain.sqlite"), into: folder.url("plain-out.sqlite"), pageSize: pageSize, gathering: false)
         let gathered = try Self.rewrite(folder.url("gathered.sqlite"), into: folder.url("gathered-out.sqlite"), pageSize: pageSize, gathering: true)
