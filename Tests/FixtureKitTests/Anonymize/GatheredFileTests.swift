@@ -61,7 +61,8 @@ import Testing
     /// A disk that fills during the rewrite, at every size: the write that does
     /// not fit fails the statement (SQLite's "database or disk is full"), and a
     /// rewrite that succeeds left the whole file. The last gathered piece is
-    /// written when the commit releases its lock: its failure is the commit's.
+    /// written as the commit ends (its sync file control, else its unlock, else
+    /// the close): its failure is the commit's, or the close's.
     @Test(.enabled(if: InfrastructureFailureTests.canMountTmpfs, "needs root, to mount a small tmpfs that the rewrite fills"))
     func aDiskThatFillsFailsTheWriteThatDidNotFit() throws {
         let disk = try InfrastructureFailureTests.SmallDisk(size: "256k")
