@@ -33,7 +33,11 @@ extension Database {
     package func withWatchdog<T, E: Error>(deadline: ContinuousClock.Instant?, cancellation: Cancellation?, _ body: () throws(E) -> T) -> (Result<T, E>, WatchdogStop?) {
         let watch = Watch(handle: handle, cancellation: cancellation)
         let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { watch.run(deadline: deadline) }
+        // A queue of its own, not the global one: the global queue gets no new
+        // thread while its threads are busy, and bodies that never end (stages
+        // running on them, whose statements only their own watchdogs would
+        // interrupt) would keep their watchdogs from ever starting.
+        DispatchQueue(label: "fixturekit.watchdog").async(group: group) { watch.run(deadline: deadline) }
         let result: Result<T, E>
         do { result = .success(try body()) } catch { result = .failure(error) }
         watch.done.store(true, ordering: .releasing)
