@@ -29,7 +29,6 @@ extension ShimFile {
                 if let readAhead = shim.readAhead, let buffer {
                     code = readAhead.read(into: buffer, count: Int(amount), offset: offset, from: shim.inner) { shim.writeGathered(overlapping: ($0, $1)) }
                 } else {
-                    if case let code = shim.writeGathered(overlapping: (offset, Int(amount))), code != SQLITE_OK { return code }
                     code = shim.methods.xRead!(shim.inner, buffer, amount, offset)
                 }
                 if code == SQLITE_OK, let buffer, shim.role.pages != nil { shim.observe(buffer, count: Int(amount), offset: offset) }

@@ -197,7 +197,8 @@ final class ShimFile {
     /// Reads made ahead: for a store's main file, read where a transaction
     /// began (not its `-wal`, whose frames an app may rewrite from the start
     /// between two of this connection's transactions, with no lock of this
-    /// file changing), and a gathered file.
+    /// file changing), and a gathered file, whose reads write what is gathered
+    /// through it (it is never `nil` for one).
     let readAhead: ReadAhead?
     /// Whether the main file of an at-rest read holds SQLite's shared lock
     /// (only SQLite's thread of this connection uses it).

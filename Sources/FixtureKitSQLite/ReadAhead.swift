@@ -39,7 +39,7 @@ final class ReadAhead {
     /// - Parameter before: called with the range about to be read from the
     ///   file, first: a failure it returns is the read's.
     func read(into output: UnsafeMutableRawPointer, count: Int, offset: Int64, from inner: UnsafeMutablePointer<sqlite3_file>, before: (Int64, Int) -> Int32) -> Int32 {
-        let read = inner.pointee.pMethods!.pointee.xRead!
+        let readFile = inner.pointee.pMethods!.pointee.xRead!
         let follows = offset == lastEnd
         lastEnd = offset + Int64(count)
         if offset >= start, lastEnd <= start + Int64(held) {
@@ -50,13 +50,13 @@ final class ReadAhead {
             if case let code = before(offset, Self.size), code != SQLITE_OK { return code }
             held = 0
             var bytes = Self.size
-            var code = read(inner, buffer, Int32(bytes), offset)
+            var code = readFile(inner, buffer, Int32(bytes), offset)
             if code == Self.shortRead {
                 // Near the end of the file: what is left of it.
                 var size: sqlite3_int64 = 0
                 if inner.pointee.pMethods!.pointee.xFileSize!(inner, &size) == SQLITE_OK, size - offset >= Int64(count) {
                     bytes = Int(size - offset)
-                    code = read(inner, buffer, Int32(bytes), offset)
+                    code = readFile(inner, buffer, Int32(bytes), offset)
                 }
             }
             if code == SQLITE_OK {
@@ -67,7 +67,7 @@ final class ReadAhead {
             }
         }
         if case let code = before(offset, count), code != SQLITE_OK { return code }
-        return read(inner, output, Int32(count), offset)
+        return readFile(inner, output, Int32(count), offset)
     }
 
     /// Forgets what was read ahead.
