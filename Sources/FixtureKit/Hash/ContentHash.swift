@@ -75,27 +75,32 @@ public enum ContentHash {
         }
         do throws(FixtureKitError) {
             return try Capture.readingSource(set, failure: failure) { (source, _) throws(FixtureKitError) -> SHA256Digest in
-                do throws(SQLiteError) { return try source.contentHash() } catch { throw failure(error) }
+                do throws(SQLiteError) { return try source.contentHash(hashing: .onASecondThread()) } catch { throw failure(error) }
             }
         } catch {
             throw error.what == "snapshot" ? error.within("hash") : error
         }
     }
 
-    /// The content hash of a store set, read from a copy of it.
+    /// The content hash of a store set, read from a copy of it, its SHA-256
+    /// computed on a second thread (the callers have a core free).
     static func ofStore(_ set: StoreSet, what: String) throws(FixtureKitError) -> SHA256Digest {
         // SQLite would take an empty file for an empty database: refuse it first.
         do { _ = try set.header() } catch {
             throw FixtureKitError(what: what, path: set.storePath, why: error.why, hint: error.hint, remedy: error.remedy, cause: error)
         }
         let scratch = try ScratchStore(copying: set, what: what)
-        return try digest(of: scratch.database, display: set.storePath, what: what)
+        return try digest(of: scratch.database, display: set.storePath, what: what, hashing: .onASecondThread())
     }
 
     /// The content hash read through an open connection (to a copy, or to a file
     /// the caller owns and opened immutable).
-    static func digest(of database: Database, display: String, what: String) throws(FixtureKitError) -> SHA256Digest {
-        do { return try database.contentHash() } catch {
+    /// - Parameter hashing: where its SHA-256 is computed; a second thread only
+    ///   when a core is free (not during a capture's or a verification's other work).
+    static func digest(
+        of database: Database, display: String, what: String, hashing: ContentHashing = .onTheScanningThread
+    ) throws(FixtureKitError) -> SHA256Digest {
+        do { return try database.contentHash(hashing: hashing) } catch {
             throw FixtureKitError(what: what, path: display, why: error.description, cause: error)
         }
     }

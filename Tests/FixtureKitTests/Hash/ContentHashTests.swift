@@ -172,6 +172,40 @@ import Testing
         #expect(try Self.hash(folder.url("t.sqlite")) == (try FixtureKit.SHA256.hash(stream)))
     }
 
+    /// The SHA-256 computed on a second thread hashes the same stream, in the
+    /// same order, as on the scanning thread: values of every size up to
+    /// three buffers, so that a buffer fills at every place within a value, a
+    /// tag or a length, and values larger than a buffer (hashed directly, after
+    /// the buffers before them) come between small ones; the expected digest is
+    /// the documented stream's, built by hand.
+    @Test(arguments: [1, 13, 64, 100])
+    func aSecondThreadHashesTheSameStreamInTheSameOrder(bufferSize: Int) throws {
+        let folder = try TemporaryFolder()
+        let database = try Database(path: folder.url("t.sqlite"), options: .init(create: true))
+        defer { try? database.close() }
+        // Blobs of 1 byte up (an empty one is bound as NULL); the text beside each is 0 to 6 bytes.
+        let sizes = Array(1...(3 * bufferSize + 2)) + [5 * bufferSize, 1, 4 * bufferSize + 7, 2]
+        try database.execute("CREATE TABLE t (a, b)")
+        let insert = try database.prepare("INSERT INTO t VALUES (?1, ?2)")
+        func text(_ value: [UInt8]) -> [UInt8] { [0x03] + withUnsafeBytes(of: UInt64(value.count).bigEndian, Array.init) + value }
+        func blob(_ value: [UInt8]) -> [UInt8] { [0x04] + withUnsafeBytes(of: UInt64(value.count).bigEndian, Array.init) + value }
+        var stream = Array("fixturekit-content-1".utf8) + [0]
+        stream += [0x01] + [UInt8](repeating: 0, count: 8) + [0x01] + [UInt8](repeating: 0, count: 8)
+        stream += Array("S".utf8) + text(Array("table".utf8)) + text(Array("t".utf8)) + text(Array("t".utf8)) + text(Array("CREATE TABLE t (a, b)".utf8))
+        stream += Array("T".utf8) + text(Array("t".utf8))
+        for (index, size) in sizes.enumerated() {
+            let value = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }
+            let word = Array(String(repeating: "x", count: size % 7).utf8)
+            try insert.bind([.blob(value), .text(String(decoding: word, as: UTF8.self))])
+            _ = try insert.step()
+            stream += Array("R".utf8) + blob(value) + text(word)
+        }
+        let expected = try FixtureKit.SHA256.hash(stream)
+        #expect(try database.contentHash(hashing: .onTheScanningThread) == expected)
+        #expect(try database.contentHash(hashing: .onASecondThread(bufferSize: bufferSize)) == expected)
+        #expect(try database.contentHash(hashing: .onASecondThread()) == expected)
+    }
+
     @Test func hashPrintsLikeSha256sumForAStoreAFixtureAndAnArchive() throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.url("live"), withIntermediateDirectories: true)
