@@ -78,9 +78,13 @@ public struct FixtureKitError: FixtureKitFailure, Equatable {
     }
 
     /// A failed system call on a file, in the context `what`:
-    /// `<what>: <operation>: <path>: <errno's text>`.
+    /// `<what>: <operation>: <path>: <errno's text>`, the operation said once
+    /// when `what` ends with it already (`anonymize: copy`, not `anonymize: copy: copy`).
     package init(what: String, failed error: FileSystemError, hint: String? = nil, remedy: Remedy? = nil, category: Category = .couldNotWork) {
-        self.init(what: what + ": " + error.operation, path: error.path, why: error.reason, hint: hint, remedy: remedy, category: category, cause: error)
+        let said = what == error.operation || what.hasSuffix(": " + error.operation)
+        self.init(
+            what: said ? what : what + ": " + error.operation, path: error.path, why: error.reason,
+            hint: hint, remedy: remedy, category: category, cause: error)
     }
 
     /// A failed system call on a file, told as it is: `<operation>: <path>: <errno's text>`.

@@ -14,6 +14,20 @@ import Testing
         #expect(error.description == "\(cause.operation): \(path): \(cause.reason)")
     }
 
+    /// In a context, the operation is said once: after a context that names a
+    /// step, or alone when the context is the operation itself; a context of
+    /// another word keeps both (`copy` failing in `copy`, `anonymize: copy`,
+    /// `install fixture`).
+    @Test(arguments: [
+        ("copy", "copy", "copy"), ("anonymize: copy", "copy", "anonymize: copy"), ("init: write", "write", "init: write"),
+        ("install fixture", "rename", "install fixture: rename"), ("anonymize: write manifest", "write", "anonymize: write manifest: write"),
+        ("recopy", "copy", "recopy: copy"),
+    ])
+    func aStepIsNamedOnce(context: String, operation: String, told: String) {
+        let error = FixtureKitError(what: context, failed: FileSystemError(operation, path: "/f/App.sqlite", errno: ENOSPC))
+        #expect(error.description == "\(told): /f/App.sqlite: no space left on device")
+    }
+
     @Test func listingAFolderThatIsNotThere() throws {
         let folder = try TemporaryFolder()
         let missing = folder.url("missing")
