@@ -8,7 +8,7 @@ import FixtureKitCrypto
 package typealias ContentRowObserver = (_ table: String, _ statement: Statement) -> ((Statement) -> Void)?
 
 /// Where a content hash computes the SHA-256 of what its scan reads.
-package enum ContentHashing: Sendable, Equatable {
+package enum ContentHashing: Sendable {
     /// On the thread that scans, in updates of 64 KiB: for callers whose other
     /// threads keep the cores busy (capture, anonymize), where handing the
     /// bytes to another core costs more than it frees.
@@ -144,9 +144,9 @@ private final class ContentHasher {
     private let bufferSize: Int
     /// A value's tag and length (9 bytes) or a row's marker fit in the slack.
     private static let slack = 16
-    /// The buffer being filled; the one the stage may be hashing (nil when
-    /// hashing on the scanning thread).
+    /// The buffer being filled.
     private var buffer: UnsafeMutableRawPointer
+    /// The one the stage may be hashing; nil when hashing on the scanning thread.
     private var spare: UnsafeMutableRawPointer?
     private var count = 0
     private let stage: BackgroundStage?
