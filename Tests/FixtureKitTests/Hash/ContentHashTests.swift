@@ -206,6 +206,40 @@ import Testing
         #expect(try database.contentHash(hashing: .onASecondThread()) == expected)
     }
 
+    /// A store whose pages break part way through the scan, while the second
+    /// thread is hashing a buffer: the same error as on the scanning thread,
+    /// for a break at each of several places, and no crash (the buffers are
+    /// freed only once the stage is done with them).
+    @Test func aScanThatFailsWhileTheSecondThreadHashesFailsAlike() throws {
+        let folder = try TemporaryFolder()
+        let pristine = folder.url("pristine.sqlite")
+        let database = try Database(path: pristine, options: .init(create: true))
+        try database.execute("""
+            PRAGMA page_size = 1024; CREATE TABLE t (v);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)
+            INSERT INTO t SELECT printf('%.100c', char(65 + i % 26)) FROM n
+            """)
+        try database.close()
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: pristine))
+        var failed = 0
+        for page in stride(from: 40, to: bytes.count / 1024, by: 37) {
+            var damaged = bytes
+            // A leaf page of the table: its header's type byte made invalid.
+            damaged[page * 1024] = 0x7F
+            let path = folder.url("damaged-\(page).sqlite")
+            try damaged.write(to: URL(fileURLWithPath: path))
+            let store = try Database(path: path, options: .init(readOnly: true))
+            defer { try? store.close() }
+            func outcome(_ hashing: ContentHashing) -> String {
+                do { return try store.contentHash(hashing: hashing).hex } catch { return "\(error.code): \(error.description)" }
+            }
+            let alone = outcome(.onTheScanningThread)
+            #expect(outcome(.onASecondThread(bufferSize: 512)) == alone, "page \(page)")
+            if alone.hasPrefix("11: ") { failed += 1 }
+        }
+        #expect(failed > 5)
+    }
+
     @Test func hashPrintsLikeSha256sumForAStoreAFixtureAndAnArchive() throws {
         let folder = try TemporaryFolder()
         try FileManager.default.createDirectory(atPath: folder.url("live"), withIntermediateDirectories: true)
