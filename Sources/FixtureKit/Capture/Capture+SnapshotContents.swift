@@ -12,14 +12,15 @@ import FixtureKitModels
 /// violations and the model, the first connection reads once its copy is done:
 /// ``Capture/contents(of:hashedBy:)``.)
 ///
-/// The second connection must read the very snapshot the backup copies. It
-/// begins its read transaction while the first connection holds its own, and
-/// is used only when that proves the two the same:
+/// The second connection must read the very snapshot the backup copies, and is
+/// used only when that is proven:
 /// - a WAL store at rest, or a main file read `immutable=1`: each connection
 ///   reads the files as they are, and the whole read is done again when they
-///   changed meanwhile (``Capture/readingSource(_:firstPage:failure:_:)``);
+///   changed meanwhile (``Capture/readingSource(_:firstPage:failure:_:)``); the
+///   second connection starts with the first, before its transaction;
 /// - a store read in place in rollback mode: the first connection's shared
-///   lock keeps every writer from committing until the second has begun.
+///   lock keeps every writer from committing until the second has begun: the
+///   second connection begins its transaction while the first holds its own.
 ///
 /// Never for a WAL store read in place: telling that the two snapshots are one
 /// would mean reading the `-shm` beside SQLite, and closing any descriptor of a
@@ -55,7 +56,8 @@ final class SnapshotContentsReader {
     static let busyTimeout: Int32 = 100
 
     /// Starts the read. Call it while the first connection is in its read
-    /// transaction.
+    /// transaction (for files read as they are, at any time in the first
+    /// connection's read of them).
     init(_ opener: Capture.SourceOpener) {
         let slot = self.slot
         let begun = self.begun

@@ -200,6 +200,11 @@ public enum Capture {
         return try readingSource(set, firstPage: firstPage, failure: failure) { (source, opener) throws(FixtureKitError) -> SnapshotCopyFacts in
             var reader: SnapshotContentsReader?
             defer { reader?.drain() }
+            // Files read as they are (at rest, or immutable) need no order between
+            // the two connections: the second one starts now, and the reading of
+            // the -wal each connection does before its first page (a store at rest
+            // has no -shm to share) runs on both cores at once.
+            if readingContents, opener.read != .inPlace { reader = SnapshotContentsReader(opener) }
             let digest: FileDigest?
             var contents: StoreContents?
             do throws(SQLiteError) {
@@ -225,7 +230,7 @@ public enum Capture {
                 // before the copy is written: the backup copies that same snapshot.
                 digest = try source.inTransaction { () throws(SQLiteError) -> FileDigest? in
                     let pageCount = try source.scalar("PRAGMA page_count")?.integer ?? 0
-                    if readingContents { reader = SnapshotContentsReader(opener) }
+                    if readingContents, reader == nil { reader = SnapshotContentsReader(opener) }
                     let expected = firstPage.firstPage.flatMap { SnapshotCopy.firstPage(of: $0, pageCount: pageCount) }
                     let sink = expected.flatMap { try? HashedWrites(firstPage: $0, writeback: output?.rawValue, direct: direct) }
                     let sinkID = sink.map { CaptureVFS.register($0) }

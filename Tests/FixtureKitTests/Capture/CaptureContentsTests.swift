@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import FixtureKit
 @testable import FixtureKitCrypto
@@ -134,6 +135,53 @@ import Testing
             counts.insert(result.manifest.tables["transfers"] ?? 0)
         }
         #expect(counts.count > 1, "the writer did not write during the captures")
+    }
+
+    /// A WAL store at rest (its app gone, its `-wal` left) that short-lived
+    /// processes write during the captures, each leaving it at rest again: the
+    /// two connections of a capture start together, so a commit can fall between
+    /// their reads; the manifest is still the copy's, or the capture says the
+    /// store changed while it was read.
+    @Test func aStoreAtRestThatAppsWriteMeanwhileGivesTheCopysContents() throws {
+        let folder = try TemporaryFolder()
+        let store = folder.url("Bank.sqlite")
+        let setup = try run(["sqlite3", store, """
+            PRAGMA journal_mode = WAL; CREATE TABLE transfers (id INTEGER PRIMARY KEY, amount INTEGER, note TEXT);
+            WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) INSERT INTO transfers (amount, note) SELECT i, hex(randomblob(100)) FROM n;
+            """])
+        #expect(setup.status == 0)
+        let stopped = Atomic<Bool>(false)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            var n = 0
+            while !stopped.load(ordering: .relaxed) {
+                // Closed without a checkpoint: the -wal stays, and the store is at rest.
+                _ = try? run(["sqlite3", "-cmd", ".timeout 10000", "-cmd", ".dbconfig no_ckpt_on_close on", store,
+                              "INSERT INTO transfers (amount, note) VALUES (\(n), hex(randomblob(200)))"])
+                n += 1
+                usleep(30_000)
+            }
+            done.signal()
+        }
+        defer {
+            stopped.store(true, ordering: .relaxed)
+            done.wait()
+        }
+        var counts = Set<Int>()
+        var changed = 0
+        for index in 0..<16 {
+            do {
+                let result = try Capture.capture(store: store, version: "1.0.\(index)", corpus: folder.url("corpus"), mode: .snapshot, anonymize: .synthetic)
+                let written = try [UInt8](Data(contentsOf: URL(fileURLWithPath: result.fixture + "/manifest.json")))
+                #expect(written == (try Self.manifestReadFromTheCopy(result, store: "Bank.sqlite")))
+                counts.insert(result.manifest.tables["transfers"] ?? 0)
+            } catch {
+                #expect((error as? FixtureKitError)?.description == "capture: snapshot: \(store): changed while it was read, 3 times (hint: another process writes it: retry, or close the app)")
+                changed += 1
+            }
+        }
+        #expect(counts.count > 1, "the writers did not write during the captures")
+        #expect(changed < 16)
     }
 }
 
