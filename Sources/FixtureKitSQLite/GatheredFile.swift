@@ -47,7 +47,7 @@ final class GatheredFile {
 
     /// Whether gathered bytes lie in the `count` bytes at `offset`.
     func overlaps(_ offset: Int64, count: Int) -> Bool {
-        filled > 0 && offset < start + Int64(filled) && start < offset + Int64(count)
+        (start..<start + Int64(filled)).overlaps(offset..<offset + Int64(count))
     }
 
     /// Writes what is gathered to `inner`.

@@ -75,6 +75,6 @@ final class ReadAhead {
 
     /// Forgets what was read ahead when the `count` bytes at `offset` lie in it.
     func forget(_ offset: Int64, count: Int) {
-        if offset < start + Int64(held), start < offset + Int64(count) { held = 0 }
+        if (start..<start + Int64(held)).overlaps(offset..<offset + Int64(count)) { held = 0 }
     }
 }
