@@ -43,6 +43,23 @@ import Testing
 
     static func hash(_ path: String) throws -> SHA256Digest { try ContentHash.of(path) }
 
+    /// The documented encoding of a value, for streams built by hand.
+    static func integer(_ value: Int64) -> [UInt8] { [0x01] + withUnsafeBytes(of: UInt64(bitPattern: value).bigEndian, Array.init) }
+    static func real(_ value: Double) -> [UInt8] { [0x02] + withUnsafeBytes(of: value.bitPattern.bigEndian, Array.init) }
+    static func text(_ value: String) -> [UInt8] { text(bytes: Array(value.utf8)) }
+    static func text(bytes: [UInt8]) -> [UInt8] { [0x03] + withUnsafeBytes(of: UInt64(bytes.count).bigEndian, Array.init) + bytes }
+    static func blob(_ value: [UInt8]) -> [UInt8] { [0x04] + withUnsafeBytes(of: UInt64(value.count).bigEndian, Array.init) + value }
+
+    /// The documented stream of a store whose one table `t` `sql` created, up
+    /// to its rows: the definition's version, `user_version`, `application_id`
+    /// 0, the table's schema row and its marker.
+    static func stream(ofTable sql: String, userVersion: Int64) -> [UInt8] {
+        var stream = Array("fixturekit-content-1".utf8) + [0]
+        stream += integer(userVersion) + integer(0)
+        stream += Array("S".utf8) + text("table") + text("t") + text("t") + text(sql)
+        return stream + Array("T".utf8) + text("t")
+    }
+
     @Test(arguments: [512, 1024, 2048, 4096, 8192, 16384, 32768, 65536])
     func theSameWhateverThePageSizeAndAfterVacuum(pageSize: Int) throws {
         let folder = try TemporaryFolder()
@@ -158,17 +175,10 @@ import Testing
         let database = try Database(path: folder.url("t.sqlite"), options: .init(create: true))
         try database.execute("\(sql); PRAGMA user_version = 7; INSERT INTO t VALUES (1, 'x'), (NULL, x'00ff'), (-2.5, '')")
         try database.close()
-        func integer(_ value: Int64) -> [UInt8] { [0x01] + withUnsafeBytes(of: UInt64(bitPattern: value).bigEndian, Array.init) }
-        func real(_ value: Double) -> [UInt8] { [0x02] + withUnsafeBytes(of: value.bitPattern.bigEndian, Array.init) }
-        func text(_ value: String) -> [UInt8] { [0x03] + withUnsafeBytes(of: UInt64(value.utf8.count).bigEndian, Array.init) + Array(value.utf8) }
-        func blob(_ value: [UInt8]) -> [UInt8] { [0x04] + withUnsafeBytes(of: UInt64(value.count).bigEndian, Array.init) + value }
-        var stream = Array("fixturekit-content-1".utf8) + [0]
-        stream += integer(7) + integer(0)
-        stream += Array("S".utf8) + text("table") + text("t") + text("t") + text(sql)
-        stream += Array("T".utf8) + text("t")
-        stream += Array("R".utf8) + integer(1) + text("x")
-        stream += Array("R".utf8) + [0x00] + blob([0x00, 0xFF])
-        stream += Array("R".utf8) + real(-2.5) + text("")
+        var stream = Self.stream(ofTable: sql, userVersion: 7)
+        stream += Array("R".utf8) + Self.integer(1) + Self.text("x")
+        stream += Array("R".utf8) + [0x00] + Self.blob([0x00, 0xFF])
+        stream += Array("R".utf8) + Self.real(-2.5) + Self.text("")
         #expect(try Self.hash(folder.url("t.sqlite")) == (try FixtureKit.SHA256.hash(stream)))
     }
 
@@ -187,18 +197,13 @@ import Testing
         let sizes = Array(1...(3 * bufferSize + 2)) + [5 * bufferSize, 1, 4 * bufferSize + 7, 2]
         try database.execute("CREATE TABLE t (a, b)")
         let insert = try database.prepare("INSERT INTO t VALUES (?1, ?2)")
-        func text(_ value: [UInt8]) -> [UInt8] { [0x03] + withUnsafeBytes(of: UInt64(value.count).bigEndian, Array.init) + value }
-        func blob(_ value: [UInt8]) -> [UInt8] { [0x04] + withUnsafeBytes(of: UInt64(value.count).bigEndian, Array.init) + value }
-        var stream = Array("fixturekit-content-1".utf8) + [0]
-        stream += [0x01] + [UInt8](repeating: 0, count: 8) + [0x01] + [UInt8](repeating: 0, count: 8)
-        stream += Array("S".utf8) + text(Array("table".utf8)) + text(Array("t".utf8)) + text(Array("t".utf8)) + text(Array("CREATE TABLE t (a, b)".utf8))
-        stream += Array("T".utf8) + text(Array("t".utf8))
+        var stream = Self.stream(ofTable: "CREATE TABLE t (a, b)", userVersion: 0)
         for (index, size) in sizes.enumerated() {
             let value = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }
             let word = Array(String(repeating: "x", count: size % 7).utf8)
             try insert.bind([.blob(value), .text(String(decoding: word, as: UTF8.self))])
             _ = try insert.step()
-            stream += Array("R".utf8) + blob(value) + text(word)
+            stream += Array("R".utf8) + Self.blob(value) + Self.text(bytes: word)
         }
         let expected = try FixtureKit.SHA256.hash(stream)
         #expect(try database.contentHash(hashing: .onTheScanningThread) == expected)
