@@ -141,7 +141,7 @@ import Testing
     /// processes write during the captures, each leaving it at rest again: the
     /// two connections of a capture start together, so a commit can fall between
     /// their reads; the manifest is still the copy's, or the capture says the
-    /// store changed while it was read.
+    /// store changed while it was read; at least two captures succeed.
     @Test func aStoreAtRestThatAppsWriteMeanwhileGivesTheCopysContents() throws {
         let folder = try TemporaryFolder()
         let store = folder.url("Bank.sqlite")
@@ -168,8 +168,12 @@ import Testing
             done.wait()
         }
         var counts = Set<Int>()
-        var changed = 0
-        for index in 0..<16 {
+        // 16 captures at least; more, up to 64, while fewer than two different
+        // snapshots were captured (on a loaded machine a slow capture overlaps a
+        // write each time, and says so).
+        var index = 0
+        while index < 16 || (counts.count < 2 && index < 64) {
+            defer { index += 1 }
             do {
                 let result = try Capture.capture(store: store, version: "1.0.\(index)", corpus: folder.url("corpus"), mode: .snapshot, anonymize: .synthetic)
                 let written = try [UInt8](Data(contentsOf: URL(fileURLWithPath: result.fixture + "/manifest.json")))
@@ -177,11 +181,9 @@ import Testing
                 counts.insert(result.manifest.tables["transfers"] ?? 0)
             } catch {
                 #expect((error as? FixtureKitError)?.description == "capture: snapshot: \(store): changed while it was read, 3 times (hint: another process writes it: retry, or close the app)")
-                changed += 1
             }
         }
         #expect(counts.count > 1, "the writers did not write during the captures")
-        #expect(changed < 16)
     }
 }
 
