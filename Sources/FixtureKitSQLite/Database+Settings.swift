@@ -61,4 +61,12 @@ extension Database {
 
     /// Whether the connection is outside any transaction (`sqlite3_get_autocommit`).
     package var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    /// The most arguments an SQL function may take on this connection
+    /// (`SQLITE_LIMIT_FUNCTION_ARG`): SQLite lowers it when set, never raises
+    /// it above the limit it was built with (127 by default).
+    package var functionArgumentLimit: Int {
+        get { Int(sqlite3_limit(handle, SQLITE_LIMIT_FUNCTION_ARG, -1)) }
+        set { sqlite3_limit(handle, SQLITE_LIMIT_FUNCTION_ARG, Int32(clamping: max(newValue, 0))) }
+    }
 }

@@ -77,9 +77,9 @@ package final class ForeignKeyTally {
     /// The function that gathers what `table`'s rows give the keys, for
     /// ``Database/contentHashAndRowCounts(observing:)``. The tables are read
     /// one after the other: a parent read before is read whole.
-    package func observer(table: String, statement: Statement) -> ((Statement) -> Void)? {
+    package func observer(table: String, columns: [String]) -> ((ContentRow) -> Void)? {
         let name = table.identifierKey
-        let columns = (0..<statement.columnCount).map { statement.columnName($0).identifierKey }
+        let columns = columns.map(\.identifierKey)
         let read = parents.firstIndex { $0.table == name }
         var parentColumn: Int?
         if let read {
@@ -100,9 +100,9 @@ package final class ForeignKeyTally {
         }
         guard parentColumn != nil || !children.isEmpty else { return nil }
         // Holds the tally strongly: the function is dropped with the scan.
-        return { statement in
-            if let parentColumn, let read { self.gatherRowid(statement.columnValue(parentColumn), of: read) }
-            for (key, column, lookup) in children { self.gather(statement.columnValue(column), for: key, lookup: lookup) }
+        return { row in
+            if let parentColumn, let read { self.gatherRowid(row[parentColumn], of: read) }
+            for (key, column, lookup) in children { self.gather(row[column], for: key, lookup: lookup) }
         }
     }
 

@@ -182,6 +182,102 @@ import Testing
         #expect(try Self.hash(folder.url("t.sqlite")) == (try FixtureKit.SHA256.hash(stream)))
     }
 
+    /// A table's rows are hashed by a function its scan calls, or, when the
+    /// table has more columns than a function may take, by its `SELECT *`: the
+    /// same digest for every mix of the two (this connection's limit lowered
+    /// so that the store's tables of 1, 2 and 5 columns are read either way).
+    @Test(arguments: [1, 2, 4, 5])
+    func theSameWhenTablesAreReadByTheirSelect(functionArgumentLimit: Int) throws {
+        let folder = try TemporaryFolder()
+        try Self.makeStore(folder.url("store.sqlite"), then: "CREATE TABLE one (x); INSERT INTO one VALUES (1), ('one'), (NULL)")
+        let reference = try Self.hash(folder.url("store.sqlite"))
+        let database = try Database(path: folder.url("store.sqlite"), options: .init(readOnly: true))
+        defer { try? database.close() }
+        database.functionArgumentLimit = functionArgumentLimit
+        #expect(database.functionArgumentLimit == functionArgumentLimit)
+        #expect(try database.contentHash() == reference)
+        #expect(try database.contentHash(hashing: .onASecondThread(bufferSize: 100)) == reference)
+    }
+
+    /// A table of one column more than a function may take on this build of
+    /// SQLite, hashed as documented (by its `SELECT *`).
+    @Test func aTableWiderThanAFunctionTakesIsHashedAsDocumented() throws {
+        let folder = try TemporaryFolder()
+        let database = try Database(path: folder.url("wide.sqlite"), options: .init(create: true))
+        let width = database.functionArgumentLimit + 1
+        let sql = "CREATE TABLE t (" + (0..<width).map { "c\($0)" }.joined(separator: ", ") + ")"
+        try database.execute(sql)
+        var stream = Self.stream(ofTable: sql, userVersion: 0)
+        do { // the statement finalized before the connection closes
+            let insert = try database.prepare("INSERT INTO t VALUES (" + (1...width).map { "?\($0)" }.joined(separator: ", ") + ")")
+            for row in 0..<2 {
+                var values: [SQLiteValue] = []
+                stream += Array("R".utf8)
+                for column in 0..<width {
+                    switch (row + column) % 3 {
+                    case 0: values.append(.integer(Int64(column))); stream += Self.integer(Int64(column))
+                    case 1: values.append(.text("v\(column)")); stream += Self.text("v\(column)")
+                    default: values.append(.null); stream += [0x00]
+                    }
+                }
+                try insert.bind(values)
+                _ = try insert.step()
+                insert.reset()
+            }
+        }
+        try database.close()
+        #expect(try Self.hash(folder.url("wide.sqlite")) == (try FixtureKit.SHA256.hash(stream)))
+    }
+
+    /// Each column read as `SELECT *` reads it, whichever way the rows are
+    /// hashed: a REAL column's whole numbers (stored as integers, read back as
+    /// reals), a column added by `ALTER TABLE` with a default (the rows before
+    /// it do not hold it), generated columns, a column named `rowid` (the rows
+    /// then in `_rowid_` order) and names that need quoting.
+    @Test(arguments: [nil, 1] as [Int?])
+    func eachColumnIsReadAsItsSelectReadsIt(functionArgumentLimit: Int?) throws {
+        let folder = try TemporaryFolder()
+        let database = try Database(path: folder.url("t.sqlite"), options: .init(create: true))
+        defer { try? database.close() }
+        try database.execute("""
+            CREATE TABLE t ("rowid" TEXT, "a ""quoted"" name" REAL, "ключ" INTEGER, g AS ("ключ" * 2) VIRTUAL, h TEXT AS (upper("rowid")) STORED);
+            INSERT INTO t ("rowid", "a ""quoted"" name", "ключ") VALUES ('x', 3, 7), ('y', 2.5, NULL);
+            ALTER TABLE t ADD COLUMN late TEXT DEFAULT 'd';
+            INSERT INTO t ("rowid", "a ""quoted"" name", "ключ", late) VALUES ('z', -1, 1, 'e');
+            """)
+        #expect(try database.scalar("SELECT typeof(CAST(\"a \"\"quoted\"\" name\" AS BLOB)) FROM t WHERE _rowid_ = 1") == .text("blob"))
+        let sql = try #require(try database.scalar("SELECT sql FROM sqlite_schema WHERE name = 't'")?.text)
+        var stream = Self.stream(ofTable: sql, userVersion: 0)
+        stream += Array("R".utf8) + Self.text("x") + Self.real(3) + Self.integer(7) + Self.integer(14) + Self.text("X") + Self.text("d")
+        stream += Array("R".utf8) + Self.text("y") + Self.real(2.5) + [0x00] + [0x00] + Self.text("Y") + Self.text("d")
+        stream += Array("R".utf8) + Self.text("z") + Self.real(-1) + Self.integer(1) + Self.integer(2) + Self.text("Z") + Self.text("e")
+        if let functionArgumentLimit { database.functionArgumentLimit = functionArgumentLimit }
+        #expect(try database.contentHash() == (try FixtureKit.SHA256.hash(stream)))
+    }
+
+    /// The function that hashes each row is there only during a hash: gone
+    /// after it; and when SQLite cannot remove it (a statement of the caller's
+    /// still running on the connection), it refuses every call until a later
+    /// hash removes it.
+    @Test func theRowFunctionIsNotLeftToCall() throws {
+        let folder = try TemporaryFolder()
+        let database = try Database(path: folder.url("t.sqlite"), options: .init(create: true))
+        defer { try? database.close() }
+        try database.execute("CREATE TABLE t (a); INSERT INTO t VALUES (1), (2), (3)")
+        let digest = try database.contentHash()
+        func call() -> String {
+            do { return "\(try database.scalar("SELECT fixturekit_content_row(1)") ?? .null)" } catch { return error.message }
+        }
+        #expect(call() == "no such function: fixturekit_content_row")
+        let running = try database.prepare("SELECT a FROM t")
+        #expect(try running.step())
+        #expect(try database.contentHash() == digest)
+        #expect(call() == "fixturekit_content_row: only a content hash's scan calls it")
+        running.reset()
+        #expect(try database.contentHash() == digest)
+        #expect(call() == "no such function: fixturekit_content_row")
+    }
+
     /// The SHA-256 computed on a second thread hashes the same stream, in the
     /// same order, as on the scanning thread: values of every size up to
     /// three buffers, so that a buffer fills at every place within a value, a
