@@ -119,7 +119,9 @@ extension Database {
     private func hashContent(_ observer: ContentRowObserver?, _ hashing: ContentHashing) throws(SQLiteError) -> (digest: SHA256Digest, rowCounts: [String: Int]) {
         let hasher: ContentHasher
         do { hasher = try ContentHasher(hashing) } catch { throw SQLiteError(code: SQLITE_ERROR, message: error.description) }
-        try addRowFunction(hashingInto: hasher)
+        // Without the function (one an earlier hash could not remove is in the
+        // way), every table is read by its `SELECT *`.
+        let byFunction = addRowFunction(hashingInto: hasher)
         defer {
             _ = hasher.endTable()
             removeRowFunction()
@@ -153,7 +155,7 @@ extension Database {
             let statement = try prepare("SELECT * FROM \(table) NOT INDEXED\(order)")
             let columns = (0..<statement.columnCount).map { statement.columnName($0) }
             hasher.startTable(each: observer?(name, columns))
-            if columns.count <= functionArgumentLimit {
+            if byFunction, columns.count <= functionArgumentLimit {
                 let arguments = columns.map(quotedIdentifier).joined(separator: ", ")
                 let scan = try prepare("SELECT 0 FROM \(table) NOT INDEXED WHERE \(Self.contentRowFunction)(\(arguments))\(order)")
                 // A failure names the scan as it is documented: the table's `SELECT *`.
@@ -172,7 +174,9 @@ extension Database {
 
     /// Adds the function a table's scan calls on each row, which hashes it into
     /// `hasher`. The connection holds the hasher until the function is removed.
-    private func addRowFunction(hashingInto hasher: ContentHasher) throws(SQLiteError) {
+    /// - Returns: false when SQLite refused it: one that an earlier hash could
+    ///   not remove is still there, and a statement still runs.
+    private func addRowFunction(hashingInto hasher: ContentHasher) -> Bool {
         let code = sqlite3_create_function_v2(
             handle, Self.contentRowFunction, -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, Unmanaged.passRetained(hasher).toOpaque(),
             { context, count, values in
@@ -187,7 +191,7 @@ extension Database {
             nil, nil,
             // Called when the function is removed, or when adding it failed.
             { hasher in Unmanaged<ContentHasher>.fromOpaque(hasher!).release() })
-        guard code == SQLITE_OK else { throw SQLiteError(connection: handle, code: code) }
+        return code == SQLITE_OK
     }
 
     /// Removes the function: it fails only while a caller's statement is still
