@@ -293,23 +293,36 @@ private final class ContentHasher {
         count += bytes.count
     }
 
+    // The appends below read `count` and `buffer` once into locals: the
+    // compiler cannot tell the buffer's bytes from the hasher's own fields, and
+    // would read them again after every byte stored.
+
     private func appendByte(_ byte: UInt8) {
-        buffer.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
-        count += 1
-        if count >= bufferSize { flush() }
+        let at = count
+        buffer.storeBytes(of: byte, toByteOffset: at, as: UInt8.self)
+        count = at + 1
+        if at + 1 >= bufferSize { flush() }
     }
 
     private func appendNumber(_ tag: UInt8, _ bits: UInt64) {
-        buffer.storeBytes(of: tag, toByteOffset: count, as: UInt8.self)
-        buffer.storeBytes(of: bits.bigEndian, toByteOffset: count + 1, as: UInt64.self)
-        count += 9
-        if count >= bufferSize { flush() }
+        let at = count, base = buffer
+        base.storeBytes(of: tag, toByteOffset: at, as: UInt8.self)
+        base.storeBytes(of: bits.bigEndian, toByteOffset: at + 1, as: UInt64.self)
+        count = at + 9
+        if at + 9 >= bufferSize { flush() }
     }
 
     /// A length-prefixed run of bytes after `tag`: large ones go to libcrypto directly.
     private func appendBytes(_ tag: UInt8, _ bytes: UnsafeRawBufferPointer) {
-        appendNumber(tag, UInt64(bytes.count))
-        appendRaw(bytes)
+        let at = count, base = buffer
+        guard at + 9 + bytes.count < bufferSize else {
+            appendNumber(tag, UInt64(bytes.count))
+            return appendRaw(bytes)
+        }
+        base.storeBytes(of: tag, toByteOffset: at, as: UInt8.self)
+        base.storeBytes(of: UInt64(bytes.count).bigEndian, toByteOffset: at + 1, as: UInt64.self)
+        if let start = bytes.baseAddress { (base + at + 9).copyMemory(from: start, byteCount: bytes.count) }
+        count = at + 9 + bytes.count
     }
 
     func appendText(_ bytes: [UInt8]) {
